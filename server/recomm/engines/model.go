@@ -1,0 +1,124 @@
+package engines
+
+import (
+	"io"
+	"time"
+)
+
+// Engine names, as used by the API and by Train.
+const (
+	ContentBased = "content_based"
+	Hybrid       = "hybrid"
+	FM           = "fm"
+	ISVD         = "isvd"
+	Popular      = "popular"
+	Ensemble     = "ensemble"
+)
+
+// Event is one interaction by string id, used for a subject's history and for isvd updates.
+type Event struct {
+	UserID, ItemID string
+	Value          float64
+	Weight         float64
+	Positive       bool
+	Timestamp      int64 // UTC epoch milliseconds
+	Type           string
+}
+
+// EntityAttrs holds the attribute values of one entity (the row form of Attributes).
+type EntityAttrs struct {
+	Numeric map[string]float64
+	Tokens  map[string][]string
+	Text    map[string]string
+}
+
+// Subject is the user or item a recommendation is for.
+//
+// When ID is known to the model, the trained representation is used. Otherwise the subject is cold:
+// engines that can (hybrid, content_based, fm, isvd) build a representation from Attrs, Keywords (users)
+// and History (interactions the catalog knows about that the model has not seen: for a user, events on
+// items; for an item, events by users). Without anything usable the call returns ErrNoSignal.
+// content_based also adds Keywords and History to a known user's profile.
+type Subject struct {
+	ID       string
+	Attrs    EntityAttrs
+	Keywords []string
+	History  []Event
+}
+
+// Query shapes one recommendation call. The zero value asks for the default limit over every entity.
+type Query struct {
+	// Limit is the maximum number of results; 0 means 500.
+	Limit int
+	// Accept, when set, keeps only candidates for which it returns true. The caller folds into it the
+	// RSQL filter, already-interacted exclusion and popularFilter. The subject itself is always left
+	// out of similar-entity answers.
+	Accept func(id string) bool
+	// Multiplier, when set, multiplies each candidate's relevance before ranking (attributeId).
+	// Negative or NaN multipliers count as 0.
+	Multiplier func(id string) float64
+	// After, when set, returns the results that come after this id in the ranking (afterId paging).
+	// An id that is not in the ranking yields an empty page.
+	After string
+	// Diversity in [0,1] re-ranks with maximal marginal relevance (hybrid only; others ignore it).
+	Diversity float64
+}
+
+// DefaultLimit and MaxLimit follow DECISIONS.md §12.
+const (
+	DefaultLimit = 500
+	MaxLimit     = 1000
+)
+
+// Scored is one recommendation. Score is the engine's raw score (after the multiplier); Match is the
+// 0-100 percent match described in each engine's documentation. Results come best first.
+type Scored struct {
+	ID    string
+	Score float64
+	Match float64
+}
+
+// Model is a trained engine. Models are safe for concurrent queries.
+type Model interface {
+	// Engine returns the engine name.
+	Engine() string
+	// ItemsForUser ranks items for a user.
+	ItemsForUser(user Subject, q Query) ([]Scored, error)
+	// UsersForItem ranks users likely to be interested in an item.
+	UsersForItem(item Subject, q Query) ([]Scored, error)
+	// SimilarItems ranks items related to an item.
+	SimilarItems(item Subject, q Query) ([]Scored, error)
+	// SimilarUsers ranks users similar to a user.
+	SimilarUsers(user Subject, q Query) ([]Scored, error)
+	// Save writes the model in a compact binary form that Load reads back.
+	Save(w io.Writer) error
+}
+
+// Updatable is implemented by models that fold new interactions in without retraining (isvd).
+type Updatable interface {
+	Update(events []Event) error
+}
+
+// TrainConfig tunes training. Zero values mean the engine's documented default.
+type TrainConfig struct {
+	Seed       int64 // random seed; training is deterministic given the seed and the dataset
+	Workers    int   // goroutines; 0 means GOMAXPROCS
+	Factors    int   // latent dimensions (hybrid, fm, isvd)
+	Iterations int   // alternating steps (hybrid) or epochs (fm)
+	// Regularization is the L2 penalty (hybrid, fm).
+	Regularization float64
+	// Alpha scales the confidence of implicit feedback in hybrid: c = 1 + Alpha*weight*value.
+	Alpha float64
+	// LearningRate is the Adagrad step of fm.
+	LearningRate float64
+	// AttributeWeight scales how strongly attribute features pull the hybrid factors (0 = default,
+	// negative = no attribute features, that is plain iALS).
+	AttributeWeight float64
+	// HalfLife is the time decay of popular (0 = 30 days, negative = no decay).
+	HalfLife time.Duration
+	// Now is the reference time for decay, epoch ms (0 = latest interaction in the dataset).
+	Now int64
+	// ItemAttributes and UserAttributes restrict the attributes used (nil = all, empty = none).
+	ItemAttributes []string
+	UserAttributes []string
+}

@@ -1,0 +1,38 @@
+package engines
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+)
+
+// Train trains one engine on ds. Training stops with ctx's error when ctx is cancelled or its deadline
+// (the training time budget) passes. A dataset without interactions gives ErrNoInteractions.
+// The ensemble engine is not trained: build it with NewEnsemble from trained models.
+func Train(ctx context.Context, engine string, ds *Dataset, cfg TrainConfig) (Model, error) {
+	if err := ds.validate(); err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if cfg.Workers <= 0 {
+		cfg.Workers = runtime.GOMAXPROCS(0)
+	}
+	var (
+		m   Model
+		err error
+	)
+	switch engine {
+	case Popular:
+		m, err = trainPopular(ctx, ds, cfg)
+	case Ensemble:
+		return nil, fmt.Errorf("engines: ensemble is not trained, build it with NewEnsemble")
+	default:
+		return nil, fmt.Errorf("%w %q", ErrUnknownEngine, engine)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return m, nil
+}

@@ -1,0 +1,466 @@
+// Package accounts registers users, logs them in and out, and issues and
+// checks access tokens (DECISIONS §3). Passwords are kept as argon2id
+// hashes; tokens are 32 random bytes handed to the client once and stored
+// only as their SHA-256, so a copy of the database grants no session.
+package accounts
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"crypto/subtle"
+	"database/sql"
+	"encoding/base64"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/mail"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"golang.org/x/crypto/argon2"
+
+	"github.com/harkhq/hark/server/apierr"
+	"github.com/harkhq/hark/server/httpapi"
+	"github.com/harkhq/hark/server/ident"
+	"github.com/harkhq/hark/server/store"
+)
+
+var migrations = []string{
+	`CREATE TABLE users (
+		id            INTEGER PRIMARY KEY,
+		workspace_id  INTEGER NOT NULL,
+		username      TEXT NOT NULL UNIQUE,
+		email         TEXT,
+		password_hash BLOB,
+		external_id   TEXT,
+		name          TEXT NOT NULL DEFAULT '',
+		device        TEXT NOT NULL DEFAULT '',
+		created_ms    INTEGER NOT NULL
+	)`,
+	`CREATE UNIQUE INDEX users_email ON users(workspace_id, email) WHERE email IS NOT NULL`,
+	`CREATE UNIQUE INDEX users_external ON users(workspace_id, external_id) WHERE external_id IS NOT NULL`,
+	`CREATE TABLE tokens (
+		hash         BLOB PRIMARY KEY,
+		user_id      INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+		workspace_id INTEGER NOT NULL,
+		expires_ms   INTEGER NOT NULL,
+		revoked      INTEGER NOT NULL DEFAULT 0
+	) WITHOUT ROWID`,
+	`CREATE INDEX tokens_expiry ON tokens(expires_ms)`,
+}
+
+// Workspaces is what accounts needs to know of workspaces.
+type Workspaces interface {
+	WorkspaceKey(ctx context.Context, publicKey string) (int64, string, error)
+	RegistrationOpen(ctx context.Context, publicKey string) (bool, error)
+}
+
+// Config tunes the service.
+type Config struct {
+	TokenTTL time.Duration // default 30 days
+	// Throttling of failed logins per e-mail: after MaxFailures inside
+	// FailureWindow, further attempts wait (429 with Retry-After).
+	MaxFailures   int           // default 5
+	FailureWindow time.Duration // default 15 minutes
+	Now           func() time.Time
+}
+
+// Service implements the accounts endpoints.
+type Service struct {
+	db     *sql.DB
+	ws     Workspaces
+	cfg    Config
+	failMu sync.Mutex
+	fails  map[string]*failures
+}
+
+type failures struct {
+	count int
+	first time.Time
+	until time.Time
+}
+
+// Token is the access token answer of the contract.
+type Token struct {
+	Token    string `json:"token"`
+	Type     string `json:"type"`
+	Expires  int64  `json:"expires"`
+	Username string `json:"username,omitempty"`
+}
+
+// User is a user record as the client sees it.
+type User struct {
+	ID       int64  `json:"-"`
+	Username string `json:"username"`
+	Name     string `json:"name"`
+	Email    string `json:"email,omitempty"`
+}
+
+// New migrates the account tables.
+func New(ctx context.Context, db *sql.DB, ws Workspaces, cfg Config) (*Service, error) {
+	if cfg.TokenTTL <= 0 {
+		cfg.TokenTTL = 30 * 24 * time.Hour
+	}
+	if cfg.MaxFailures <= 0 {
+		cfg.MaxFailures = 5
+	}
+	if cfg.FailureWindow <= 0 {
+		cfg.FailureWindow = 15 * time.Minute
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if err := store.Migrate(ctx, db, "accounts", migrations); err != nil {
+		return nil, err
+	}
+	return &Service{db: db, ws: ws, cfg: cfg, fails: make(map[string]*failures)}, nil
+}
+
+// RegisterRequest is the body of /auth/register.
+type RegisterRequest struct {
+	APIKey   string `json:"apiKey"`
+	Email    string `json:"email"`
+	Password string `json:"password"`
+	Name     string `json:"name"`
+	Device   string `json:"device"`
+}
+
+// Register creates an e-mail account and logs it in.
+func (s *Service) Register(ctx context.Context, req RegisterRequest) (Token, error) {
+	wsID, err := s.workspace(ctx, req.APIKey)
+	if err != nil {
+		return Token{}, err
+	}
+	open, err := s.ws.RegistrationOpen(ctx, req.APIKey)
+	if err != nil {
+		return Token{}, err
+	}
+	if !open {
+		return Token{}, apierr.Forbiddenf("registration is closed for this application")
+	}
+	email, err := normaliseEmail(req.Email)
+	if err != nil {
+		return Token{}, err
+	}
+	if utf8.RuneCountInString(req.Password) < 8 {
+		return Token{}, apierr.InvalidArgumentf("the password must have at least 8 characters")
+	}
+	if len(req.Password) > 1024 {
+		return Token{}, apierr.InvalidArgumentf("the password must have at most 1024 bytes")
+	}
+	if err := checkText("name", req.Name, 200); err != nil {
+		return Token{}, err
+	}
+	if err := checkText("device", req.Device, 200); err != nil {
+		return Token{}, err
+	}
+	hash := hashPassword(req.Password)
+	username := newUsername()
+	res, err := s.db.ExecContext(ctx, `INSERT INTO users(workspace_id, username, email, password_hash, name, device, created_ms)
+		VALUES(?, ?, ?, ?, ?, ?, ?)`, wsID, username, email, hash, strings.TrimSpace(req.Name), req.Device, s.cfg.Now().UnixMilli())
+	if isUniqueViolation(err) {
+		return Token{}, apierr.Conflictf("the e-mail %s is already registered", email)
+	}
+	if err != nil {
+		return Token{}, fmt.Errorf("register: %w", err)
+	}
+	userID, _ := res.LastInsertId()
+	tok, err := s.issue(ctx, userID, wsID)
+	tok.Username = username
+	return tok, err
+}
+
+// LoginRequest is the body of /auth/login.
+type LoginRequest struct {
+	APIKey   string   `json:"apiKey"`
+	Email    string   `json:"email"`
+	Password string   `json:"password"`
+	DeviceID string   `json:"deviceId"`
+	Lat      *float64 `json:"lat"`
+	Lon      *float64 `json:"lon"`
+}
+
+// Login checks e-mail and password. An unknown e-mail and a wrong password
+// answer alike, and take alike long, so neither reveals which e-mails exist.
+func (s *Service) Login(ctx context.Context, req LoginRequest) (Token, error) {
+	wsID, err := s.workspace(ctx, req.APIKey)
+	if err != nil {
+		return Token{}, err
+	}
+	email, err := normaliseEmail(req.Email)
+	if err != nil {
+		return Token{}, err
+	}
+	if req.Password == "" {
+		return Token{}, apierr.InvalidArgumentf("the password is required")
+	}
+	throttleKey := fmt.Sprintf("%d\x00%s", wsID, email)
+	if wait := s.throttled(throttleKey); wait > 0 {
+		e := apierr.New(http.StatusTooManyRequests, apierr.TooManyRequests,
+			"too many failed logins for this e-mail; retry in %s", wait.Round(time.Second))
+		e.RetryAfter = int(wait/time.Second) + 1
+		return Token{}, e
+	}
+	var userID int64
+	var hash []byte
+	err = s.db.QueryRowContext(ctx, `SELECT id, password_hash FROM users WHERE workspace_id = ? AND email = ?`,
+		wsID, email).Scan(&userID, &hash)
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return Token{}, fmt.Errorf("login: %w", err)
+	}
+	if !checkPassword(hash, req.Password) || userID == 0 {
+		s.fail(throttleKey)
+		return Token{}, apierr.New(http.StatusUnauthorized, apierr.InvalidCredentials, "wrong e-mail or password")
+	}
+	s.succeed(throttleKey)
+	return s.issue(ctx, userID, wsID)
+}
+
+// Logout revokes the token at once.
+func (s *Service) Logout(ctx context.Context, token string) error {
+	res, err := s.db.ExecContext(ctx, `UPDATE tokens SET revoked = 1 WHERE hash = ? AND revoked = 0 AND expires_ms > ?`,
+		tokenHash(token), s.cfg.Now().UnixMilli())
+	if err != nil {
+		return fmt.Errorf("logout: %w", err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return tokenExpired()
+	}
+	return nil
+}
+
+// AnonymousRequest is the body of /auth/user.
+type AnonymousRequest struct {
+	ExternalID string `json:"externalId"`
+	Device     string `json:"device"`
+	Name       string `json:"name"`
+}
+
+// Anonymous logs in the user keyed by externalId in the workspace, creating
+// it on first sight. created tells which of the two happened (201 or 200).
+func (s *Service) Anonymous(ctx context.Context, wsID int64, req AnonymousRequest) (tok Token, created bool, err error) {
+	if err := ident.Check("externalId", req.ExternalID, 255); err != nil {
+		return Token{}, false, apierr.InvalidArgumentf("%v", err)
+	}
+	if err := checkText("name", req.Name, 200); err != nil {
+		return Token{}, false, err
+	}
+	if err := checkText("device", req.Device, 200); err != nil {
+		return Token{}, false, err
+	}
+	var userID int64
+	var username string
+	err = s.db.QueryRowContext(ctx, `SELECT id, username FROM users WHERE workspace_id = ? AND external_id = ?`,
+		wsID, req.ExternalID).Scan(&userID, &username)
+	if errors.Is(err, sql.ErrNoRows) {
+		username = newUsername()
+		var res sql.Result
+		res, err = s.db.ExecContext(ctx, `INSERT INTO users(workspace_id, username, external_id, name, device, created_ms)
+			VALUES(?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`, wsID, username, req.ExternalID, strings.TrimSpace(req.Name), req.Device, s.cfg.Now().UnixMilli())
+		if err == nil {
+			if n, _ := res.RowsAffected(); n == 1 {
+				userID, _ = res.LastInsertId()
+				created = true
+			} else {
+				// Another request created it first: log in as it.
+				err = s.db.QueryRowContext(ctx, `SELECT id, username FROM users WHERE workspace_id = ? AND external_id = ?`,
+					wsID, req.ExternalID).Scan(&userID, &username)
+			}
+		}
+	}
+	if err != nil {
+		return Token{}, false, fmt.Errorf("anonymous login: %w", err)
+	}
+	tok, err = s.issue(ctx, userID, wsID)
+	tok.Username = username
+	return tok, created, err
+}
+
+// Authenticate resolves a token for the token middleware.
+func (s *Service) Authenticate(ctx context.Context, token string) (httpapi.Principal, error) {
+	var p httpapi.Principal
+	var expires int64
+	var revoked int
+	err := s.db.QueryRowContext(ctx, `SELECT user_id, workspace_id, expires_ms, revoked FROM tokens WHERE hash = ?`,
+		tokenHash(token)).Scan(&p.UserID, &p.WorkspaceID, &expires, &revoked)
+	if errors.Is(err, sql.ErrNoRows) || (err == nil && (revoked != 0 || expires <= s.cfg.Now().UnixMilli())) {
+		return httpapi.Principal{}, tokenExpired()
+	}
+	if err != nil {
+		return httpapi.Principal{}, fmt.Errorf("authenticate: %w", err)
+	}
+	return p, nil
+}
+
+// User returns a user's record.
+func (s *Service) User(ctx context.Context, userID int64) (User, error) {
+	u := User{ID: userID}
+	var email sql.NullString
+	err := s.db.QueryRowContext(ctx, `SELECT username, name, email FROM users WHERE id = ?`, userID).Scan(&u.Username, &u.Name, &email)
+	if errors.Is(err, sql.ErrNoRows) {
+		return User{}, apierr.NotFoundf("no such user")
+	}
+	u.Email = email.String
+	return u, err
+}
+
+// SetName changes the display name (the onboarding's name answer).
+func (s *Service) SetName(ctx context.Context, userID int64, name string) error {
+	name = strings.TrimSpace(name)
+	if err := checkText("name", name, 200); err != nil {
+		return err
+	}
+	_, err := s.db.ExecContext(ctx, `UPDATE users SET name = ? WHERE id = ?`, name, userID)
+	return err
+}
+
+// PurgeExpired deletes tokens that can no longer be used.
+func (s *Service) PurgeExpired(ctx context.Context) error {
+	_, err := s.db.ExecContext(ctx, `DELETE FROM tokens WHERE expires_ms <= ? OR revoked = 1`, s.cfg.Now().UnixMilli())
+	return err
+}
+
+func (s *Service) workspace(ctx context.Context, apiKey string) (int64, error) {
+	if apiKey == "" {
+		return 0, apierr.New(http.StatusUnauthorized, apierr.UnknownApiKey, "apiKey is required")
+	}
+	id, _, err := s.ws.WorkspaceKey(ctx, apiKey)
+	return id, err
+}
+
+func (s *Service) issue(ctx context.Context, userID, wsID int64) (Token, error) {
+	raw := make([]byte, 32)
+	rand.Read(raw)
+	token := base64.RawURLEncoding.EncodeToString(raw)
+	expires := s.cfg.Now().Add(s.cfg.TokenTTL).UnixMilli()
+	if _, err := s.db.ExecContext(ctx, `INSERT INTO tokens(hash, user_id, workspace_id, expires_ms) VALUES(?, ?, ?, ?)`,
+		tokenHash(token), userID, wsID, expires); err != nil {
+		return Token{}, fmt.Errorf("issue token: %w", err)
+	}
+	return Token{Token: token, Type: "basic", Expires: expires}, nil
+}
+
+func (s *Service) throttled(key string) time.Duration {
+	s.failMu.Lock()
+	defer s.failMu.Unlock()
+	f, ok := s.fails[key]
+	if !ok {
+		return 0
+	}
+	return f.until.Sub(s.cfg.Now())
+}
+
+// fail counts a failed login. From MaxFailures on, each further failure
+// doubles the wait, starting at one second and capped at the window.
+func (s *Service) fail(key string) {
+	s.failMu.Lock()
+	defer s.failMu.Unlock()
+	now := s.cfg.Now()
+	if len(s.fails) > 100000 {
+		for k, f := range s.fails {
+			if now.Sub(f.first) > s.cfg.FailureWindow && now.After(f.until) {
+				delete(s.fails, k)
+			}
+		}
+	}
+	f, ok := s.fails[key]
+	if !ok || now.Sub(f.first) > s.cfg.FailureWindow {
+		f = &failures{first: now}
+		s.fails[key] = f
+	}
+	f.count++
+	if over := f.count - s.cfg.MaxFailures; over >= 0 {
+		wait := time.Second << min(over, 20)
+		f.until = now.Add(min(wait, s.cfg.FailureWindow))
+	}
+}
+
+func (s *Service) succeed(key string) {
+	s.failMu.Lock()
+	delete(s.fails, key)
+	s.failMu.Unlock()
+}
+
+func tokenExpired() *apierr.Error {
+	return apierr.New(http.StatusUnauthorized, apierr.TokenExpired, "the access token is expired, revoked or unknown")
+}
+
+func tokenHash(token string) []byte {
+	h := sha256.Sum256([]byte(token))
+	return h[:]
+}
+
+func newUsername() string {
+	b := make([]byte, 6)
+	rand.Read(b)
+	return "u_" + hex.EncodeToString(b)
+}
+
+func normaliseEmail(s string) (string, error) {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return "", apierr.InvalidArgumentf("the e-mail is required")
+	}
+	if len(s) > 254 {
+		return "", apierr.InvalidArgumentf("the e-mail is longer than 254 characters")
+	}
+	a, err := mail.ParseAddress(s)
+	if err != nil || a.Address != s || a.Name != "" || !strings.Contains(s[strings.LastIndexByte(s, '@'):], ".") {
+		return "", apierr.InvalidArgumentf("%q is not a well-formed e-mail address", s)
+	}
+	return strings.ToLower(s), nil
+}
+
+func checkText(field, v string, max int) error {
+	if len(v) > max {
+		return apierr.InvalidArgumentf("%s is longer than %d bytes", field, max)
+	}
+	if !utf8.ValidString(v) {
+		return apierr.InvalidArgumentf("%s is not valid UTF-8", field)
+	}
+	for _, r := range v {
+		if r < 0x20 || r == 0x7f {
+			return apierr.InvalidArgumentf("%s contains a control character", field)
+		}
+	}
+	return nil
+}
+
+// argon2id parameters: the OWASP minimum (19 MiB, 2 passes), which keeps a
+// login near 30 ms on one core here.
+const (
+	argonTime    = 2
+	argonMemory  = 19 * 1024
+	argonThreads = 1
+	argonKeyLen  = 32
+	saltLen      = 16
+)
+
+// hashPassword returns salt || key.
+func hashPassword(password string) []byte {
+	salt := make([]byte, saltLen)
+	rand.Read(salt)
+	key := argon2.IDKey([]byte(password), salt, argonTime, argonMemory, argonThreads, argonKeyLen)
+	return append(salt, key...)
+}
+
+// dummyHash lets a login for an unknown e-mail spend the same work as one
+// for a known e-mail.
+var dummyHash = hashPassword("no such user; this hash only burns time")
+
+func checkPassword(stored []byte, password string) bool {
+	known := len(stored) == saltLen+argonKeyLen
+	if !known {
+		stored = dummyHash
+	}
+	key := argon2.IDKey([]byte(password), stored[:saltLen], argonTime, argonMemory, argonThreads, argonKeyLen)
+	return subtle.ConstantTimeCompare(key, stored[saltLen:]) == 1 && known
+}
+
+func isUniqueViolation(err error) bool {
+	return err != nil && strings.Contains(err.Error(), "UNIQUE constraint failed")
+}

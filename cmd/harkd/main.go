@@ -1,0 +1,174 @@
+// Command harkd serves the hark platform: accounts, dialogue, surveys,
+// onboarding, domain items, tracking datasets, storage and the
+// recommendation service, from one process and one data directory.
+//
+//	harkd serve --addr 127.0.0.1:8700 --data DIR [--public-key K --private-key S]
+//	            [--token-ttl 720h] [--min-interactions 500] [--fetch-allow HOST[,HOST...]]
+//	harkd workspace create --data DIR --name NAME
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/harkhq/hark/server"
+	"github.com/harkhq/hark/server/store"
+	"github.com/harkhq/hark/server/workspaces"
+)
+
+const usage = `usage:
+  harkd serve --addr 127.0.0.1:8700 --data DIR [--public-key K --private-key S]
+              [--token-ttl 720h] [--min-interactions 500] [--fetch-allow HOST[,HOST...]]
+  harkd workspace create --data DIR --name NAME
+`
+
+func main() {
+	if err := run(os.Args[1:], os.Stdout, os.Stderr); err != nil {
+		fmt.Fprintln(os.Stderr, "harkd:", err)
+		os.Exit(1)
+	}
+}
+
+func run(args []string, stdout, stderr io.Writer) error {
+	switch {
+	case len(args) >= 1 && args[0] == "serve":
+		return serve(args[1:], stdout, stderr)
+	case len(args) >= 2 && args[0] == "workspace" && args[1] == "create":
+		return createWorkspace(args[2:], stdout)
+	default:
+		fmt.Fprint(stderr, usage)
+		return errors.New("unknown command")
+	}
+}
+
+func serve(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	addr := fs.String("addr", "127.0.0.1:8700", "address to listen on")
+	data := fs.String("data", "", "data directory (database, storage, models)")
+	pub := fs.String("public-key", "", "make sure a workspace with this public key exists")
+	priv := fs.String("private-key", "", "the private key of --public-key")
+	ttl := fs.Duration("token-ttl", 30*24*time.Hour, "lifetime of access tokens")
+	minInter := fs.Int("min-interactions", 500, "records an interaction type needs to take part in training")
+	allow := fs.String("fetch-allow", "", "comma-separated hosts (host or host:port) that dataset and import URLs may name; the server's own address is always allowed")
+	rate := fs.Float64("rate", 50, "requests per second per workspace and per user")
+	burst := fs.Float64("burst", 100, "burst of the rate limit")
+	printKeys := fs.Bool("print-keys", false, "print the workspace keys and URLs on stdout (creates a local workspace when none exists)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if *data == "" {
+		return errors.New("serve: --data is required")
+	}
+	if (*pub == "") != (*priv == "") {
+		return errors.New("serve: --public-key and --private-key go together")
+	}
+	logger := slog.New(slog.NewTextHandler(stderr, nil))
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+
+	ln, err := net.Listen("tcp", *addr)
+	if err != nil {
+		return err
+	}
+	srv, err := server.New(ctx, server.Config{
+		DataDir:         *data,
+		PublicKey:       *pub,
+		PrivateKey:      *priv,
+		TokenTTL:        *ttl,
+		MinInteractions: *minInter,
+		FetchAllow:      append(splitList(*allow), ln.Addr().String()),
+		RatePerSecond:   *rate,
+		RateBurst:       *burst,
+		Logger:          logger,
+	})
+	if err != nil {
+		ln.Close()
+		return err
+	}
+	if *printKeys {
+		if err := printWorkspace(ctx, srv, *pub, ln.Addr().String(), stdout); err != nil {
+			ln.Close()
+			srv.Close()
+			return err
+		}
+	}
+	logger.Info("harkd ready", "addr", ln.Addr().String(), "data", *data)
+	return srv.Serve(ctx, ln)
+}
+
+func printWorkspace(ctx context.Context, srv *server.Server, pub, addr string, w io.Writer) error {
+	all, err := srv.Workspaces.All(ctx)
+	if err != nil {
+		return err
+	}
+	var ws workspaces.Workspace
+	switch {
+	case pub != "":
+		ws, err = srv.Workspaces.ByPublicKey(ctx, pub)
+	case len(all) > 0:
+		ws = all[0]
+	default:
+		ws, err = srv.Workspaces.Create(ctx, "local")
+	}
+	if err != nil {
+		return err
+	}
+	base := "http://" + addr + "/v2"
+	fmt.Fprintf(w, "harkd is serving on http://%s\n", addr)
+	fmt.Fprintf(w, "  base_url     %s\n  storage_url  %s\n  recomm_url   %s/recomm\n", base, base, base)
+	fmt.Fprintf(w, "  public key   %s\n  private key  %s\n", ws.PublicKey, ws.PrivateKey)
+	fmt.Fprintln(w, "Press Ctrl-C to stop.")
+	return nil
+}
+
+func createWorkspace(args []string, stdout io.Writer) error {
+	fs := flag.NewFlagSet("workspace create", flag.ContinueOnError)
+	data := fs.String("data", "", "data directory")
+	name := fs.String("name", "", "workspace name")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if *data == "" || *name == "" {
+		return errors.New("workspace create: --data and --name are required")
+	}
+	if err := os.MkdirAll(*data, 0o750); err != nil {
+		return err
+	}
+	db, err := store.Open(*data)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	ctx := context.Background()
+	svc, err := workspaces.New(ctx, db)
+	if err != nil {
+		return err
+	}
+	ws, err := svc.Create(ctx, *name)
+	if err != nil {
+		return err
+	}
+	return json.NewEncoder(stdout).Encode(map[string]string{"publicKey": ws.PublicKey, "privateKey": ws.PrivateKey})
+}
+
+func splitList(s string) []string {
+	var out []string
+	for _, p := range strings.Split(s, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}

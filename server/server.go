@@ -1,0 +1,190 @@
+// Package server assembles harkd: it opens the store, builds every service
+// and mounts their endpoints on one HTTP handler. cmd/harkd serves it on a
+// port; cmd/hark embeds it in-process when no remote platform is
+// configured; tests wrap it in httptest.
+package server
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/harkhq/hark/server/accounts"
+	"github.com/harkhq/hark/server/endpoints"
+	"github.com/harkhq/hark/server/httpapi"
+	"github.com/harkhq/hark/server/storage"
+	"github.com/harkhq/hark/server/store"
+	"github.com/harkhq/hark/server/workspaces"
+)
+
+// Config is everything harkd serve takes. Zero values take the defaults of
+// DECISIONS §3-4.
+type Config struct {
+	DataDir string
+	// PublicKey and PrivateKey, when set, make sure that workspace exists.
+	PublicKey, PrivateKey string
+	TokenTTL              time.Duration
+	// MinInteractions is the least number of records an interaction type
+	// needs to take part in training (recommendation document: 500).
+	MinInteractions int
+	// FetchAllow lists the hosts (host or host:port) that tracking uploads
+	// and recommendation imports may fetch from; the server's own address is
+	// always allowed.
+	FetchAllow []string
+
+	RatePerSecond, RateBurst float64
+	MaxJSONBody              int64 // default 1 MiB
+	MaxAudio                 int64 // default 10 MiB
+	MaxUpload                int64 // default 1 GiB
+	MaxImport                int64 // default 1 GiB
+	DrainTimeout             time.Duration
+
+	Logger *slog.Logger
+	Now    func() time.Time
+}
+
+// Server is an assembled harkd.
+type Server struct {
+	cfg        Config
+	db         *sql.DB
+	api        *httpapi.API
+	handler    http.Handler
+	Workspaces *workspaces.Service
+	Accounts   *accounts.Service
+	Storage    *storage.Store
+}
+
+func (c *Config) defaults() {
+	if c.Logger == nil {
+		c.Logger = slog.New(slog.NewTextHandler(os.Stderr, nil))
+	}
+	if c.Now == nil {
+		c.Now = time.Now
+	}
+	if c.MinInteractions <= 0 {
+		c.MinInteractions = 500
+	}
+	if c.MaxJSONBody <= 0 {
+		c.MaxJSONBody = 1 << 20
+	}
+	if c.MaxAudio <= 0 {
+		c.MaxAudio = 10 << 20
+	}
+	if c.MaxUpload <= 0 {
+		c.MaxUpload = 1 << 30
+	}
+	if c.MaxImport <= 0 {
+		c.MaxImport = 1 << 30
+	}
+	if c.DrainTimeout <= 0 {
+		c.DrainTimeout = 15 * time.Second
+	}
+}
+
+// New opens the data directory, runs migrations and builds the services.
+func New(ctx context.Context, cfg Config) (*Server, error) {
+	cfg.defaults()
+	if cfg.DataDir == "" {
+		return nil, errors.New("server: a data directory is required")
+	}
+	if err := os.MkdirAll(cfg.DataDir, 0o750); err != nil {
+		return nil, fmt.Errorf("data directory: %w", err)
+	}
+	db, err := store.Open(cfg.DataDir)
+	if err != nil {
+		return nil, err
+	}
+	s := &Server{cfg: cfg, db: db}
+	if err := s.build(ctx); err != nil {
+		db.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+func (s *Server) build(ctx context.Context) error {
+	cfg := s.cfg
+	var err error
+	if s.Workspaces, err = workspaces.New(ctx, s.db); err != nil {
+		return err
+	}
+	if cfg.PublicKey != "" || cfg.PrivateKey != "" {
+		if _, err := s.Workspaces.Ensure(ctx, "default", cfg.PublicKey, cfg.PrivateKey); err != nil {
+			return err
+		}
+	}
+	if s.Accounts, err = accounts.New(ctx, s.db, s.Workspaces, accounts.Config{TokenTTL: cfg.TokenTTL, Now: cfg.Now}); err != nil {
+		return err
+	}
+	if s.Storage, err = storage.New(filepath.Join(cfg.DataDir, "storage")); err != nil {
+		return err
+	}
+
+	s.api = httpapi.New(httpapi.Config{
+		Logger:        cfg.Logger,
+		Keys:          s.Workspaces,
+		Tokens:        s.Accounts,
+		RatePerSecond: cfg.RatePerSecond,
+		RateBurst:     cfg.RateBurst,
+		MaxJSONBody:   cfg.MaxJSONBody,
+		Now:           cfg.Now,
+	})
+	endpoints.Accounts(s.api, s.Accounts)
+	endpoints.Storage(s.api, s.Storage, cfg.MaxUpload)
+
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/plain")
+		w.Write([]byte("ok\n"))
+	})
+	mux.Handle("/", s.api)
+	s.handler = mux
+	return nil
+}
+
+// Handler is the root HTTP handler.
+func (s *Server) Handler() http.Handler { return s.handler }
+
+// Serve answers on ln until ctx ends, then shuts down gracefully: new
+// requests get 503 while those in flight finish (bounded by DrainTimeout),
+// and the store is closed.
+func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
+	hs := &http.Server{
+		Handler:           s.handler,
+		ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+		ErrorLog:          slog.NewLogLogger(s.cfg.Logger.Handler(), slog.LevelWarn),
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- hs.Serve(ln) }()
+	select {
+	case err := <-errc:
+		s.Close()
+		return err
+	case <-ctx.Done():
+	}
+	s.cfg.Logger.Info("shutting down", "drain_timeout", s.cfg.DrainTimeout.String())
+	dctx, cancel := context.WithTimeout(context.Background(), s.cfg.DrainTimeout)
+	defer cancel()
+	drainErr := s.api.Drain(dctx)
+	hs.SetKeepAlivesEnabled(false)
+	shutErr := hs.Shutdown(dctx)
+	if errors.Is(shutErr, context.DeadlineExceeded) {
+		hs.Close()
+	}
+	closeErr := s.Close()
+	return errors.Join(drainErr, closeErr)
+}
+
+// Close releases the store. Serve calls it; tests that only use Handler
+// call it themselves.
+func (s *Server) Close() error {
+	return s.db.Close()
+}

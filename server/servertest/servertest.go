@@ -1,0 +1,57 @@
+// Package servertest starts a real in-process harkd for tests of other
+// packages (client, ui, cmd): the real handler and store in a temporary
+// directory, behind an httptest server on loopback.
+package servertest
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"net/http/httptest"
+	"testing"
+
+	"github.com/harkhq/hark/server"
+)
+
+// Platform is a running harkd.
+type Platform struct {
+	Server     *server.Server
+	HTTP       *httptest.Server
+	URL        string // http://127.0.0.1:PORT
+	BaseURL    string // URL + "/v2"
+	RecommURL  string // BaseURL + "/recomm"
+	PublicKey  string
+	PrivateKey string
+	DataDir    string
+}
+
+// Start runs harkd until the test ends. cfg may be zero; DataDir, keys and
+// a quiet logger are filled in when empty.
+func Start(t testing.TB, cfg server.Config) *Platform {
+	t.Helper()
+	if cfg.DataDir == "" {
+		cfg.DataDir = t.TempDir()
+	}
+	if cfg.PublicKey == "" {
+		cfg.PublicKey, cfg.PrivateKey = "pk_test", "test-private-key"
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	if cfg.RatePerSecond == 0 {
+		cfg.RatePerSecond, cfg.RateBurst = 1e6, 1e6
+	}
+	srv, err := server.New(context.Background(), cfg)
+	if err != nil {
+		t.Fatalf("start harkd: %v", err)
+	}
+	hs := httptest.NewServer(srv.Handler())
+	t.Cleanup(func() {
+		hs.Close()
+		srv.Close()
+	})
+	return &Platform{
+		Server: srv, HTTP: hs, URL: hs.URL, BaseURL: hs.URL + "/v2", RecommURL: hs.URL + "/v2/recomm",
+		PublicKey: cfg.PublicKey, PrivateKey: cfg.PrivateKey, DataDir: cfg.DataDir,
+	}
+}

@@ -18,7 +18,7 @@ import (
 
 type signed struct {
 	key, secret, resource, nonce string
-	at                            time.Time
+	at                           time.Time
 }
 
 func (s signed) apply(req *http.Request) {
@@ -99,11 +99,11 @@ func post(t *testing.T, url, contentType string, body io.Reader) *http.Response 
 func TestBadBodies(t *testing.T) {
 	p := servertest.Start(t, server.Config{})
 	for name, body := range map[string]string{
-		"malformed": `{"apiKey": "pk_test", "email": `,
-		"not json":  `apiKey=pk_test`,
-		"trailing":  `{"apiKey": "pk_test"} {}`,
+		"malformed":  `{"apiKey": "pk_test", "email": `,
+		"not json":   `apiKey=pk_test`,
+		"trailing":   `{"apiKey": "pk_test"} {}`,
 		"wrong type": `{"apiKey": 42}`,
-		"empty":     ``,
+		"empty":      ``,
 	} {
 		resp := post(t, p.BaseURL+"/auth/login", "application/json", strings.NewReader(body))
 		if code, _ := errorBody(t, resp); resp.StatusCode != 400 || code != "BadRequest" {

@@ -114,7 +114,7 @@ type TrainConfig struct {
 	// AttributeWeight scales how strongly attribute features pull the hybrid factors (0 = default,
 	// negative = no attribute features, that is plain iALS).
 	AttributeWeight float64
-	// HalfLife is the time decay of popular (0 = 30 days, negative = no decay).
+	// HalfLife is the time decay of popular (0 = the span of the interactions, negative = no decay).
 	HalfLife time.Duration
 	// Now is the reference time for decay, epoch ms (0 = latest interaction in the dataset).
 	Now int64

@@ -50,6 +50,12 @@ func loadFrom(dec *gob.Decoder) (Model, error) {
 	case Popular:
 		p := &popularModel{}
 		m, state = p, &p.S
+	case Hybrid:
+		h := &hybridModel{}
+		m, state = h, &h.S
+	case ContentBased:
+		c := &contentModel{}
+		m, state = c, &c.S
 	default:
 		return nil, fmt.Errorf("load model: %w %q", ErrUnknownEngine, h.Engine)
 	}

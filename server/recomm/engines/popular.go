@@ -7,15 +7,16 @@ import (
 	"time"
 )
 
-// DefaultHalfLife is the time decay of the popular engine: an interaction 30 days older than the
-// reference time counts half.
-const DefaultHalfLife = 30 * 24 * time.Hour
+// minHalfLife bounds the default half-life of the popular engine from below.
+const minHalfLife = 24 * time.Hour
 
 // popularModel ranks by popularity, the same list for every subject.
 //
 // An item's raw score is the number of distinct users with a positive interaction on it, each user
 // counting 2^(-age/halfLife) where age is the time from the user's latest positive interaction with
-// the item to the reference time. A user's raw score (users-to-item, similar users) is the same
+// the item to the reference time (TrainConfig.Now, default the latest interaction). The default
+// half-life is the time spanned by the training interactions (at least one day), so the oldest
+// interaction counts half whatever the time scale of the catalog; a negative HalfLife turns decay off. A user's raw score (users-to-item, similar users) is the same
 // decayed count of distinct items the user interacted with positively: the most active users first.
 // Match = 100 * raw / (largest raw score of that side).
 type popularModel struct {
@@ -30,15 +31,17 @@ type popularState struct {
 }
 
 func trainPopular(ctx context.Context, ds *Dataset, cfg TrainConfig) (*popularModel, error) {
-	halfLife := cfg.HalfLife
-	if halfLife == 0 {
-		halfLife = DefaultHalfLife
+	first, last := int64(math.MaxInt64), int64(math.MinInt64)
+	for _, in := range ds.Interactions {
+		first, last = min(first, in.Timestamp), max(last, in.Timestamp)
 	}
 	now := cfg.Now
 	if now == 0 {
-		for _, in := range ds.Interactions {
-			now = max(now, in.Timestamp)
-		}
+		now = last
+	}
+	halfLife := cfg.HalfLife
+	if halfLife == 0 {
+		halfLife = max(minHalfLife, time.Duration(last-first)*time.Millisecond)
 	}
 	decay := func(ts int64) float64 {
 		if halfLife < 0 {

@@ -28,11 +28,12 @@ func before(a, b candidate) bool {
 
 // scoring describes the raw scores of every entity of one side and how they map to relevance.
 type scoring struct {
-	ids   []string
-	raw   func(i int32) float64
-	unit  func(raw float64) float64 // monotone map of a raw score to [0,1]
-	self  int32                     // entity to leave out (the subject of a similar-entity query), or -1
-	extra []candidate               // already-scored entities (ensemble); when set, raw/unit are unused
+	ids  []string
+	raw  func(i int32) float64
+	unit func(raw float64) float64 // monotone map of a raw score to [0,1]
+	self int32                     // entity to leave out (the subject of a similar-entity query), or -1
+	// sim, when set, is the similarity of two entities used by MMR diversity.
+	sim func(a, b int32) float64
 }
 
 func (q Query) limit() int {
@@ -154,4 +155,56 @@ func indexOf(ids []string) map[string]int32 {
 		m[id] = int32(i)
 	}
 	return m
+}
+
+// mmr ranks with maximal marginal relevance: each next entity maximises
+// (1−λ)·relevance − λ·(largest similarity to an entity already ranked), λ = q.Diversity. The pool is
+// the most relevant candidates (three times the page, or the largest page when paging with After).
+func (s scoring) mmr(q Query) []Scored {
+	cands := s.candidates(q)
+	sort.Slice(cands, func(a, b int) bool { return before(cands[a], cands[b]) })
+	limit := q.limit()
+	pool := 3*limit + 100
+	if q.After != "" {
+		pool = 3*MaxLimit + 100
+	}
+	cands = cands[:min(len(cands), pool)]
+	lambda := min(q.Diversity, 1)
+	maxSim := make([]float64, len(cands))
+	for i := range maxSim {
+		maxSim[i] = math.Inf(-1)
+	}
+	used := make([]bool, len(cands))
+	var order []candidate
+	afterSeen := q.After == ""
+	var page []candidate
+	for len(page) < limit && len(order) < len(cands) {
+		best, bestScore := -1, math.Inf(-1)
+		for i, c := range cands {
+			if used[i] {
+				continue
+			}
+			penalty := 0.0
+			if len(order) > 0 {
+				penalty = maxSim[i]
+			}
+			if v := (1-lambda)*c.rel - lambda*penalty; v > bestScore {
+				best, bestScore = i, v
+			}
+		}
+		used[best] = true
+		chosen := cands[best]
+		order = append(order, chosen)
+		for i, c := range cands {
+			if !used[i] {
+				maxSim[i] = max(maxSim[i], s.sim(chosen.idx, c.idx))
+			}
+		}
+		if afterSeen {
+			page = append(page, chosen)
+		} else if s.ids[chosen.idx] == q.After {
+			afterSeen = true
+		}
+	}
+	return s.results(page)
 }

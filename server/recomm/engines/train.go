@@ -26,6 +26,10 @@ func Train(ctx context.Context, engine string, ds *Dataset, cfg TrainConfig) (Mo
 	switch engine {
 	case Popular:
 		m, err = trainPopular(ctx, ds, cfg)
+	case Hybrid:
+		m, err = trainHybrid(ctx, ds, cfg)
+	case ContentBased:
+		m, err = trainContent(ctx, ds, cfg)
 	case Ensemble:
 		return nil, fmt.Errorf("engines: ensemble is not trained, build it with NewEnsemble")
 	default:

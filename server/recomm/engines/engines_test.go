@@ -1,0 +1,391 @@
+package engines
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// twoTastes builds a catalog with two disjoint tastes: items 0-14 are action films, 15-29 romance;
+// users 0-19 interact only with action items, users 20-39 only with romance items.
+func twoTastes() *Dataset {
+	var users, items []string
+	for u := range 40 {
+		users = append(users, fmt.Sprintf("u%d", u))
+	}
+	for i := range 30 {
+		items = append(items, fmt.Sprintf("i%d", i))
+	}
+	ds := NewDataset(users, items)
+	for i := range 30 {
+		if i < 15 {
+			ds.AddItemTokens("genre", int32(i), "action")
+			ds.SetItemText("title", int32(i), fmt.Sprintf("Explosive car chases and heroes %d", i))
+			ds.SetItemNumber("year", int32(i), float64(1980+i))
+		} else {
+			ds.AddItemTokens("genre", int32(i), "romance")
+			ds.SetItemText("title", int32(i), fmt.Sprintf("A love story with weddings %d", i))
+			ds.SetItemNumber("year", int32(i), float64(1990+i))
+		}
+	}
+	rng := rand.New(rand.NewPCG(7, 7))
+	for u := range 40 {
+		base := 0
+		if u >= 20 {
+			base = 15
+		}
+		for _, k := range rng.Perm(15)[:8] {
+			ds.Add(int32(u), int32(base+k), 1, 1, true, int64(1000*(u+k)), "view")
+		}
+	}
+	return ds
+}
+
+func isAction(id string) bool {
+	var n int
+	fmt.Sscanf(id, "i%d", &n)
+	return n < 15
+}
+
+var learnedEngines = []string{Hybrid, ContentBased}
+
+func train(t *testing.T, engine string, ds *Dataset) Model {
+	t.Helper()
+	m, err := Train(context.Background(), engine, ds, TrainConfig{Seed: 3, Workers: 2})
+	if err != nil {
+		t.Fatalf("train %s: %v", engine, err)
+	}
+	return m
+}
+
+// seenBy returns an Accept predicate leaving out the items a user interacted with.
+func seenBy(ds *Dataset, user int32) func(string) bool {
+	seen := map[string]bool{}
+	for _, in := range ds.Interactions {
+		if in.User == user {
+			seen[ds.ItemIDs[in.Item]] = true
+		}
+	}
+	return func(id string) bool { return !seen[id] }
+}
+
+func TestTwoTastesSeparate(t *testing.T) {
+	ds := twoTastes()
+	for _, engine := range learnedEngines {
+		t.Run(engine, func(t *testing.T) {
+			m := train(t, engine, ds)
+			for _, u := range []int32{0, 5, 25, 39} {
+				recs, err := m.ItemsForUser(Subject{ID: ds.UserIDs[u]}, Query{Limit: 5, Accept: seenBy(ds, u)})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if len(recs) != 5 {
+					t.Fatalf("user %d: %d recommendations, want 5", u, len(recs))
+				}
+				for _, r := range recs {
+					if isAction(r.ID) != (u < 20) {
+						t.Errorf("user %d got %s from the other taste: %v", u, r.ID, recs)
+					}
+					if r.Match < 0 || r.Match > 100 {
+						t.Errorf("match %v outside 0-100", r.Match)
+					}
+				}
+				for k := 1; k < len(recs); k++ {
+					if recs[k].Match > recs[k-1].Match {
+						t.Errorf("user %d: not ordered by match: %v", u, recs)
+					}
+				}
+			}
+			sim, err := m.SimilarItems(Subject{ID: "i3"}, Query{Limit: 5})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, r := range sim {
+				if r.ID == "i3" || !isAction(r.ID) {
+					t.Errorf("similar to i3: %v", sim)
+				}
+			}
+			users, err := m.UsersForItem(Subject{ID: "i20"}, Query{Limit: 10})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, r := range users {
+				var n int
+				fmt.Sscanf(r.ID, "u%d", &n)
+				if n < 20 {
+					t.Errorf("users for romance item: %v", users)
+				}
+			}
+			su, err := m.SimilarUsers(Subject{ID: "u1"}, Query{Limit: 5})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, r := range su {
+				var n int
+				fmt.Sscanf(r.ID, "u%d", &n)
+				if r.ID == "u1" || n >= 20 {
+					t.Errorf("similar users of u1: %v", su)
+				}
+			}
+		})
+	}
+}
+
+func TestColdItemFromAttributes(t *testing.T) {
+	ds := twoTastes()
+	cold := Subject{ID: "new", Attrs: EntityAttrs{Tokens: map[string][]string{"genre": {"romance"}},
+		Text: map[string]string{"title": "love and weddings"}, Numeric: map[string]float64{"year": 2012}}}
+	for _, engine := range learnedEngines {
+		t.Run(engine, func(t *testing.T) {
+			m := train(t, engine, ds)
+			sim, err := m.SimilarItems(cold, Query{Limit: 5})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(sim) != 5 {
+				t.Fatalf("got %v", sim)
+			}
+			for _, r := range sim {
+				if isAction(r.ID) {
+					t.Errorf("cold romance item similar to action: %v", sim)
+				}
+			}
+			users, err := m.UsersForItem(cold, Query{Limit: 5})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, r := range users {
+				var n int
+				fmt.Sscanf(r.ID, "u%d", &n)
+				if n < 20 {
+					t.Errorf("users for cold romance item: %v", users)
+				}
+			}
+		})
+	}
+}
+
+func TestColdUserFromHistory(t *testing.T) {
+	ds := twoTastes()
+	cold := Subject{ID: "newcomer", History: []Event{
+		{UserID: "newcomer", ItemID: "i16", Value: 1, Weight: 1, Positive: true},
+		{UserID: "newcomer", ItemID: "i17", Value: 1, Weight: 1, Positive: true},
+	}}
+	for _, engine := range learnedEngines {
+		t.Run(engine, func(t *testing.T) {
+			m := train(t, engine, ds)
+			recs, err := m.ItemsForUser(cold, Query{Limit: 5, Accept: func(id string) bool { return id != "i16" && id != "i17" }})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, r := range recs {
+				if isAction(r.ID) {
+					t.Errorf("romance newcomer got action: %v", recs)
+				}
+			}
+		})
+	}
+}
+
+func TestNegativePolarity(t *testing.T) {
+	ds := twoTastes()
+	// u40 dislikes most action films and likes two romance films.
+	ds.UserIDs = append(ds.UserIDs, "u40")
+	for i := range 10 {
+		ds.Add(40, int32(i), 1, 2, false, 5, "dislike")
+	}
+	ds.Add(40, 15, 1, 1, true, 5, "view")
+	ds.Add(40, 16, 1, 1, true, 5, "view")
+	for _, engine := range learnedEngines {
+		t.Run(engine, func(t *testing.T) {
+			m := train(t, engine, ds)
+			recs, err := m.ItemsForUser(Subject{ID: "u40"}, Query{Limit: 30, Accept: seenBy(ds, 40)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, r := range recs[:5] {
+				if isAction(r.ID) {
+					t.Errorf("user with negative action history got action first: %v", recs)
+				}
+			}
+		})
+	}
+}
+
+func TestContentKeywordsWarmUp(t *testing.T) {
+	ds := twoTastes()
+	ds.UserIDs = append(ds.UserIDs, "fresh")
+	ds.SetKeywords(40, []string{"Weddings", "románce"})
+	m := train(t, ContentBased, ds)
+	check := func(sub Subject) {
+		recs, err := m.ItemsForUser(sub, Query{Limit: 10})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(recs) != 10 {
+			t.Fatalf("got %v", recs)
+		}
+		for _, r := range recs {
+			if isAction(r.ID) || r.Match <= 0 {
+				t.Errorf("keywords warm-up %v gave %v", sub, recs)
+			}
+		}
+	}
+	check(Subject{ID: "fresh"})                                        // stored keywords, stemmed and accent-folded
+	check(Subject{ID: "stranger", Keywords: []string{"love stories"}}) // keywords given with the query
+	if _, err := m.ItemsForUser(Subject{ID: "nobody"}, Query{}); !errors.Is(err, ErrNoSignal) {
+		t.Errorf("unknown user with nothing known: %v, want ErrNoSignal", err)
+	}
+}
+
+func TestPopularCountsDistinctUsers(t *testing.T) {
+	ds := NewDataset([]string{"a", "b", "c"}, []string{"x", "y", "z"})
+	for range 10 {
+		ds.Add(0, 0, 1, 1, true, 100, "view") // one user, many times
+	}
+	ds.Add(0, 1, 1, 1, true, 100, "view")
+	ds.Add(1, 1, 1, 1, true, 100, "view")
+	ds.Add(2, 2, 1, 1, false, 100, "dislike")
+	m, err := Train(context.Background(), Popular, ds, TrainConfig{HalfLife: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs, _ := m.ItemsForUser(Subject{ID: "a"}, Query{})
+	want := []Scored{{ID: "y", Score: 2, Match: 100}, {ID: "x", Score: 1, Match: 50}, {ID: "z", Score: 0, Match: 0}}
+	if !reflect.DeepEqual(recs, want) {
+		t.Errorf("got %v, want %v", recs, want)
+	}
+	// decay: an old interaction counts half after one half-life
+	ds2 := NewDataset([]string{"a", "b"}, []string{"old", "new"})
+	ds2.Add(0, 0, 1, 1, true, 0, "view")
+	ds2.Add(1, 1, 1, 1, true, 86_400_000, "view")
+	m, err = Train(context.Background(), Popular, ds2, TrainConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs, _ = m.ItemsForUser(Subject{}, Query{})
+	if recs[0].ID != "new" || recs[1].Score != 0.5 {
+		t.Errorf("decayed popularity: %v", recs)
+	}
+}
+
+func TestQueryPaging(t *testing.T) {
+	ds := twoTastes()
+	for _, engine := range append([]string{Popular}, learnedEngines...) {
+		m := train(t, engine, ds)
+		all, err := m.ItemsForUser(Subject{ID: "u0"}, Query{Limit: 30})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(all) != 30 {
+			t.Fatalf("%s: %d results", engine, len(all))
+		}
+		page, _ := m.ItemsForUser(Subject{ID: "u0"}, Query{Limit: 5, After: all[9].ID})
+		if !reflect.DeepEqual(page, all[10:15]) {
+			t.Errorf("%s: page after %s = %v, want %v", engine, all[9].ID, page, all[10:15])
+		}
+		none, _ := m.ItemsForUser(Subject{ID: "u0"}, Query{After: "missing"})
+		if len(none) != 0 {
+			t.Errorf("%s: after unknown id: %v", engine, none)
+		}
+		// the multiplier reorders: boost the last item enough to come first
+		last := all[29].ID
+		boosted, _ := m.ItemsForUser(Subject{ID: "u0"}, Query{Limit: 3, Multiplier: func(id string) float64 {
+			if id == last {
+				return 1e9
+			}
+			return 1
+		}})
+		if all[29].Score > 0 { // a zero relevance stays zero whatever the multiplier
+			if boosted[0].ID != last {
+				t.Errorf("%s: multiplier did not promote %s: %v", engine, last, boosted)
+			}
+		}
+	}
+}
+
+func TestDiversityReranks(t *testing.T) {
+	ds := twoTastes()
+	// u41 likes both tastes
+	ds.UserIDs = append(ds.UserIDs, "both")
+	for _, i := range []int32{0, 1, 2, 3, 4, 5, 15} {
+		ds.Add(40, i, 1, 1, true, 5, "view")
+	}
+	m := train(t, Hybrid, ds)
+	plain, _ := m.ItemsForUser(Subject{ID: "both"}, Query{Limit: 6, Accept: seenBy(ds, 40)})
+	diverse, _ := m.ItemsForUser(Subject{ID: "both"}, Query{Limit: 6, Accept: seenBy(ds, 40), Diversity: 0.9})
+	count := func(rs []Scored) (n int) {
+		for _, r := range rs {
+			if !isAction(r.ID) {
+				n++
+			}
+		}
+		return n
+	}
+	if count(diverse) <= count(plain) || count(diverse) < 2 {
+		t.Errorf("diversity did not mix tastes:\nplain   %v\ndiverse %v", plain, diverse)
+	}
+}
+
+func TestSaveLoadRoundTrip(t *testing.T) {
+	ds := twoTastes()
+	for _, engine := range append([]string{Popular}, learnedEngines...) {
+		m := train(t, engine, ds)
+		var buf bytes.Buffer
+		if err := m.Save(&buf); err != nil {
+			t.Fatal(err)
+		}
+		size := buf.Len()
+		back, err := Load(&buf)
+		if err != nil {
+			t.Fatalf("%s: %v", engine, err)
+		}
+		if back.Engine() != engine {
+			t.Errorf("loaded %s as %s", engine, back.Engine())
+		}
+		cold := Subject{ID: "x", Attrs: EntityAttrs{Tokens: map[string][]string{"genre": {"action"}}}}
+		for _, sub := range []Subject{{ID: "u3"}, {ID: "u30"}} {
+			a, _ := m.ItemsForUser(sub, Query{Limit: 10})
+			b, _ := back.ItemsForUser(sub, Query{Limit: 10})
+			if !reflect.DeepEqual(a, b) {
+				t.Errorf("%s: after load %v, before %v", engine, b, a)
+			}
+		}
+		a, errA := m.SimilarItems(cold, Query{Limit: 10})
+		b, errB := back.SimilarItems(cold, Query{Limit: 10})
+		if !reflect.DeepEqual(a, b) || (errA == nil) != (errB == nil) {
+			t.Errorf("%s: cold similar items differ after load", engine)
+		}
+		t.Logf("%s: %d bytes", engine, size)
+	}
+	if _, err := Load(strings.NewReader("not a model")); err == nil {
+		t.Error("garbage loaded without error")
+	}
+}
+
+func TestTrainErrors(t *testing.T) {
+	empty := NewDataset([]string{"u"}, []string{"i"})
+	for _, engine := range append([]string{Popular}, learnedEngines...) {
+		if _, err := Train(context.Background(), engine, empty, TrainConfig{}); !errors.Is(err, ErrNoInteractions) {
+			t.Errorf("%s on empty dataset: %v", engine, err)
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel()
+		if _, err := Train(ctx, engine, twoTastes(), TrainConfig{}); !errors.Is(err, context.Canceled) {
+			t.Errorf("%s with cancelled context: %v", engine, err)
+		}
+	}
+	if _, err := Train(context.Background(), "magic", twoTastes(), TrainConfig{}); !errors.Is(err, ErrUnknownEngine) {
+		t.Errorf("unknown engine: %v", err)
+	}
+	bad := twoTastes()
+	bad.Add(99, 0, 1, 1, true, 0, "view")
+	if _, err := Train(context.Background(), Hybrid, bad, TrainConfig{}); err == nil {
+		t.Error("out-of-range user accepted")
+	}
+}

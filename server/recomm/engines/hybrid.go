@@ -1,0 +1,493 @@
+package engines
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"math"
+	"math/rand/v2"
+	"sync"
+)
+
+// Hybrid defaults, tuned on a validation split of MovieLens latest-small carved from the training
+// part (see package evaluate).
+const (
+	hybridFactors         = 64
+	hybridIterations      = 12
+	hybridRegularization  = 2.0
+	hybridAlpha           = 2.0
+	hybridAttributeWeight = 4.0
+	hybridCGSteps         = 3
+	hybridMapRidge        = 1.0
+)
+
+// hybridModel is implicit-feedback matrix factorisation (iALS, Hu-Koren-Volinsky confidence
+// c = 1 + alpha*weight*value, solved row by row with warm-started conjugate gradient) joined with the
+// numerical and categorical attributes: each factor vector is regularised toward a linear map of its
+// entity's attribute features, λ‖x‖² + β‖x − Aᵀf‖², and the map A is refit by ridge regression after
+// every sweep. Negative interactions become preference 0 with their own confidence. An entity the
+// model has not seen gets Aᵀf from its attributes (the mean vector when it has none), or a fold-in
+// solve when the caller passes its interaction history.
+//
+// Raw score user-item: the predicted preference x_u·y_i (≈ 0 to 1); match = 100·tanh(2·max(raw,0)).
+// Similar items and users: cosine of the factor vectors; match = 100·max(cos, 0).
+// Diversity re-ranks with MMR over item-factor (or user-factor) cosine.
+type hybridModel struct {
+	S hybridState
+
+	userIdx, itemIdx map[string]int32
+	once             sync.Once
+	userGram         []float64 // UᵀU, for folding items in
+	itemGram         []float64 // VᵀV, for folding users in
+	userNorm         []float64
+	itemNorm         []float64
+}
+
+type hybridState struct {
+	UserIDs, ItemIDs []string
+	K                int
+	U, V             []float32
+	UserFS, ItemFS   *featureSpace
+	UserMap, ItemMap []float32 // d×K attribute maps; nil without attribute features
+	Lambda, Beta     float64
+	Alpha            float64
+}
+
+// alsSide is one side of the factorisation during training.
+type alsSide struct {
+	x        []float64 // n×k factors
+	feats    []sparseVec
+	mapChol  []float64 // Cholesky factor of FᵀF + ridge·I
+	attrMap  []float64 // d×k
+	dim      int
+	prior    []float64 // n×k, Aᵀf per row
+	interact *pairs
+}
+
+func trainHybrid(ctx context.Context, ds *Dataset, cfg TrainConfig) (*hybridModel, error) {
+	k := orDefault(cfg.Factors, hybridFactors)
+	iters := orDefault(cfg.Iterations, hybridIterations)
+	lambda := orDefaultF(cfg.Regularization, hybridRegularization)
+	alpha := orDefaultF(cfg.Alpha, hybridAlpha)
+	beta := orDefaultF(cfg.AttributeWeight, hybridAttributeWeight)
+	if beta < 0 {
+		beta = 0
+	}
+	up := userItemPairs(ds)
+	if len(up.Col) == 0 {
+		return nil, ErrNoInteractions
+	}
+	ip := up.transpose(len(ds.ItemIDs))
+	rng := rand.New(rand.NewPCG(uint64(cfg.Seed), 0x5eed))
+	users := &alsSide{x: randomFactors(rng, len(ds.UserIDs), k), interact: up}
+	items := &alsSide{x: randomFactors(rng, len(ds.ItemIDs), k), interact: ip}
+	st := hybridState{UserIDs: ds.UserIDs, ItemIDs: ds.ItemIDs, K: k,
+		Lambda: lambda, Beta: beta, Alpha: alpha}
+	if beta > 0 {
+		st.UserFS = buildFeatureSpace(&ds.UserAttrs, cfg.UserAttributes)
+		st.ItemFS = buildFeatureSpace(&ds.ItemAttrs, cfg.ItemAttributes)
+		if err := users.prepareMap(st.UserFS, &ds.UserAttrs, len(ds.UserIDs), k); err != nil {
+			return nil, err
+		}
+		if err := items.prepareMap(st.ItemFS, &ds.ItemAttrs, len(ds.ItemIDs), k); err != nil {
+			return nil, err
+		}
+	}
+	stop := func() bool { return ctx.Err() != nil }
+	for it := range iters {
+		steps := hybridCGSteps
+		if it == 0 {
+			steps = 2 * hybridCGSteps
+		}
+		for _, s := range [][2]*alsSide{{users, items}, {items, users}} {
+			self, other := s[0], s[1]
+			if beta > 0 {
+				self.refitMap(k, cfg.Workers)
+			}
+			g := gram(other.x, len(other.x)/k, k, cfg.Workers)
+			sweep(self, other, g, k, lambda, alpha, beta, steps, cfg.Workers, stop)
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if beta > 0 {
+		users.refitMap(k, cfg.Workers)
+		items.refitMap(k, cfg.Workers)
+		st.UserMap, st.ItemMap = to32(users.attrMap), to32(items.attrMap)
+	}
+	st.U, st.V = to32(users.x), to32(items.x)
+	m := &hybridModel{S: st}
+	return m, m.afterLoad()
+}
+
+func randomFactors(rng *rand.Rand, n, k int) []float64 {
+	x := make([]float64, n*k)
+	for i := range x {
+		x[i] = rng.NormFloat64() * 0.01
+	}
+	return x
+}
+
+// prepareMap encodes the features of the side and factors FᵀF + ridge·I once.
+func (s *alsSide) prepareMap(fs *featureSpace, a *Attributes, n, k int) error {
+	s.feats = fs.encodeAll(a, n)
+	s.dim = fs.Dim
+	d := fs.Dim
+	ftf := make([]float64, d*d)
+	for _, f := range s.feats {
+		for a, fa := range f.Idx {
+			for b, fb := range f.Idx {
+				ftf[int(fa)*d+int(fb)] += f.Val[a] * f.Val[b]
+			}
+		}
+	}
+	for i := range d {
+		ftf[i*d+i] += hybridMapRidge
+	}
+	if err := cholesky(ftf, d); err != nil {
+		return fmt.Errorf("hybrid attribute map: %w", err)
+	}
+	s.mapChol = ftf
+	s.attrMap = make([]float64, d*k)
+	s.prior = make([]float64, n*k)
+	return nil
+}
+
+// refitMap solves the ridge regression A = (FᵀF + ridge·I)⁻¹ FᵀX and refreshes the priors Aᵀf.
+func (s *alsSide) refitMap(k, workers int) {
+	d := s.dim
+	rhs := make([]float64, d*k)
+	for i, f := range s.feats {
+		xi := s.x[i*k : (i+1)*k]
+		for a, fa := range f.Idx {
+			axpy(f.Val[a], xi, rhs[int(fa)*k:int(fa+1)*k])
+		}
+	}
+	col := make([]float64, d)
+	for c := range k {
+		for r := range d {
+			col[r] = rhs[r*k+c]
+		}
+		cholSolve(s.mapChol, d, col)
+		for r := range d {
+			s.attrMap[r*k+c] = col[r]
+		}
+	}
+	parallelRows(len(s.feats), workers, func() bool { return false }, func(_, i int) {
+		p := s.prior[i*k : (i+1)*k]
+		clear(p)
+		f := s.feats[i]
+		for a, fa := range f.Idx {
+			axpy(f.Val[a], s.attrMap[int(fa)*k:int(fa+1)*k], p)
+		}
+	})
+}
+
+// sweep re-solves every row of self with the other side fixed.
+func sweep(self, other *alsSide, g []float64, k int, lambda, alpha, beta float64, steps, workers int, stop func() bool) {
+	n := len(self.x) / k
+	scratch := make([][]float64, workers)
+	for w := range scratch {
+		scratch[w] = make([]float64, 4*k)
+	}
+	parallelRows(n, workers, stop, func(w, r int) {
+		cols, net := self.interact.row(r)
+		var prior []float64
+		if beta > 0 {
+			prior = self.prior[r*k : (r+1)*k]
+		}
+		solveCG(self.x[r*k:(r+1)*k], g, other.x, cols, net, k, lambda, alpha, beta, prior, steps, scratch[w])
+	})
+}
+
+// solveCG improves x toward the solution of
+// (G + Σ (c_j−1) y_j y_jᵀ + (λ+β) I) x = Σ c_j p_j y_j + β·prior
+// with a few conjugate-gradient steps (Takács, Pilászy, Tikk 2011).
+func solveCG(x, g, other []float64, cols []int32, net []float32, k int, lambda, alpha, beta float64,
+	prior []float64, steps int, scratch []float64) {
+	r, p, ap, b := scratch[:k], scratch[k:2*k], scratch[2*k:3*k], scratch[3*k:4*k]
+	clear(b)
+	if prior != nil {
+		axpy(beta, prior, b)
+	}
+	for j, c := range cols {
+		if net[j] > 0 {
+			axpy(1+alpha*float64(net[j]), other[int(c)*k:int(c+1)*k], b)
+		}
+	}
+	apply := func(v, out []float64) {
+		for a := range k {
+			out[a] = dot(g[a*k:(a+1)*k], v) + (lambda+beta)*v[a]
+		}
+		for j, c := range cols {
+			y := other[int(c)*k : int(c+1)*k]
+			conf := alpha * math.Abs(float64(net[j]))
+			axpy(conf*dot(y, v), y, out)
+		}
+	}
+	apply(x, ap)
+	for a := range k {
+		r[a] = b[a] - ap[a]
+		p[a] = r[a]
+	}
+	rs := dot(r, r)
+	for range steps {
+		if rs < 1e-12 {
+			return
+		}
+		apply(p, ap)
+		step := rs / dot(p, ap)
+		axpy(step, p, x)
+		axpy(-step, ap, r)
+		rsNew := dot(r, r)
+		for a := range k {
+			p[a] = r[a] + rsNew/rs*p[a]
+		}
+		rs = rsNew
+	}
+}
+
+func (m *hybridModel) afterLoad() error {
+	s := &m.S
+	if s.K <= 0 || len(s.U) != len(s.UserIDs)*s.K || len(s.V) != len(s.ItemIDs)*s.K {
+		return fmt.Errorf("hybrid: factor sizes do not match %d users, %d items", len(s.UserIDs), len(s.ItemIDs))
+	}
+	if (s.UserMap == nil) != (s.UserFS == nil) || (s.UserFS != nil && len(s.UserMap) != s.UserFS.Dim*s.K) ||
+		(s.ItemFS != nil && len(s.ItemMap) != s.ItemFS.Dim*s.K) {
+		return fmt.Errorf("hybrid: attribute maps do not match their feature spaces")
+	}
+	m.userIdx, m.itemIdx = indexOf(s.UserIDs), indexOf(s.ItemIDs)
+	m.userNorm, m.itemNorm = rowNorms(s.U, s.K), rowNorms(s.V, s.K)
+	return nil
+}
+
+func rowNorms(x []float32, k int) []float64 {
+	out := make([]float64, len(x)/k)
+	for i := range out {
+		s := 0.0
+		for _, v := range x[i*k : (i+1)*k] {
+			s += float64(v) * float64(v)
+		}
+		out[i] = math.Sqrt(s)
+	}
+	return out
+}
+
+func (m *hybridModel) grams() {
+	m.once.Do(func() {
+		k := m.S.K
+		m.userGram = gram(to64(m.S.U), len(m.S.UserIDs), k, 1)
+		m.itemGram = gram(to64(m.S.V), len(m.S.ItemIDs), k, 1)
+	})
+}
+
+func (m *hybridModel) Engine() string { return Hybrid }
+
+// vector returns the factor vector of a subject on one side: trained, folded in from history, or
+// mapped from attributes.
+func (m *hybridModel) vector(sub Subject, isUser bool) ([]float64, int32, error) {
+	s := &m.S
+	k := s.K
+	idx, otherIdx, mine, others, fs, amap := m.userIdx, m.itemIdx, s.U, s.V, s.UserFS, s.UserMap
+	if !isUser {
+		idx, otherIdx, mine, others, fs, amap = m.itemIdx, m.userIdx, s.V, s.U, s.ItemFS, s.ItemMap
+	}
+	if i, ok := idx[sub.ID]; ok {
+		return to64(mine[int(i)*k : int(i+1)*k]), i, nil
+	}
+	prior := make([]float64, k)
+	hasPrior := fs != nil
+	if hasPrior {
+		f := fs.encode(sub.Attrs)
+		for a, fa := range f.Idx {
+			for c := range k {
+				prior[c] += f.Val[a] * float64(amap[int(fa)*k+c])
+			}
+		}
+	}
+	cols, net := historyPairs(sub.History, otherIdx, isUser)
+	if len(cols) == 0 {
+		if !hasPrior {
+			return nil, -1, ErrNoSignal
+		}
+		return prior, -1, nil
+	}
+	// fold-in: the exact normal equations of one row against the fixed other side
+	m.grams()
+	g := m.itemGram
+	if !isUser {
+		g = m.userGram
+	}
+	a := append([]float64(nil), g...)
+	b := make([]float64, k)
+	for c := range k {
+		a[c*k+c] += s.Lambda + s.Beta
+		b[c] = s.Beta * prior[c]
+	}
+	for j, c := range cols {
+		y := to64(others[int(c)*k : int(c+1)*k])
+		conf := s.Alpha * math.Abs(float64(net[j]))
+		for p := range k {
+			for q := range k {
+				a[p*k+q] += conf * y[p] * y[q]
+			}
+		}
+		if net[j] > 0 {
+			axpy(1+s.Alpha*float64(net[j]), y, b)
+		}
+	}
+	if err := cholesky(a, k); err != nil {
+		return nil, -1, err
+	}
+	cholSolve(a, k, b)
+	return b, -1, nil
+}
+
+// historyPairs aggregates a cold subject's events onto the other side's indices.
+func historyPairs(events []Event, otherIdx map[string]int32, isUser bool) ([]int32, []float32) {
+	net := map[int32]float64{}
+	var order []int32
+	for _, e := range events {
+		id := e.ItemID
+		if !isUser {
+			id = e.UserID
+		}
+		j, ok := otherIdx[id]
+		if !ok {
+			continue
+		}
+		s := e.Weight * e.Value
+		if !e.Positive {
+			s = -s
+		}
+		if _, seen := net[j]; !seen {
+			order = append(order, j)
+		}
+		net[j] += s
+	}
+	var cols []int32
+	var vals []float32
+	for _, j := range order {
+		if net[j] != 0 {
+			cols = append(cols, j)
+			vals = append(vals, float32(net[j]))
+		}
+	}
+	return cols, vals
+}
+
+func preferenceUnit(raw float64) float64 { return math.Tanh(2 * max(raw, 0)) }
+
+func (m *hybridModel) side(users bool) (ids []string, x []float32, norms []float64) {
+	if users {
+		return m.S.UserIDs, m.S.U, m.userNorm
+	}
+	return m.S.ItemIDs, m.S.V, m.itemNorm
+}
+
+// byDot scores one side by dot product with v.
+func (m *hybridModel) byDot(v []float64, users bool, q Query) []Scored {
+	ids, x, norms := m.side(users)
+	k := m.S.K
+	sc := scoring{ids: ids, self: -1, unit: preferenceUnit,
+		raw: func(i int32) float64 { return dot32(x[int(i)*k:int(i+1)*k], v) }}
+	return m.diversify(sc, x, norms, q)
+}
+
+// byCosine scores one side by cosine with v, leaving self out.
+func (m *hybridModel) byCosine(v []float64, self int32, users bool, q Query) []Scored {
+	ids, x, norms := m.side(users)
+	k := m.S.K
+	nv := norm(v)
+	sc := scoring{ids: ids, self: self, unit: func(c float64) float64 { return max(c, 0) },
+		raw: func(i int32) float64 {
+			if nv == 0 || norms[i] == 0 {
+				return 0
+			}
+			return dot32(x[int(i)*k:int(i+1)*k], v) / (nv * norms[i])
+		}}
+	return m.diversify(sc, x, norms, q)
+}
+
+func (m *hybridModel) diversify(sc scoring, x []float32, norms []float64, q Query) []Scored {
+	if q.Diversity <= 0 {
+		return sc.top(q)
+	}
+	k := m.S.K
+	sc.sim = func(a, b int32) float64 {
+		if norms[a] == 0 || norms[b] == 0 {
+			return 0
+		}
+		s := 0.0
+		for c, va := range x[int(a)*k : int(a+1)*k] {
+			s += float64(va) * float64(x[int(b)*k+c])
+		}
+		return s / (norms[a] * norms[b])
+	}
+	return sc.mmr(q)
+}
+
+func (m *hybridModel) ItemsForUser(user Subject, q Query) ([]Scored, error) {
+	v, _, err := m.vector(user, true)
+	if err != nil {
+		return nil, err
+	}
+	return m.byDot(v, false, q), nil
+}
+
+func (m *hybridModel) UsersForItem(item Subject, q Query) ([]Scored, error) {
+	v, _, err := m.vector(item, false)
+	if err != nil {
+		return nil, err
+	}
+	return m.byDot(v, true, q), nil
+}
+
+func (m *hybridModel) SimilarItems(item Subject, q Query) ([]Scored, error) {
+	v, self, err := m.vector(item, false)
+	if err != nil {
+		return nil, err
+	}
+	return m.byCosine(v, self, false, q), nil
+}
+
+func (m *hybridModel) SimilarUsers(user Subject, q Query) ([]Scored, error) {
+	v, self, err := m.vector(user, true)
+	if err != nil {
+		return nil, err
+	}
+	return m.byCosine(v, self, true, q), nil
+}
+
+func (m *hybridModel) Save(w io.Writer) error { return writeModel(w, Hybrid, &m.S) }
+
+func to32(x []float64) []float32 {
+	out := make([]float32, len(x))
+	for i, v := range x {
+		out[i] = float32(v)
+	}
+	return out
+}
+
+func to64(x []float32) []float64 {
+	out := make([]float64, len(x))
+	for i, v := range x {
+		out[i] = float64(v)
+	}
+	return out
+}
+
+func orDefault(v, d int) int {
+	if v <= 0 {
+		return d
+	}
+	return v
+}
+
+func orDefaultF(v, d float64) float64 {
+	if v == 0 {
+		return d
+	}
+	return v
+}

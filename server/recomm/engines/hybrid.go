@@ -12,11 +12,11 @@ import (
 // Hybrid defaults, tuned on a validation split of MovieLens latest-small carved from the training
 // part (see package evaluate).
 const (
-	hybridFactors         = 64
-	hybridIterations      = 12
-	hybridRegularization  = 2.0
-	hybridAlpha           = 2.0
-	hybridAttributeWeight = 4.0
+	hybridFactors         = 32
+	hybridIterations      = 15
+	hybridRegularization  = 20.0
+	hybridAlpha           = 1.0
+	hybridAttributeWeight = 10.0
 	hybridCGSteps         = 3
 	hybridMapRidge        = 1.0
 )

@@ -206,7 +206,7 @@ func NextPhases(from time.Time, n int) []PhaseEvent {
 			lo, hi := jd, jd+step
 			for hi-lo > 1.0/2880 { // bisect to half a minute
 				mid := (lo + hi) / 2
-				d := norm360(elongation(mid) - target + 180) - 180 // signed distance to target
+				d := norm360(elongation(mid)-target+180) - 180 // signed distance to target
 				if d < 0 {
 					lo = mid
 				} else {

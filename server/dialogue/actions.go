@@ -1,0 +1,480 @@
+package dialogue
+
+import (
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Data of the next actions (DECISIONS §5). Epoch values are milliseconds,
+// as strings where the vendor samples use strings.
+type (
+	AlarmData struct {
+		Time  string `json:"time"`
+		Label string `json:"label"`
+	}
+	TimerData struct {
+		Duration int64  `json:"duration"`
+		Label    string `json:"label"`
+	}
+	AppointmentData struct {
+		Title string `json:"title"`
+		Start string `json:"start"`
+		End   string `json:"end"`
+	}
+	MusicData struct {
+		URL    string `json:"url"`
+		Title  string `json:"title"`
+		Artist string `json:"artist"`
+	}
+	PowerData struct {
+		Device string `json:"device"`
+		State  string `json:"state"`
+	}
+	ChannelData struct {
+		Channel string `json:"channel"`
+	}
+	CallData struct {
+		Contact string `json:"contact"`
+		Number  string `json:"number"`
+	}
+	// LevelData carries exactly one of Level (0..100) and Delta
+	// (-100..100).
+	LevelData struct {
+		Level *int `json:"level,omitempty"`
+		Delta *int `json:"delta,omitempty"`
+	}
+	FeatureData struct {
+		Feature string `json:"feature"`
+	}
+	AppData struct {
+		App string `json:"app"`
+	}
+	URLData struct {
+		URL string `json:"url"`
+	}
+	NavigateData struct {
+		Destination string  `json:"destination"`
+		Lat         float64 `json:"lat"`
+		Lon         float64 `json:"lon"`
+	}
+	SMSData struct {
+		Contact string `json:"contact"`
+		Text    string `json:"text"`
+	}
+	EmailData struct {
+		To      string `json:"to"`
+		Subject string `json:"subject"`
+		Body    string `json:"body"`
+	}
+	// EmptyData marshals to {} for SET_CRONO, RESET_CRONO and OPEN_BROWSER.
+	EmptyData struct{}
+)
+
+// defaultAppointment is the length of an appointment given no end.
+const defaultAppointment = time.Hour
+
+// volumeStep is how much "louder" or "dimmer" moves a level.
+const volumeStep = 10
+
+func ms(t time.Time) string { return strconv.FormatInt(t.UnixMilli(), 10) }
+
+func act(code string, data any) []NextAction { return []NextAction{{Action: code, Data: data}} }
+
+// handle runs the handler of an intent with the slots gathered so far.
+func (t *turn) handle(intent string, slots map[string]slotVal) reply {
+	if slots == nil {
+		slots = map[string]slotVal{}
+	}
+	var r reply
+	switch intent {
+	case "SET_ALARM", "DELETE_ALARM":
+		r = t.alarm(intent, slots)
+	case "SET_TIMER":
+		r = t.timer(slots)
+	case "SET_CRONO":
+		r = t.reply("crono_started", nil)
+		r.actions = act(intent, EmptyData{})
+	case "RESET_CRONO":
+		r = t.reply("crono_reset", nil)
+		r.actions = act(intent, EmptyData{})
+	case "SET_APPOINTMENT":
+		r = t.appointment(slots)
+	case "PLAY_MUSIC":
+		r = t.playMusic(slots)
+	case "POWER":
+		r = t.power(slots)
+	case "CHANNEL_SELECT":
+		r = t.channel(slots)
+	case "MAKE_CALL":
+		r = t.call(slots)
+	case "VOLUME_UPDATE":
+		r = t.level(intent, slots["voldir"], slots)
+	case "BRIGHTNESS_UPDATE":
+		r = t.level(intent, slots["brightdir"], slots)
+	case "ACTIVATE", "DEACTIVATE":
+		r = t.feature(intent, slots)
+	case "OPEN_APP":
+		r = t.openApp(slots)
+	case "OPEN_BROWSER":
+		r = t.reply("browser_opened", nil)
+		r.actions = act(intent, EmptyData{})
+	case "OPEN_URL":
+		r = t.openURL(slots)
+	case "NAVIGATE":
+		r = t.navigate(slots)
+	case "SEND_SMS":
+		r = t.sms(slots)
+	case "SEND_EMAIL":
+		r = t.email(slots)
+	case "weather", "news", "movies", "restaurants", "sports", "events", "tv":
+		r = t.info(intent, slots)
+	case "time":
+		r = t.timeNow(slots)
+	case "date":
+		d := t.now.In(t.loc)
+		r = t.reply("date_now", map[string]phr{"date": t.datePhr(d)})
+	case "cancel", "help", "greeting", "thanks", "how_are_you", "who_are_you", "goodbye", "joke":
+		r = t.reply(intent, nil)
+	default:
+		intent = "fallback"
+		r = t.reply("fallback", nil)
+	}
+	r.intent = intent
+	if r.ask != "" && r.slots == nil {
+		r.slots = slots
+	}
+	return r
+}
+
+// ask keeps the conversation open for one slot.
+func (t *turn) ask(slot, key string, vals map[string]phr, slots map[string]slotVal) reply {
+	r := t.reply(key, vals)
+	r.ask, r.slots = slot, slots
+	return r
+}
+
+func (t *turn) datePhr(d time.Time) phr {
+	if t.lang == "es" {
+		return phr{
+			esWeekdays[d.Weekday()] + ", " + strconv.Itoa(d.Day()) + " de " + esMonths[d.Month()] + " de " + strconv.Itoa(d.Year()),
+			esWeekdays[d.Weekday()] + " " + sayNumber("es", d.Day()) + " de " + esMonths[d.Month()],
+		}
+	}
+	return phr{
+		enWeekdays[d.Weekday()] + ", " + enMonths[d.Month()] + " " + strconv.Itoa(d.Day()) + ", " + strconv.Itoa(d.Year()),
+		enWeekdays[d.Weekday()] + ", " + enMonths[d.Month()] + " " + strconv.Itoa(d.Day()),
+	}
+}
+
+func (t *turn) alarm(intent string, slots map[string]slotVal) reply {
+	w, ok := slots["time"]
+	if !ok || !w.when.complete() {
+		if intent == "DELETE_ALARM" {
+			return t.ask("time", "ask_alarm_delete_time", nil, slots)
+		}
+		return t.ask("time", "ask_alarm_time", nil, slots)
+	}
+	at := w.when.resolve(t.now, t.loc)
+	label := strings.TrimSpace(slots["label"].text)
+	r := t.reply(map[bool]string{true: "alarm_set", false: "alarm_deleted"}[intent == "SET_ALARM"],
+		map[string]phr{"when": t.whenPhr(at)})
+	r.actions = act(intent, AlarmData{Time: ms(at), Label: label})
+	return r
+}
+
+func (t *turn) timer(slots map[string]slotVal) reply {
+	d, ok := slots["duration"]
+	if !ok || d.dur <= 0 {
+		// "set a timer for 7 pm" names an end, not a length.
+		if w, ok := slots["time"]; ok && w.when.complete() {
+			d.dur = w.when.resolve(t.now, t.loc).Sub(t.now)
+		}
+		if d.dur <= 0 {
+			return t.ask("duration", "ask_timer_duration", nil, slots)
+		}
+	}
+	label := strings.TrimSpace(slots["label"].text)
+	r := t.reply("timer_set", map[string]phr{"duration": t.durationPhr(d.dur)})
+	r.actions = act("SET_TIMER", TimerData{Duration: d.dur.Milliseconds(), Label: label})
+	return r
+}
+
+func (t *turn) appointment(slots map[string]slotVal) reply {
+	title := strings.TrimSpace(slots["title"].text)
+	if person := strings.TrimSpace(slots["person"].text); title == "" && person != "" {
+		title, _ = t.say("meeting_with", map[string]phr{"person": same(person)})
+		slots["title"] = slotVal{text: title}
+	}
+	if title == "" {
+		return t.ask("title", "ask_appointment_title", nil, slots)
+	}
+	w, ok := slots["time"]
+	if !ok || !w.when.complete() {
+		return t.ask("time", "ask_appointment_time", map[string]phr{"title": same(title)}, slots)
+	}
+	start := w.when.resolve(t.now, t.loc)
+	length := defaultAppointment
+	if d, ok := slots["duration"]; ok && d.dur > 0 {
+		length = d.dur
+	}
+	end := start.Add(length)
+	r := t.reply("appointment_set", map[string]phr{"title": same(title), "when": t.whenPhr(start)})
+	r.actions = act("SET_APPOINTMENT", AppointmentData{Title: title, Start: ms(start), End: ms(end)})
+	return r
+}
+
+func (t *turn) power(slots map[string]slotVal) reply {
+	dev, ok := slots["device"]
+	if !ok {
+		return t.ask("device", "ask_device", nil, slots)
+	}
+	state := slots["onoff"].text
+	if state != "off" {
+		state = "on"
+	}
+	name := t.m.displayName("device", dev.text)
+	key := "power_on"
+	if state == "off" {
+		key = "power_off"
+	}
+	r := t.reply(key, map[string]phr{"device": same(name)})
+	r.actions = act("POWER", PowerData{Device: dev.text, State: state})
+	return r
+}
+
+func (t *turn) channel(slots map[string]slotVal) reply {
+	ch := strings.TrimSpace(slots["channel"].text)
+	if ch == "" {
+		return t.ask("channel", "ask_channel", nil, slots)
+	}
+	toks := tokenize(ch)
+	if v, n := t.m.parseNumber(toks); n == len(toks) && n > 0 {
+		ch = strconv.Itoa(v)
+	}
+	r := t.reply("channel_set", map[string]phr{"channel": same(ch)})
+	r.actions = act("CHANNEL_SELECT", ChannelData{Channel: ch})
+	return r
+}
+
+func (t *turn) call(slots map[string]slotVal) reply {
+	number := slots["phone"].text
+	contact := strings.TrimSpace(slots["contact"].text)
+	if number == "" && contact == "" {
+		return t.ask("contact", "ask_call_contact", nil, slots)
+	}
+	who := phr{contact, contact}
+	if contact == "" {
+		who = t.digitsPhr(number)
+	}
+	r := t.reply("calling", map[string]phr{"contact": who})
+	r.actions = act("MAKE_CALL", CallData{Contact: contact, Number: number})
+	return r
+}
+
+func (t *turn) level(intent string, dir slotVal, slots map[string]slotVal) reply {
+	what := "volume"
+	if intent == "BRIGHTNESS_UPDATE" {
+		what = "brightness"
+	}
+	var data LevelData
+	setLevel := func(v int) { v = max(0, min(100, v)); data.Level = &v }
+	setDelta := func(v int) { v = max(-100, min(100, v)); data.Delta = &v }
+	lvl, hasLevel := slots["level"]
+	amt, hasAmount := slots["amount"]
+	switch {
+	case hasLevel:
+		setLevel(lvl.num)
+	case dir.text == "mute" || dir.text == "min":
+		setLevel(0)
+	case dir.text == "max":
+		setLevel(100)
+	case dir.text == "up" || dir.text == "down":
+		step := volumeStep
+		if hasAmount && amt.num > 0 {
+			step = amt.num
+		}
+		if dir.text == "down" {
+			step = -step
+		}
+		setDelta(step)
+	default:
+		return t.ask("level", "ask_"+what+"_level", nil, slots)
+	}
+	var r reply
+	if data.Level != nil {
+		r = t.reply(what+"_level", map[string]phr{"level": {strconv.Itoa(*data.Level) + "%", sayNumber(t.lang, *data.Level) + t.percentWord()}})
+	} else if *data.Delta > 0 {
+		r = t.reply(what+"_up", nil)
+	} else {
+		r = t.reply(what+"_down", nil)
+	}
+	r.actions = act(intent, data)
+	return r
+}
+
+func (t *turn) percentWord() string {
+	if t.lang == "es" {
+		return " por ciento"
+	}
+	return " percent"
+}
+
+func (t *turn) feature(intent string, slots map[string]slotVal) reply {
+	f, ok := slots["feature"]
+	if !ok {
+		return t.ask("feature", "ask_feature", nil, slots)
+	}
+	name := t.m.displayName("feature", f.text)
+	key := "feature_on"
+	if intent == "DEACTIVATE" {
+		key = "feature_off"
+	}
+	r := t.reply(key, map[string]phr{"feature": same(name)})
+	r.actions = act(intent, FeatureData{Feature: f.text})
+	return r
+}
+
+func (t *turn) openApp(slots map[string]slotVal) reply {
+	app := strings.TrimSpace(slots["app"].text)
+	if app == "" {
+		return t.ask("app", "ask_app", nil, slots)
+	}
+	if u, n := t.m.parseURL(tokenize(app)); n > 0 {
+		return t.openURL(map[string]slotVal{"url": {text: u}})
+	}
+	r := t.reply("app_opened", map[string]phr{"app": same(app)})
+	r.actions = act("OPEN_APP", AppData{App: app})
+	return r
+}
+
+func (t *turn) openURL(slots map[string]slotVal) reply {
+	u := strings.TrimSpace(slots["url"].text)
+	if u == "" {
+		return t.ask("url", "ask_url", nil, slots)
+	}
+	if !strings.HasPrefix(u, "http://") && !strings.HasPrefix(u, "https://") {
+		u = "https://" + u
+	}
+	host := strings.TrimPrefix(strings.TrimPrefix(u, "https://"), "http://")
+	host, _, _ = strings.Cut(host, "/")
+	spoken := strings.ReplaceAll(host, ".", t.dotWord())
+	r := t.reply("url_opened", map[string]phr{"site": {host, spoken}})
+	r.actions = act("OPEN_URL", URLData{URL: u})
+	r.intent = "OPEN_URL"
+	return r
+}
+
+func (t *turn) dotWord() string {
+	if t.lang == "es" {
+		return " punto "
+	}
+	return " dot "
+}
+
+func (t *turn) navigate(slots map[string]slotVal) reply {
+	dest := strings.TrimSpace(slots["destination"].text)
+	if dest == "" {
+		return t.ask("destination", "ask_destination", nil, slots)
+	}
+	loc, ok := t.locate(dest)
+	if !ok {
+		return t.reply("place_not_found", map[string]phr{"place": same(dest)})
+	}
+	r := t.reply("navigating", map[string]phr{"place": same(loc.Name)})
+	r.actions = act("NAVIGATE", NavigateData{Destination: loc.Name, Lat: loc.Lat, Lon: loc.Lon})
+	return r
+}
+
+// locate finds a destination: a dataset city by name, else the Knowledge.
+func (t *turn) locate(dest string) (Location, bool) {
+	if v, ok := t.m.findSlot("city", tokenize(dest)); ok {
+		if c, ok := t.e.cityNamed(v.text); ok && len(tokenize(dest)) <= len(tokenize(c.Name))+1 {
+			return Location{Name: c.Name, Lat: c.Lat, Lon: c.Lon}, true
+		}
+	}
+	if t.e.cfg.Knowledge == nil {
+		return Location{}, false
+	}
+	loc, err := t.e.cfg.Knowledge.Locate(t.ctx, LocateQuery{Name: dest, Near: t.userWhere(), Asker: t.asker()})
+	if err != nil {
+		if !isNoData(err) {
+			t.logf("locate %q: %v", dest, err)
+		}
+		return Location{}, false
+	}
+	if loc.Name == "" {
+		loc.Name = dest
+	}
+	return loc, true
+}
+
+func (t *turn) sms(slots map[string]slotVal) reply {
+	contact := strings.TrimSpace(slots["contact"].text)
+	if contact == "" {
+		contact = slots["phone"].text
+	}
+	if contact == "" {
+		return t.ask("contact", "ask_sms_contact", nil, slots)
+	}
+	slots["contact"] = slotVal{text: contact}
+	msg := strings.TrimSpace(slots["message"].text)
+	if msg == "" {
+		return t.ask("message", "ask_sms_message", map[string]phr{"contact": same(contact)}, slots)
+	}
+	r := t.reply("sms_sent", map[string]phr{"contact": same(contact), "message": same(msg)})
+	r.actions = act("SEND_SMS", SMSData{Contact: contact, Text: msg})
+	return r
+}
+
+func (t *turn) email(slots map[string]slotVal) reply {
+	to := slots["email"].text
+	if to == "" {
+		to = strings.TrimSpace(slots["recipient"].text)
+	}
+	if to == "" {
+		return t.ask("recipient", "ask_email_to", nil, slots)
+	}
+	slots["recipient"] = slotVal{text: to}
+	subject := strings.TrimSpace(slots["subject"].text)
+	if subject == "" {
+		return t.ask("subject", "ask_email_subject", nil, slots)
+	}
+	body := strings.TrimSpace(slots["body"].text)
+	if body == "" {
+		return t.ask("body", "ask_email_body", nil, slots)
+	}
+	spokenTo := strings.NewReplacer("@", t.atWord(), ".", t.dotWord()).Replace(to)
+	r := t.reply("email_sent", map[string]phr{"to": {to, spokenTo}, "subject": same(subject)})
+	r.actions = act("SEND_EMAIL", EmailData{To: to, Subject: subject, Body: body})
+	return r
+}
+
+func (t *turn) atWord() string {
+	if t.lang == "es" {
+		return " arroba "
+	}
+	return " at "
+}
+
+// displayName is the phrase a canonical slot value is said with: the
+// value itself when it is a phrase of the slot, else the longest phrase
+// that maps to it ("do_not_disturb" -> "do not disturb", "modo no molestar").
+func (m *langModel) displayName(slot, canon string) string {
+	if i, ok := m.slotIndex[slot]; ok {
+		spaced := strings.ReplaceAll(canon, "_", " ")
+		if m.slots[i].values[spaced] == canon {
+			return spaced
+		}
+		best := ""
+		for phrase, v := range m.slots[i].values {
+			if v == canon && (len(phrase) > len(best) || len(phrase) == len(best) && phrase < best) {
+				best = phrase
+			}
+		}
+		if best != "" {
+			return best
+		}
+	}
+	return strings.ReplaceAll(canon, "_", " ")
+}

@@ -1,0 +1,327 @@
+// Package dialogue is the assistant of harkd: it reads a query (typed or
+// recognised from speech) in English or Spanish, recognises the intent and
+// its slots, keeps multi-turn conversations for slot filling, and answers
+// with text, speech, HTML and the next actions of DECISIONS §5.
+//
+// The phrases it recognises are data (assets/data/dialogue/<lang>.json)
+// shared with the speech grammar through Grammar. Matching is an edit
+// distance between the query and each pattern, so typed free text with
+// extra words still finds its pattern. Information answers come from a
+// Knowledge the caller provides. The package has no HTTP inside.
+package dialogue
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"math"
+	"math/rand/v2"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/google/uuid"
+	"github.com/harkhq/hark/server/apierr"
+)
+
+// MaxQueryBytes is the longest query Answer accepts.
+const MaxQueryBytes = 1000
+
+// ConversationTTL is how long an idle conversation keeps its state.
+const ConversationTTL = 10 * time.Minute
+
+// Track is one song of the music library PLAY_MUSIC picks from.
+type Track struct {
+	ID, Title, Artist, Genre string
+}
+
+// Config wires an Engine to its sources. Every field is optional.
+type Config struct {
+	// Knowledge answers the information intents (weather, news ...).
+	// Without it those intents say they have no data.
+	Knowledge Knowledge
+	// Music is the library for PLAY_MUSIC; MusicURL turns a track id into
+	// the URL the client plays.
+	Music    []Track
+	MusicURL func(id string) string
+	// OnTopic is told, synchronously, when a user asks about a topic, so
+	// survey weights can follow use (DECISIONS §8). topic is
+	// "<kind>:<value>" with kind one of news, cuisine, sport, music, movie,
+	// events; keep it quick.
+	OnTopic func(ctx context.Context, userID int64, topic string)
+	// Clock gives the time when a Request has no Now; default time.Now.
+	Clock func() time.Time
+	// MaxConversations bounds the open conversations kept in memory;
+	// default 10000. The least recently used one goes first.
+	MaxConversations int
+	// Logger receives Knowledge failures; default slog.Default().
+	Logger *slog.Logger
+}
+
+// Request is one query.
+type Request struct {
+	Query    string
+	Lang     string         // "en" (default) or "es"; a region suffix ("es-ES") is ignored
+	TimeZone *time.Location // for spoken times; default UTC
+	Lat, Lon *float64       // the user's position, when known
+	Ref      int64          // conversation to continue; 0 for none
+	UserID   int64
+	Now      time.Time // default Config.Clock()
+}
+
+// Response marshals to the dialogue JSON of DECISIONS §5.
+type Response struct {
+	Context     Context      `json:"context"`
+	Responses   Responses    `json:"responses"`
+	NextActions []NextAction `json:"nextActions"`
+	// Intent names what the query was understood as (an action code, an
+	// information intent such as "weather", or "fallback"); for logs.
+	Intent string `json:"-"`
+}
+
+// Context identifies the answer and its conversation.
+type Context struct {
+	ID  string `json:"id"`
+	Ref int64  `json:"ref"`
+}
+
+// Responses holds the answer in each form. Audio is left empty here: the
+// HTTP layer fills it with the URL of the synthesised speech.
+type Responses struct {
+	HTML   string `json:"html"`
+	Text   string `json:"text"`
+	Speech string `json:"speech"`
+	Audio  string `json:"audio"`
+	Query  string `json:"query"`
+}
+
+// NextAction is one action for the client; Data holds the shape of §5.
+type NextAction struct {
+	Action string `json:"action"`
+	Data   any    `json:"data"`
+}
+
+// Engine answers queries. It is safe for concurrent use.
+type Engine struct {
+	cfg    Config
+	models map[string]*langModel
+	convs  *conversations
+	music  []musicTrack
+	cities []city
+	log    *slog.Logger
+}
+
+// New builds an Engine, compiling the embedded phrase data. The data ships
+// inside the binary and is checked by the package tests, so a failure here
+// is a build defect and panics.
+func New(cfg Config) *Engine {
+	models, err := loadModels()
+	if err != nil {
+		panic(err)
+	}
+	cities, err := loadCities()
+	if err != nil {
+		panic(err)
+	}
+	if cfg.Clock == nil {
+		cfg.Clock = time.Now
+	}
+	if cfg.MaxConversations <= 0 {
+		cfg.MaxConversations = 10000
+	}
+	log := cfg.Logger
+	if log == nil {
+		log = slog.Default()
+	}
+	e := &Engine{cfg: cfg, models: models, convs: newConversations(cfg.MaxConversations), cities: cities, log: log}
+	for _, t := range cfg.Music {
+		e.music = append(e.music, musicTrack{Track: t, title: joinNorm(tokenize(t.Title)), artist: joinNorm(tokenize(t.Artist)), genre: fold(strings.TrimSpace(t.Genre))})
+	}
+	return e
+}
+
+// Answer understands one query and answers it. Bad input (empty, longer
+// than MaxQueryBytes, not UTF-8) is a 400 apierr; an unknown or expired
+// Ref starts a new conversation.
+func (e *Engine) Answer(ctx context.Context, req Request) (Response, error) {
+	q := strings.TrimSpace(req.Query)
+	switch {
+	case q == "":
+		return Response{}, apierr.BadRequestf("the query q is empty")
+	case len(req.Query) > MaxQueryBytes:
+		return Response{}, apierr.TooLargef("the query q is longer than %d bytes", MaxQueryBytes)
+	case !utf8.ValidString(q):
+		return Response{}, apierr.BadRequestf("the query q is not valid UTF-8")
+	}
+	if err := ctx.Err(); err != nil {
+		return Response{}, err
+	}
+	lang := normLang(req.Lang)
+	m := e.models[lang]
+	now := req.Now
+	if now.IsZero() {
+		now = e.cfg.Clock()
+	}
+	loc := req.TimeZone
+	if loc == nil {
+		loc = time.UTC
+	}
+	t := &turn{e: e, ctx: ctx, m: m, req: req, lang: lang, now: now, loc: loc, toks: tokenize(q)}
+
+	var conv *conversation
+	if req.Ref > 0 {
+		conv = e.convs.take(req.Ref, req.UserID, now)
+	}
+	r := t.respond(conv)
+	if err := ctx.Err(); err != nil {
+		return Response{}, err
+	}
+
+	resp := Response{
+		Context:     Context{ID: uuid.NewString()},
+		Responses:   Responses{Query: q},
+		NextActions: r.actions,
+		Intent:      r.intent,
+	}
+	if resp.NextActions == nil {
+		resp.NextActions = []NextAction{}
+	}
+	if r.ask != "" {
+		c := &conversation{userID: req.UserID, lang: lang, intent: r.intent, slots: r.slots, awaiting: r.ask, asks: r.asks, seen: now}
+		if conv != nil {
+			c.ref = conv.ref
+		} else {
+			c.ref = newRef()
+		}
+		e.convs.put(c)
+		resp.Context.Ref = c.ref
+		resp.NextActions = append(resp.NextActions, NextAction{Action: "OPEN_ASR", Data: ""})
+	} else if conv != nil {
+		resp.Context.Ref = conv.ref
+	} else {
+		resp.Context.Ref = newRef()
+	}
+	resp.Responses.Text, resp.Responses.Speech, resp.Responses.HTML = r.render(lang)
+	return resp, nil
+}
+
+// newRef returns a random positive int64.
+func newRef() int64 { return rand.Int64N(math.MaxInt64) + 1 }
+
+func normLang(lang string) string {
+	lang = strings.ToLower(strings.TrimSpace(lang))
+	if len(lang) > 2 {
+		lang = lang[:2]
+	}
+	for _, l := range languages {
+		if l == lang {
+			return l
+		}
+	}
+	return languages[0]
+}
+
+// turn is the work of one Answer.
+type turn struct {
+	e    *Engine
+	ctx  context.Context
+	m    *langModel
+	req  Request
+	lang string
+	now  time.Time
+	loc  *time.Location
+	toks []token
+}
+
+// respond decides between continuing a conversation and a new intent.
+func (t *turn) respond(conv *conversation) reply {
+	if conv != nil {
+		if mt, ok := t.m.understand(t.toks); ok && mt.intent == "cancel" {
+			return t.handle("cancel", nil)
+		}
+		if v, ok := t.fillSlot(conv); ok {
+			slots := conv.slots
+			if slots == nil {
+				slots = map[string]slotVal{}
+			}
+			slots[conv.awaiting] = v
+			r := t.handle(conv.intent, slots)
+			return r
+		}
+		// Not an answer to the question: a new request, or ask again.
+		if mt, ok := t.m.understand(t.toks); ok && mt.intent != conv.intent {
+			return t.handle(mt.intent, mt.slots)
+		}
+		if conv.asks >= 2 {
+			r := t.reply("not_understood_giveup", nil)
+			r.intent = conv.intent
+			return r
+		}
+		r := t.handle(conv.intent, conv.slots)
+		r.asks = conv.asks + 1
+		return r
+	}
+	mt, ok := t.m.understand(t.toks)
+	if !ok {
+		return t.handle("fallback", nil)
+	}
+	return t.handle(mt.intent, mt.slots)
+}
+
+// fillSlot reads the awaited slot from a follow-up answer. A time that
+// only names a day ("tomorrow") merges with a later clock ("at nine").
+func (t *turn) fillSlot(conv *conversation) (slotVal, bool) {
+	v, ok := t.m.findSlot(conv.awaiting, t.toks)
+	if !ok {
+		return slotVal{}, false
+	}
+	if prev, had := conv.slots[conv.awaiting]; had {
+		if i, ok := t.m.slotIndex[conv.awaiting]; ok && t.m.slots[i].typ == "time" {
+			v.when = prev.when.merge(v.when)
+		}
+	}
+	return v, true
+}
+
+// reply is what a handler decides, before rendering.
+type reply struct {
+	intent      string
+	text        string
+	speech      string
+	items       []string // listed under the text
+	itemsSpeech []string
+	actions     []NextAction
+	ask         string             // slot awaited; a non-empty ask keeps the conversation
+	slots       map[string]slotVal // slots gathered so far, kept with ask
+	asks        int
+}
+
+// render produces the text, speech and HTML forms. Every piece of text is
+// escaped for HTML; speech loses symbols a speech engine would spell out.
+func (r reply) render(lang string) (text, speech, htm string) {
+	var tb, hb strings.Builder
+	tb.WriteString(r.text)
+	hb.WriteString("<p>")
+	hb.WriteString(escapeHTML(r.text))
+	hb.WriteString("</p>")
+	if len(r.items) > 0 {
+		hb.WriteString("<ul>")
+		for _, it := range r.items {
+			tb.WriteString("\n- ")
+			tb.WriteString(it)
+			hb.WriteString("<li>")
+			hb.WriteString(escapeHTML(it))
+			hb.WriteString("</li>")
+		}
+		hb.WriteString("</ul>")
+	}
+	sp := r.speech
+	if len(r.itemsSpeech) > 0 {
+		sp += " " + strings.Join(r.itemsSpeech, ". ") + "."
+	}
+	return tb.String(), speakable(sp), hb.String()
+}
+
+func (t *turn) logf(format string, args ...any) {
+	t.e.log.Warn(fmt.Sprintf(format, args...), "component", "dialogue")
+}

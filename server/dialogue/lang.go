@@ -1,0 +1,427 @@
+package dialogue
+
+import (
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/harkhq/hark/assets"
+)
+
+// Languages the engine speaks; the first is the default.
+var languages = []string{"en", "es"}
+
+// langFile is the JSON layout of assets/data/dialogue/<lang>.json.
+type langFile struct {
+	// Fillers are words a query may carry around a phrase at a low cost
+	// ("please", "can you").
+	Fillers []string `json:"fillers"`
+	// Numbers maps number words to their values. The slots num_unit (1-9),
+	// num_teen (other atomic numbers under 100) and num_tens (20, 30 ... 90)
+	// and num_hundred are derived from it for the grammar.
+	Numbers map[string]int `json:"numbers"`
+	// TimeWords maps words and phrases of time expressions to their role
+	// (see the role constants in when.go).
+	TimeWords map[string]string `json:"timewords"`
+	// Typed slots are read by a parser (time, duration, number, phone,
+	// url, email); their alternatives describe the spoken forms for the
+	// speech grammar.
+	Typed map[string]string `json:"typed"`
+	// Open slots capture any words (names, message bodies); their
+	// alternatives are examples for the speech grammar.
+	Open []string `json:"open"`
+	// Short open slots hold a few words (a name); the matcher gives them
+	// as few words as the pattern allows when two open slots meet
+	// ("text mom I'm late").
+	Short []string `json:"short"`
+	// Slots maps a slot name to its alternatives (pattern syntax).
+	Slots map[string][]string `json:"slots"`
+	// Values maps, per closed slot, a phrase to its canonical value;
+	// phrases not listed stand for themselves.
+	Values map[string]map[string]string `json:"values"`
+	// Intents maps an intent (an action code or an information intent) to
+	// its patterns.
+	Intents map[string][]string `json:"intents"`
+	// Spoken maps words that stand for symbols in spoken addresses
+	// ("dot" -> ".", "at" -> "@").
+	Spoken map[string]string `json:"spoken"`
+	// Say holds the answer templates; {name} is replaced by a value.
+	Say map[string]string `json:"say"`
+}
+
+type slotKind int
+
+const (
+	slotClosed slotKind = iota
+	slotTyped
+	slotOpen
+)
+
+type slotDef struct {
+	name    string
+	kind    slotKind
+	typ     string            // parser of a typed slot
+	values  map[string]string // closed: folded phrase -> canonical value
+	maxLen  int               // closed: longest phrase in words
+	firsts  []string          // closed: first words of the phrases, for the index
+	perWord float32           // open: cost of each word taken
+}
+
+type variant struct {
+	intent  string
+	elems   []elem
+	pattern int // index in langModel.patterns
+}
+
+// langModel is everything compiled from one language file.
+type langModel struct {
+	lang      string
+	fillers   map[string]bool
+	numbers   map[string]int
+	timeWords phraseTable
+	spoken    map[string]string
+	slots     []*slotDef
+	slotIndex map[string]int
+	patterns  []Pattern
+	variants  []variant
+	index     map[string][]int32 // indexed word -> variants containing it
+	say       map[string]string
+	grammar   map[string][]string
+}
+
+var (
+	loadOnce sync.Once
+	models   map[string]*langModel
+	loadErr  error
+)
+
+// loadModels compiles the embedded language files once per process; the
+// data is immutable afterwards and shared by every Engine.
+func loadModels() (map[string]*langModel, error) {
+	loadOnce.Do(func() {
+		models = map[string]*langModel{}
+		fsys := assets.Sub("dialogue")
+		for _, lang := range languages {
+			m, err := loadModel(fsys, lang)
+			if err != nil {
+				loadErr = err
+				return
+			}
+			models[lang] = m
+		}
+	})
+	return models, loadErr
+}
+
+func loadModel(fsys fs.FS, lang string) (*langModel, error) {
+	raw, err := fs.ReadFile(fsys, lang+".json")
+	if err != nil {
+		return nil, fmt.Errorf("dialogue data %s: %w", lang, err)
+	}
+	var f langFile
+	if err := json.Unmarshal(raw, &f); err != nil {
+		return nil, fmt.Errorf("dialogue data %s: %w", lang, err)
+	}
+	return compileModel(lang, f)
+}
+
+func compileModel(lang string, f langFile) (*langModel, error) {
+	m := &langModel{
+		lang:      lang,
+		fillers:   map[string]bool{},
+		numbers:   map[string]int{},
+		slotIndex: map[string]int{},
+		index:     map[string][]int32{},
+		say:       f.Say,
+		grammar:   map[string][]string{},
+		spoken:    map[string]string{},
+	}
+	for w, sym := range f.Spoken {
+		m.spoken[fold(w)] = sym
+	}
+	for _, w := range f.Fillers {
+		m.fillers[fold(w)] = true
+	}
+	for w, v := range f.Numbers {
+		m.numbers[fold(w)] = v
+	}
+	roles := map[string]string{}
+	for phrase, role := range f.TimeWords {
+		if !knownRoles[role] {
+			return nil, fmt.Errorf("dialogue data %s: time word %q has unknown role %q", lang, phrase, role)
+		}
+		roles[fold(phrase)] = role
+	}
+	m.timeWords = newPhraseTable(roles)
+
+	// Grammar slots: the file's own plus the number classes derived from
+	// the number words, so the grammar and the parser share one list.
+	slots := map[string][]string{}
+	for name, alts := range f.Slots {
+		slots[name] = alts
+	}
+	for name, words := range numberClasses(f.Numbers) {
+		slots[name] = words
+	}
+	parsedSlots := map[string][][]node{}
+	for name, alts := range slots {
+		for _, a := range alts {
+			seq, err := parsePattern(a)
+			if err != nil {
+				return nil, fmt.Errorf("dialogue data %s: slot %s: %w", lang, name, err)
+			}
+			parsedSlots[name] = append(parsedSlots[name], seq)
+		}
+		m.grammar[name] = append([]string(nil), alts...)
+	}
+	slotAlts := func(name string) ([][]node, error) {
+		alts, ok := parsedSlots[name]
+		if !ok {
+			return nil, fmt.Errorf("unknown slot {%s}", name)
+		}
+		return alts, nil
+	}
+	open := map[string]bool{}
+	for _, name := range f.Open {
+		open[name] = true
+	}
+	short := map[string]bool{}
+	for _, name := range f.Short {
+		if !open[name] {
+			return nil, fmt.Errorf("dialogue data %s: short slot %s is not open", lang, name)
+		}
+		short[name] = true
+	}
+	// Every slot reference must resolve, even in slots only the speech
+	// grammar uses.
+	for name, alts := range parsedSlots {
+		for _, seq := range alts {
+			if err := checkRefs(seq, parsedSlots); err != nil {
+				return nil, fmt.Errorf("dialogue data %s: slot %s: %w", lang, name, err)
+			}
+		}
+	}
+	// Only the slots the patterns use are compiled for matching; the
+	// others compose typed slots for the speech grammar.
+	used := map[string]bool{"city": true}
+	for intent, texts := range f.Intents {
+		for _, text := range texts {
+			seq, err := parsePattern(text)
+			if err != nil {
+				return nil, fmt.Errorf("dialogue data %s: intent %s: %w", lang, intent, err)
+			}
+			if err := checkRefs(seq, parsedSlots); err != nil {
+				return nil, fmt.Errorf("dialogue data %s: intent %s: pattern %q: %w", lang, intent, text, err)
+			}
+			collectRefs(seq, used)
+		}
+	}
+	names := make([]string, 0, len(used))
+	for name := range used {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		def := &slotDef{name: name}
+		switch {
+		case f.Typed[name] != "":
+			def.kind, def.typ = slotTyped, f.Typed[name]
+			if !knownParsers[def.typ] {
+				return nil, fmt.Errorf("dialogue data %s: slot %s has unknown type %q", lang, name, def.typ)
+			}
+		case open[name]:
+			def.kind = slotOpen
+			def.perWord = costOpenWord
+			if short[name] {
+				def.perWord = costShortWord
+			}
+		default:
+			def.kind = slotClosed
+			def.values = map[string]string{}
+			for _, seq := range parsedSlots[name] {
+				phrases, err := expandWords(seq, slotAlts, 5000, 0)
+				if err != nil {
+					return nil, fmt.Errorf("dialogue data %s: slot %s: %w", lang, name, err)
+				}
+				for _, p := range phrases {
+					if p == "" {
+						continue
+					}
+					def.values[p] = p
+					if n := strings.Count(p, " ") + 1; n > def.maxLen {
+						def.maxLen = n
+					}
+				}
+			}
+			firsts := map[string]bool{}
+			for p := range def.values {
+				first, _, _ := strings.Cut(p, " ")
+				if !firsts[first] {
+					firsts[first] = true
+					def.firsts = append(def.firsts, first)
+				}
+			}
+			sort.Strings(def.firsts)
+			for phrase, canon := range f.Values[name] {
+				if _, ok := def.values[fold(phrase)]; !ok {
+					return nil, fmt.Errorf("dialogue data %s: value for %q is not an alternative of slot %s", lang, phrase, name)
+				}
+				def.values[fold(phrase)] = canon
+			}
+		}
+		m.slotIndex[name] = len(m.slots)
+		m.slots = append(m.slots, def)
+	}
+	for name := range f.Typed {
+		if _, ok := m.slotIndex[name]; !ok {
+			return nil, fmt.Errorf("dialogue data %s: typed slot %s has no alternatives", lang, name)
+		}
+	}
+	slotIdx := func(name string) (int, error) {
+		i, ok := m.slotIndex[name]
+		if !ok {
+			return 0, fmt.Errorf("unknown slot {%s}", name)
+		}
+		return i, nil
+	}
+
+	intents := make([]string, 0, len(f.Intents))
+	for intent := range f.Intents {
+		intents = append(intents, intent)
+	}
+	sort.Strings(intents)
+	for _, intent := range intents {
+		for _, text := range f.Intents[intent] {
+			seq, err := parsePattern(text)
+			if err != nil {
+				return nil, fmt.Errorf("dialogue data %s: intent %s: %w", lang, intent, err)
+			}
+			vars, err := flatten(seq, slotIdx)
+			if err != nil {
+				return nil, fmt.Errorf("dialogue data %s: intent %s: pattern %q: %w", lang, intent, text, err)
+			}
+			pi := len(m.patterns)
+			m.patterns = append(m.patterns, Pattern{Lang: lang, Intent: intent, Text: text})
+			for _, v := range vars {
+				if len(v) == 0 {
+					continue
+				}
+				id := int32(len(m.variants))
+				m.variants = append(m.variants, variant{intent: intent, elems: v, pattern: pi})
+				// A pattern is a candidate for a query holding one of its
+				// words or the first word of one of its closed slots.
+				seen := map[string]bool{}
+				add := func(w string) {
+					if !m.fillers[w] && !seen[w] {
+						seen[w] = true
+						m.index[w] = append(m.index[w], id)
+					}
+				}
+				for k := range v {
+					e := &v[k]
+					if e.slot < 0 {
+						e.filler = true
+						for _, w := range e.words {
+							e.filler = e.filler && m.fillers[w]
+						}
+						for _, ph := range e.phrases {
+							for _, w := range ph {
+								e.filler = e.filler && m.fillers[w]
+							}
+						}
+					}
+					for _, w := range e.words {
+						add(w)
+					}
+					for _, ph := range e.phrases {
+						for _, w := range ph {
+							add(w)
+						}
+					}
+					if e.slot >= 0 && m.slots[e.slot].kind == slotClosed {
+						for _, w := range m.slots[e.slot].firsts {
+							add(w)
+						}
+					}
+				}
+				if len(seen) == 0 {
+					return nil, fmt.Errorf("dialogue data %s: intent %s: pattern %q has neither a word that is not a filler nor a closed slot", lang, intent, text)
+				}
+			}
+		}
+	}
+	return m, nil
+}
+
+func checkRefs(seq []node, slots map[string][][]node) error {
+	refs := map[string]bool{}
+	collectRefs(seq, refs)
+	for name := range refs {
+		if _, ok := slots[name]; !ok {
+			return fmt.Errorf("unknown slot {%s}", name)
+		}
+	}
+	return nil
+}
+
+func collectRefs(seq []node, into map[string]bool) {
+	for _, n := range seq {
+		switch n.kind {
+		case nodeSlot:
+			into[n.slot] = true
+		case nodeOpt:
+			collectRefs(n.items, into)
+		case nodeAlt:
+			for _, a := range n.alts {
+				collectRefs(a, into)
+			}
+		}
+	}
+}
+
+// numberClasses sorts the number words into the classes the speech grammar
+// composes numbers from.
+func numberClasses(numbers map[string]int) map[string][]string {
+	out := map[string][]string{"num_unit": nil, "num_teen": nil, "num_tens": nil, "num_hundred": nil}
+	for w, v := range numbers {
+		switch {
+		case v >= 1 && v <= 9:
+			out["num_unit"] = append(out["num_unit"], w)
+		case v >= 20 && v < 100 && v%10 == 0:
+			out["num_tens"] = append(out["num_tens"], w)
+		case v >= 10 && v < 100:
+			out["num_teen"] = append(out["num_teen"], w)
+		case v >= 100 && v%100 == 0:
+			out["num_hundred"] = append(out["num_hundred"], w)
+		}
+	}
+	for _, ws := range out {
+		sort.Strings(ws)
+	}
+	return out
+}
+
+// Grammar returns the recognisable phrasings of one language ("en" or
+// "es") and the alternatives of every slot they reference, for building a
+// speech recognition grammar. Alternatives use the same syntax as patterns
+// and may reference other slots. Open slots (names, message bodies) list
+// examples only; unknown languages yield nothing.
+func Grammar(lang string) (patterns []Pattern, slots map[string][]string) {
+	ms, err := loadModels()
+	if err != nil {
+		return nil, nil
+	}
+	m, ok := ms[lang]
+	if !ok {
+		return nil, nil
+	}
+	patterns = append([]Pattern(nil), m.patterns...)
+	slots = make(map[string][]string, len(m.grammar))
+	for k, v := range m.grammar {
+		slots[k] = append([]string(nil), v...)
+	}
+	return patterns, slots
+}

@@ -1,0 +1,316 @@
+package dialogue
+
+import (
+	"math"
+	"strings"
+	"time"
+)
+
+// slotVal is the value a slot took in a query.
+type slotVal struct {
+	text string // canonical value of a closed slot, words of an open one, raw words of a typed one
+	num  int
+	when whenExpr
+	dur  time.Duration
+}
+
+type cand struct {
+	end int
+	val slotVal
+}
+
+// match is the best reading of a query.
+type match struct {
+	intent   string
+	cost     float32
+	literals int
+	slots    map[string]slotVal
+}
+
+// Costs of the alignment between a pattern and a query. The matcher is an
+// edit distance: extra words in the query and missing words of the pattern
+// cost something, fillers little, so free text still finds its pattern
+// while the closest pattern wins.
+const (
+	costSkipWord   = 1.0
+	costSkipFiller = 0.35
+	costMissWord   = 1.6
+	costMissFiller = 0.5
+	costMissSlot   = 1.1
+	costOpenWord   = 0.15
+	costShortWord  = 0.3
+)
+
+// queryCtx holds one query and the slot candidates found in it, computed
+// once per (slot, position) and shared by every pattern tried.
+type queryCtx struct {
+	m     *langModel
+	toks  []token
+	cands [][]cand
+	done  []bool
+}
+
+func newQueryCtx(m *langModel, toks []token) *queryCtx {
+	size := len(m.slots) * (len(toks) + 1)
+	return &queryCtx{m: m, toks: toks, cands: make([][]cand, size), done: make([]bool, size)}
+}
+
+func (q *queryCtx) slotCands(slot, j int) []cand {
+	k := slot*(len(q.toks)+1) + j
+	if q.done[k] {
+		return q.cands[k]
+	}
+	q.done[k] = true
+	def := q.m.slots[slot]
+	rest := q.toks[j:]
+	var out []cand
+	switch def.kind {
+	case slotClosed:
+		var b strings.Builder
+		for l := 1; l <= def.maxLen && l <= len(rest); l++ {
+			if l > 1 {
+				b.WriteByte(' ')
+			}
+			b.WriteString(rest[l-1].norm)
+			if v, ok := def.values[b.String()]; ok {
+				out = append(out, cand{end: j + l, val: slotVal{text: v}})
+			}
+		}
+	case slotTyped:
+		if v, n := q.m.parseTyped(def.typ, rest); n > 0 {
+			out = append(out, cand{end: j + n, val: v})
+		}
+	}
+	q.cands[k] = out
+	return out
+}
+
+// parseTyped runs the parser of a typed slot at rest[0].
+func (m *langModel) parseTyped(typ string, rest []token) (slotVal, int) {
+	var v slotVal
+	n := 0
+	switch typ {
+	case "time":
+		v.when, n = m.parseWhen(rest)
+	case "duration":
+		v.dur, n = m.parseDuration(rest)
+	case "number":
+		v.num, n = m.parseNumber(rest)
+	case "phone":
+		v.text, n = m.parsePhone(rest)
+	case "url":
+		v.text, n = m.parseURL(rest)
+	case "email":
+		v.text, n = m.parseEmail(rest)
+	}
+	if n > 0 && v.text == "" {
+		v.text = joinOrig(rest[:n])
+	}
+	return v, n
+}
+
+// understand finds the intent whose pattern reads the query best, or
+// returns ok == false when nothing fits.
+func (m *langModel) understand(toks []token) (match, bool) {
+	q := newQueryCtx(m, toks)
+	seen := make([]uint64, (len(m.variants)+63)/64)
+	var best match
+	bestCost := float32(math.Inf(1))
+	found := false
+	for _, t := range toks {
+		for _, id := range m.index[t.norm] {
+			if seen[id/64]&(1<<(id%64)) != 0 {
+				continue
+			}
+			seen[id/64] |= 1 << (id % 64)
+			r, ok := q.align(&m.variants[id], bestCost)
+			if !ok {
+				continue
+			}
+			if !found || r.cost < best.cost || r.cost == best.cost && r.literals > best.literals {
+				best, bestCost, found = r, r.cost, true
+			}
+		}
+	}
+	return best, found
+}
+
+// Back-pointer actions of the alignment.
+const (
+	actNone uint8 = iota
+	actSkipTok
+	actLit
+	actSkipElem
+	actSlot
+	actOpenStart
+	actOpenExt
+	actOpenClose
+)
+
+// align computes the cheapest alignment of one pattern variant with the
+// query. States are (pattern step i, query position j, inside an open
+// slot); an open slot absorbs words one at a time so long message bodies
+// stay linear. bound lets a pattern give up once it cannot beat the best.
+func (q *queryCtx) align(v *variant, bound float32) (match, bool) {
+	n, p := len(q.toks), len(v.elems)
+	cols := n + 1
+	size := (p + 1) * cols * 2
+	cost := make([]float32, size)
+	back := make([]int32, size)
+	act := make([]uint8, size)
+	cidx := make([]int16, size)
+	inf := float32(math.Inf(1))
+	for k := range cost {
+		cost[k] = inf
+	}
+	st := func(i, j, o int) int { return (i*cols+j)*2 + o }
+	relax := func(from, to int, c float32, a uint8, ci int) {
+		if nc := cost[from] + c; nc < cost[to] {
+			cost[to], back[to], act[to], cidx[to] = nc, int32(from), a, int16(ci)
+		}
+	}
+	cost[st(0, 0, 0)] = 0
+	for j := 0; j <= n; j++ {
+		for i := 0; i <= p; i++ {
+			from := st(i, j, 0)
+			if c := cost[from]; c < inf && c <= bound {
+				if j < n {
+					sc := float32(costSkipWord)
+					if q.m.fillers[q.toks[j].norm] {
+						sc = costSkipFiller
+					}
+					relax(from, st(i, j+1, 0), sc, actSkipTok, 0)
+				}
+				if i < p {
+					e := &v.elems[i]
+					if e.slot < 0 {
+						if j < n && containsWord(e.words, q.toks[j].norm) {
+							relax(from, st(i+1, j+1, 0), 0, actLit, 0)
+						}
+						for pi, ph := range e.phrases {
+							if phraseAt(q.toks[j:], ph) {
+								relax(from, st(i+1, j+len(ph), 0), 0, actLit, pi)
+							}
+						}
+						miss := float32(costMissWord)
+						if e.optional {
+							miss = 0
+						} else if e.filler {
+							miss = costMissFiller
+						}
+						relax(from, st(i+1, j, 0), miss, actSkipElem, 0)
+					} else {
+						miss := float32(costMissSlot)
+						if e.optional {
+							miss = 0
+						}
+						relax(from, st(i+1, j, 0), miss, actSkipElem, 0)
+						if q.m.slots[e.slot].kind == slotOpen {
+							if j < n {
+								relax(from, st(i, j+1, 1), q.m.slots[e.slot].perWord, actOpenStart, 0)
+							}
+						} else if j < n {
+							for ci, c := range q.slotCands(e.slot, j) {
+								relax(from, st(i+1, c.end, 0), 0, actSlot, ci)
+							}
+						}
+					}
+				}
+			}
+			from = st(i, j, 1)
+			if c := cost[from]; c < inf && c <= bound && i < p {
+				if j < n {
+					relax(from, st(i, j+1, 1), q.m.slots[v.elems[i].slot].perWord, actOpenExt, 0)
+				}
+				relax(from, st(i+1, j, 0), 0, actOpenClose, 0)
+			}
+		}
+	}
+	final := st(p, n, 0)
+	if cost[final] == inf || cost[final] > bound {
+		return match{}, false
+	}
+	r := match{intent: v.intent, cost: cost[final], slots: map[string]slotVal{}}
+	missed := 0
+	openEnd := -1
+	for s := final; s != st(0, 0, 0); s = int(back[s]) {
+		prev := int(back[s])
+		pi, pj := prev/2/cols, prev/2%cols
+		switch act[s] {
+		case actLit:
+			if !v.elems[pi].filler && !q.m.fillers[q.toks[pj].norm] || s/2%cols-pj > 1 {
+				r.literals++
+			}
+		case actSkipElem:
+			if e := v.elems[pi]; !e.optional && e.slot < 0 && !e.filler {
+				missed++
+			}
+		case actSlot:
+			c := q.slotCands(v.elems[pi].slot, pj)[cidx[s]]
+			def := q.m.slots[v.elems[pi].slot]
+			r.slots[def.name] = c.val
+			if def.kind == slotClosed {
+				// A closed slot anchors a pattern like a word does
+				// ("lights off", "louder").
+				r.literals++
+			}
+		case actOpenClose:
+			openEnd = s / 2 % cols
+		case actOpenStart:
+			if openEnd > pj {
+				words := q.toks[pj:openEnd]
+				r.slots[q.m.slots[v.elems[pi].slot].name] = slotVal{text: joinOrig(words)}
+			}
+			openEnd = -1
+		}
+	}
+	if r.literals == 0 || missed > r.literals {
+		return match{}, false
+	}
+	return r, true
+}
+
+func phraseAt(toks []token, phrase []string) bool {
+	if len(phrase) > len(toks) {
+		return false
+	}
+	for i, w := range phrase {
+		if toks[i].norm != w {
+			return false
+		}
+	}
+	return true
+}
+
+func containsWord(words []string, w string) bool {
+	for _, x := range words {
+		if x == w {
+			return true
+		}
+	}
+	return false
+}
+
+// findSlot looks for a value of one slot anywhere in a follow-up answer
+// ("seven am" after "For what time?"). Open slots take the whole answer.
+func (m *langModel) findSlot(name string, toks []token) (slotVal, bool) {
+	i, ok := m.slotIndex[name]
+	if !ok || len(toks) == 0 {
+		return slotVal{}, false
+	}
+	def := m.slots[i]
+	if def.kind == slotOpen {
+		return slotVal{text: joinOrig(toks)}, true
+	}
+	q := newQueryCtx(m, toks)
+	var best cand
+	bestStart := -1
+	for j := range toks {
+		for _, c := range q.slotCands(i, j) {
+			if bestStart < 0 || c.end-j > best.end-bestStart {
+				best, bestStart = c, j
+			}
+		}
+	}
+	return best.val, bestStart >= 0
+}

@@ -1,0 +1,99 @@
+package dialogue
+
+import (
+	"regexp"
+	"strings"
+)
+
+var (
+	phoneGroup = regexp.MustCompile(`^\+?[0-9][0-9\-]*$`)
+	urlToken   = regexp.MustCompile(`^(?:https?://)?(?:[a-z0-9](?:[a-z0-9\-]*[a-z0-9])?\.)+[a-z]{2,}(?:/[^\s]*)?$`)
+	emailToken = regexp.MustCompile(`^[a-z0-9._%+\-]+@(?:[a-z0-9\-]+\.)+[a-z]{2,}$`)
+	labelWord  = regexp.MustCompile(`^[a-z0-9\-]+$`)
+)
+
+// parsePhone reads a phone number given as digit groups ("555 1234",
+// "+34-600-123-456") or digit by digit in words ("five five five ...").
+func (m *langModel) parsePhone(toks []token) (string, int) {
+	var b strings.Builder
+	n := 0
+	for n < len(toks) && b.Len() < 20 {
+		w := toks[n].norm
+		if phoneGroup.MatchString(w) {
+			b.WriteString(strings.ReplaceAll(w, "-", ""))
+			n++
+			continue
+		}
+		if v, ok := m.numbers[w]; ok && v <= 9 {
+			b.WriteByte(byte('0' + v))
+			n++
+			continue
+		}
+		if m.timeWords.roleAt(toks[n:]) == roleOh {
+			b.WriteByte('0')
+			n++
+			continue
+		}
+		break
+	}
+	digitsOnly := strings.TrimPrefix(b.String(), "+")
+	if len(digitsOnly) < 3 {
+		return "", 0
+	}
+	return b.String(), n
+}
+
+// parseURL reads "example.com/path" or, spoken, "example dot com".
+func (m *langModel) parseURL(toks []token) (string, int) {
+	if len(toks) == 0 {
+		return "", 0
+	}
+	if urlToken.MatchString(toks[0].norm) {
+		return toks[0].norm, 1
+	}
+	host, n := m.spokenHost(toks)
+	if n == 0 {
+		return "", 0
+	}
+	return host, n
+}
+
+// spokenHost joins "example dot co dot uk" into "example.co.uk".
+func (m *langModel) spokenHost(toks []token) (string, int) {
+	parts := []string{}
+	n := 0
+	for n < len(toks) {
+		if !labelWord.MatchString(toks[n].norm) {
+			break
+		}
+		parts = append(parts, toks[n].norm)
+		n++
+		if n+1 < len(toks) && m.spoken[toks[n].norm] == "." {
+			n++
+			continue
+		}
+		break
+	}
+	if len(parts) < 2 || !urlToken.MatchString(strings.Join(parts, ".")) {
+		return "", 0
+	}
+	return strings.Join(parts, "."), n
+}
+
+// parseEmail reads "ana@example.com" or, spoken, "ana at example dot com".
+func (m *langModel) parseEmail(toks []token) (string, int) {
+	if len(toks) == 0 {
+		return "", 0
+	}
+	if emailToken.MatchString(toks[0].norm) {
+		return toks[0].norm, 1
+	}
+	if len(toks) < 4 || !labelWord.MatchString(toks[0].norm) || m.spoken[toks[1].norm] != "@" {
+		return "", 0
+	}
+	host, n := m.spokenHost(toks[2:])
+	if n == 0 {
+		return "", 0
+	}
+	return toks[0].norm + "@" + host, n + 2
+}

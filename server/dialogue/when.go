@@ -1,0 +1,653 @@
+package dialogue
+
+import (
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Roles of time words. The language files map their words and phrases to
+// these, so one parser reads "quarter past seven" and "las siete y cuarto".
+const (
+	roleAt         = "at"        // at, for, a las
+	roleOn         = "on"        // on (a weekday), el
+	roleIn         = "in"        // in, within, dentro de
+	roleAnd        = "and"       // and, y
+	roleHalf       = "half"      // half, media
+	roleQuarter    = "quarter"   // quarter, cuarto
+	rolePast       = "past"      // past, after
+	roleTo         = "to"        // to, menos
+	roleOclock     = "oclock"    // o'clock, en punto
+	roleOh         = "oh"        // the "oh" of "seven oh five"
+	roleAM         = "am"        // am, de la madrugada
+	rolePM         = "pm"        // pm
+	roleMorning    = "morning"   // in the morning, de la mañana
+	roleAfternoon  = "afternoon" // in the afternoon, de la tarde
+	roleEvening    = "evening"   // in the evening
+	roleNight      = "night"     // at night, de la noche
+	roleNoon       = "noon"      // noon, mediodía
+	roleMidnight   = "midnight"  // midnight, medianoche
+	roleToday      = "today"     // today, hoy
+	roleTonight    = "tonight"   // tonight, esta noche
+	roleTomorrow   = "tomorrow"  // tomorrow, mañana
+	roleDayAfter   = "dayafter"  // the day after tomorrow, pasado mañana
+	roleNext       = "next"      // next, próximo, que viene
+	roleSecond     = "second"    // units of durations
+	roleMinute     = "minute"    //
+	roleHour       = "hour"      //
+	roleDayUnit    = "day"       //
+	roleOne        = "one"       // the article of "an hour"
+	roleHalfHour   = "halfhour"  // half an hour, media hora
+	roleQuarterHr  = "quarterhour"
+	roleAndHalf    = "andhalf" // and a half
+	roleWeekdayPfx = "wd_"     // wd_monday ... wd_sunday
+)
+
+var knownRoles = map[string]bool{
+	roleAt: true, roleOn: true, roleIn: true, roleAnd: true, roleHalf: true, roleQuarter: true,
+	rolePast: true, roleTo: true, roleOclock: true, roleOh: true, roleAM: true, rolePM: true,
+	roleMorning: true, roleAfternoon: true, roleEvening: true, roleNight: true, roleNoon: true,
+	roleMidnight: true, roleToday: true, roleTonight: true, roleTomorrow: true, roleDayAfter: true,
+	roleNext: true, roleSecond: true, roleMinute: true, roleHour: true, roleDayUnit: true,
+	roleOne: true, roleHalfHour: true, roleQuarterHr: true, roleAndHalf: true,
+	"wd_monday": true, "wd_tuesday": true, "wd_wednesday": true, "wd_thursday": true,
+	"wd_friday": true, "wd_saturday": true, "wd_sunday": true,
+}
+
+var knownParsers = map[string]bool{"time": true, "duration": true, "number": true, "phone": true, "url": true, "email": true}
+
+// phraseTable finds the longest time phrase starting at a token.
+type phraseTable struct {
+	byFirst map[string][]phrase // longest first
+}
+
+type phrase struct {
+	words []string
+	role  string
+}
+
+func newPhraseTable(roles map[string]string) phraseTable {
+	t := phraseTable{byFirst: map[string][]phrase{}}
+	for p, role := range roles {
+		words := strings.Fields(p)
+		if len(words) == 0 {
+			continue
+		}
+		t.byFirst[words[0]] = append(t.byFirst[words[0]], phrase{words: words, role: role})
+	}
+	for k, ps := range t.byFirst {
+		for i := 1; i < len(ps); i++ {
+			for j := i; j > 0 && len(ps[j].words) > len(ps[j-1].words); j-- {
+				ps[j], ps[j-1] = ps[j-1], ps[j]
+			}
+		}
+		t.byFirst[k] = ps
+	}
+	return t
+}
+
+// match returns the role of the longest phrase at toks[0] and its length.
+func (t phraseTable) match(toks []token) (string, int) {
+	if len(toks) == 0 {
+		return "", 0
+	}
+next:
+	for _, p := range t.byFirst[toks[0].norm] {
+		if len(p.words) > len(toks) {
+			continue
+		}
+		for i, w := range p.words {
+			if toks[i].norm != w {
+				continue next
+			}
+		}
+		return p.role, len(p.words)
+	}
+	return "", 0
+}
+
+func (t phraseTable) roleAt(toks []token) string {
+	r, _ := t.match(toks)
+	return r
+}
+
+type dayKind int
+
+const (
+	dayNone dayKind = iota
+	dayToday
+	dayTomorrow
+	dayAfter
+	dayWeekday
+)
+
+// whenExpr is a parsed time expression, still relative to "now".
+type whenExpr struct {
+	day      dayKind
+	weekday  time.Weekday
+	next     bool
+	hasClock bool
+	hour     int
+	minute   int
+	mer      string // roleAM, rolePM, roleMorning ... or ""
+	hasRel   bool
+	rel      time.Duration
+}
+
+func (w whenExpr) empty() bool { return w.day == dayNone && !w.hasClock && !w.hasRel && w.mer == "" }
+
+// complete reports whether the expression names an instant (not just a day).
+func (w whenExpr) complete() bool { return w.hasClock || w.hasRel }
+
+// merge fills the parts w lacks from other: "tomorrow" then "at nine".
+func (w whenExpr) merge(other whenExpr) whenExpr {
+	if other.hasRel {
+		return other
+	}
+	if other.day != dayNone {
+		w.day, w.weekday, w.next = other.day, other.weekday, other.next
+	}
+	if other.hasClock {
+		w.hasClock, w.hour, w.minute = true, other.hour, other.minute
+		w.mer = other.mer
+	} else if other.mer != "" {
+		w.mer = other.mer
+	}
+	return w
+}
+
+var (
+	clockDigits = regexp.MustCompile(`^([0-9]{1,2})(?:[:.h]([0-9]{2}))?(am|pm|a\.m\.|p\.m\.|h)?$`)
+	durDigits   = regexp.MustCompile(`^([0-9]{1,4})(s|sec|secs|seg|m|min|mins|h|hr|hrs)$`)
+)
+
+// parseWhen reads a time expression at toks[0]: "tomorrow at 9",
+// "quarter past seven", "el viernes a las ocho", "in 10 minutes". It
+// returns the expression and the tokens it used (0 when none).
+func (m *langModel) parseWhen(toks []token) (whenExpr, int) {
+	var w whenExpr
+	i, end := 0, 0
+	for i < len(toks) && i < 16 {
+		role, n := m.timeWords.match(toks[i:])
+		switch {
+		case role == roleToday || role == roleTomorrow || role == roleDayAfter || role == roleTonight:
+			if w.day != dayNone {
+				return w, end
+			}
+			switch role {
+			case roleToday:
+				w.day = dayToday
+			case roleTonight:
+				w.day = dayToday
+				if w.mer == "" {
+					w.mer = roleNight
+				}
+			case roleTomorrow:
+				w.day = dayTomorrow
+			default:
+				w.day = dayAfter
+			}
+			i += n
+			end = i
+		case strings.HasPrefix(role, roleWeekdayPfx):
+			if w.day != dayNone {
+				return w, end
+			}
+			w.day, w.weekday = dayWeekday, weekdayOf(role)
+			i += n
+			end = i
+			if r, k := m.timeWords.match(toks[i:]); r == roleNext {
+				w.next = true
+				i += k
+				end = i
+			}
+		case role == roleOn || role == roleNext:
+			if role == roleNext {
+				w.next = true
+			}
+			i += n
+		case role == roleAt:
+			if !w.hasClock {
+				if c, k := m.parseClock(toks[i+n:]); k > 0 {
+					w.setClock(c)
+					i += n + k
+					end = i
+					continue
+				}
+			}
+			if w.empty() {
+				if d, k := m.parseDuration(toks[i+n:]); k > 0 {
+					w.hasRel, w.rel = true, d
+					return w, i + n + k
+				}
+			}
+			return w, end
+		case role == roleIn:
+			if w.empty() {
+				if d, k := m.parseDuration(toks[i+n:]); k > 0 {
+					w.hasRel, w.rel = true, d
+					return w, i + n + k
+				}
+			}
+			return w, end
+		case role == roleAM || role == rolePM || role == roleMorning || role == roleAfternoon || role == roleEvening || role == roleNight:
+			if w.mer != "" && w.mer != roleNight {
+				return w, end
+			}
+			w.mer = role
+			i += n
+			end = i
+		case role == roleNoon || role == roleMidnight:
+			if w.hasClock {
+				return w, end
+			}
+			c, k := m.parseClock(toks[i:])
+			w.setClock(c)
+			i += k
+			end = i
+		default:
+			if w.hasClock {
+				return w, end
+			}
+			c, k := m.parseClock(toks[i:])
+			if k == 0 {
+				return w, end
+			}
+			w.setClock(c)
+			i += k
+			end = i
+		}
+	}
+	return w, end
+}
+
+type clock struct {
+	hour, minute int
+	mer          string
+}
+
+func (w *whenExpr) setClock(c clock) {
+	w.hasClock, w.hour, w.minute = true, c.hour, c.minute
+	if c.mer != "" {
+		w.mer = c.mer
+	}
+}
+
+// parseClock reads a time of day: "19:45", "7pm", "seven thirty",
+// "half past seven", "ten to eight", "siete y media", "ocho menos cuarto",
+// "noon".
+func (m *langModel) parseClock(toks []token) (clock, int) {
+	if len(toks) == 0 {
+		return clock{}, 0
+	}
+	role, n := m.timeWords.match(toks)
+	switch role {
+	case roleNoon:
+		return clock{hour: 12, mer: rolePM}, n
+	case roleMidnight:
+		return clock{hour: 0, mer: roleAM}, n
+	case roleHalf, roleQuarter:
+		mins := 30
+		if role == roleQuarter {
+			mins = 15
+		}
+		r2, k := m.timeWords.match(toks[n:])
+		if r2 == rolePast || r2 == roleTo {
+			if h, hn := m.parseHour(toks[n+k:]); hn > 0 {
+				if r2 == roleTo {
+					return clock{hour: (h + 23) % 24, minute: 60 - mins}, n + k + hn
+				}
+				return clock{hour: h, minute: mins}, n + k + hn
+			}
+		}
+		return clock{}, 0
+	}
+	if sm := clockDigits.FindStringSubmatch(toks[0].norm); sm != nil {
+		h, _ := strconv.Atoi(sm[1])
+		mins := 0
+		if sm[2] != "" {
+			mins, _ = strconv.Atoi(sm[2])
+		}
+		if h > 24 || mins > 59 {
+			return clock{}, 0
+		}
+		c := clock{hour: h % 24, minute: mins}
+		switch sm[3] {
+		case "am", "a.m.":
+			c.mer = roleAM
+		case "pm", "p.m.":
+			c.mer = rolePM
+		case "":
+			if sm[2] == "" {
+				// A bare number: maybe a count ("10 minutes") or minutes
+				// ("ten past seven"), handled below like a word.
+				return m.clockFromNumber(toks)
+			}
+		}
+		if sm[2] != "" || sm[3] != "" {
+			if m.unitAfter(toks[1:]) {
+				return clock{}, 0
+			}
+			return c, 1
+		}
+	}
+	return m.clockFromNumber(toks)
+}
+
+// clockFromNumber handles clocks that start with a number.
+func (m *langModel) clockFromNumber(toks []token) (clock, int) {
+	v, n := m.parseNumber(toks)
+	if n == 0 || v > 59 {
+		return clock{}, 0
+	}
+	rest := toks[n:]
+	if m.unitAfter(rest) {
+		return clock{}, 0
+	}
+	role, k := m.timeWords.match(rest)
+	switch role {
+	case roleOclock:
+		if v <= 24 {
+			return clock{hour: v % 24}, n + k
+		}
+	case rolePast:
+		if h, hn := m.parseHour(rest[k:]); hn > 0 {
+			return clock{hour: h, minute: v}, n + k + hn
+		}
+	case roleTo:
+		// "ten to eight" (minutes first) or "ocho menos cuarto" (hour first).
+		if h, hn := m.parseHour(rest[k:]); hn > 0 && v <= 30 {
+			return clock{hour: (h + 23) % 24, minute: 60 - v}, n + k + hn
+		}
+		if v <= 24 {
+			after := rest[k:]
+			if r2, k2 := m.timeWords.match(after); r2 == roleQuarter {
+				return clock{hour: (v + 23) % 24, minute: 45}, n + k + k2
+			}
+			if mins, mn := m.parseNumber(after); mn > 0 && mins > 0 && mins < 60 && !m.unitAfter(after[mn:]) {
+				return clock{hour: (v + 23) % 24, minute: 60 - mins}, n + k + mn
+			}
+		}
+	case roleAndHalf:
+		// "siete y media" reads as one phrase.
+		if v <= 24 {
+			return clock{hour: v % 24, minute: 30}, n + k
+		}
+	case roleAnd:
+		if v <= 24 {
+			after := rest[k:]
+			r2, k2 := m.timeWords.match(after)
+			switch r2 {
+			case roleHalf:
+				return clock{hour: v % 24, minute: 30}, n + k + k2
+			case roleQuarter:
+				return clock{hour: v % 24, minute: 15}, n + k + k2
+			}
+			if mins, mn := m.parseNumber(after); mn > 0 && mins < 60 && !m.unitAfter(after[mn:]) {
+				return clock{hour: v % 24, minute: mins}, n + k + mn
+			}
+		}
+	case roleOh:
+		if mins, mn := m.parseNumber(rest[k:]); mn > 0 && mins < 10 && v <= 24 {
+			return clock{hour: v % 24, minute: mins}, n + k + mn
+		}
+	}
+	if v > 24 {
+		return clock{}, 0
+	}
+	// "seven thirty", "7 45".
+	if mins, mn := m.parseNumber(rest); mn > 0 && mins >= 10 && mins < 60 && !m.unitAfter(rest[mn:]) {
+		return clock{hour: v % 24, minute: mins}, n + mn
+	}
+	return clock{hour: v % 24}, n
+}
+
+// parseHour reads the hour after "past" or "to".
+func (m *langModel) parseHour(toks []token) (int, int) {
+	if role, n := m.timeWords.match(toks); role == roleNoon {
+		return 12, n
+	} else if role == roleMidnight {
+		return 0, n
+	}
+	if len(toks) > 0 {
+		if h, ok := digits(toks[0].norm); ok && h <= 24 {
+			return h % 24, 1
+		}
+	}
+	v, n := m.parseNumber(toks)
+	if n == 0 || v > 24 {
+		return 0, 0
+	}
+	return v % 24, n
+}
+
+func (m *langModel) unitAfter(toks []token) bool {
+	switch m.timeWords.roleAt(toks) {
+	case roleSecond, roleMinute, roleHour, roleDayUnit:
+		return true
+	}
+	return false
+}
+
+// parseDuration reads "10 minutes", "an hour and a half", "media hora",
+// "2 hours 30 minutes", "90s".
+func (m *langModel) parseDuration(toks []token) (time.Duration, int) {
+	var total time.Duration
+	i := 0
+	for parts := 0; i < len(toks) && parts < 4; parts++ {
+		role, n := m.timeWords.match(toks[i:])
+		if role == roleHalfHour {
+			total += 30 * time.Minute
+			i += n
+			continue
+		}
+		if role == roleQuarterHr {
+			total += 15 * time.Minute
+			i += n
+			continue
+		}
+		if sm := durDigits.FindStringSubmatch(toks[i].norm); sm != nil {
+			v, _ := strconv.Atoi(sm[1])
+			total += time.Duration(v) * unitOfSuffix(sm[2])
+			i++
+			continue
+		}
+		count, cn := 0, 0
+		if role == roleOne {
+			count, cn = 1, n
+		} else if v, k := m.parseNumber(toks[i:]); k > 0 {
+			count, cn = v, k
+		}
+		// "hora y media" omits the count.
+		unitRole, un := m.timeWords.match(toks[i+cn:])
+		unit := unitOfRole(unitRole)
+		if unit == 0 {
+			break
+		}
+		if cn == 0 {
+			after, _ := m.timeWords.match(toks[i+un:])
+			if after != roleAndHalf && after != roleAnd {
+				break
+			}
+			count = 1
+		}
+		total += time.Duration(count) * unit
+		i += cn + un
+		// "and a half", "y media".
+		if r, k := m.timeWords.match(toks[i:]); r == roleAndHalf {
+			total += unit / 2
+			i += k
+		} else if r == roleAnd {
+			if r2, k2 := m.timeWords.match(toks[i+k:]); r2 == roleHalf {
+				total += unit / 2
+				i += k + k2
+			} else if r2 == roleQuarter {
+				total += unit / 4
+				i += k + k2
+			}
+		}
+		// "two hours and ten minutes": skip the joining "and".
+		if r, k := m.timeWords.match(toks[i:]); r == roleAnd {
+			if _, k2 := m.parseDuration(toks[i+k:]); k2 > 0 {
+				i += k
+			}
+		}
+	}
+	if total <= 0 {
+		return 0, 0
+	}
+	return total, i
+}
+
+func unitOfRole(role string) time.Duration {
+	switch role {
+	case roleSecond:
+		return time.Second
+	case roleMinute:
+		return time.Minute
+	case roleHour:
+		return time.Hour
+	case roleDayUnit:
+		return 24 * time.Hour
+	}
+	return 0
+}
+
+func unitOfSuffix(s string) time.Duration {
+	switch s {
+	case "s", "sec", "secs", "seg":
+		return time.Second
+	case "m", "min", "mins":
+		return time.Minute
+	}
+	return time.Hour
+}
+
+func weekdayOf(role string) time.Weekday {
+	switch role {
+	case "wd_monday":
+		return time.Monday
+	case "wd_tuesday":
+		return time.Tuesday
+	case "wd_wednesday":
+		return time.Wednesday
+	case "wd_thursday":
+		return time.Thursday
+	case "wd_friday":
+		return time.Friday
+	case "wd_saturday":
+		return time.Saturday
+	}
+	return time.Sunday
+}
+
+// resolve turns the expression into an instant in loc. Days are counted on
+// the calendar (AddDate on the local date), never as 24-hour steps, so a
+// daylight-saving change between now and then keeps the wall-clock time.
+//
+// An hour without am/pm means the next such hour to come today or
+// tomorrow ("at 7" at 10:00 is 19:00). With an explicit day, 1 to 5 mean
+// the afternoon and 6 to 11 the morning, as people say them.
+func (w whenExpr) resolve(now time.Time, loc *time.Location) time.Time {
+	if w.hasRel {
+		return now.Add(w.rel)
+	}
+	local := now.In(loc)
+	y, mo, d := local.Date()
+	offset := 0
+	switch w.day {
+	case dayTomorrow:
+		offset = 1
+	case dayAfter:
+		offset = 2
+	case dayWeekday:
+		offset = (int(w.weekday) - int(local.Weekday()) + 7) % 7
+		if offset == 0 && w.next {
+			offset = 7
+		}
+	}
+	hour, minute := w.hour, w.minute
+	if !w.hasClock {
+		hour = defaultHour(w.mer)
+	}
+	at := func(off, h int) time.Time { return time.Date(y, mo, d+off, h, minute, 0, 0, loc) }
+	explicitDay := w.day != dayNone && w.day != dayToday
+	switch {
+	case hour > 12 || hour == 0 && w.mer == "":
+		// 24-hour clock: exact.
+	case w.mer == roleAM || w.mer == roleMorning:
+		if hour == 12 {
+			hour = 0
+		}
+	case w.mer == rolePM || w.mer == roleAfternoon || w.mer == roleEvening:
+		if hour < 12 {
+			hour += 12
+		}
+	case w.mer == roleNight:
+		if hour >= 6 && hour < 12 {
+			hour += 12
+		} else if hour == 12 {
+			hour = 0
+		}
+	case explicitDay:
+		if hour >= 1 && hour <= 5 {
+			hour += 12
+		}
+	default:
+		// Ambiguous hour, no day: the next one to come.
+		for off := 0; off <= 1; off++ {
+			for _, h := range []int{hour % 12, hour%12 + 12} {
+				if t := at(off, h); t.After(now) {
+					return t
+				}
+			}
+		}
+	}
+	t := at(offset, hour)
+	if !t.After(now) {
+		switch {
+		case w.day == dayNone:
+			t = at(offset+1, hour)
+		case w.day == dayWeekday && offset == 0:
+			t = at(7, hour)
+		}
+	}
+	return t
+}
+
+// date resolves the day an expression names (for forecasts and events).
+func (w whenExpr) date(now time.Time, loc *time.Location) time.Time {
+	if w.hasRel {
+		return now.Add(w.rel).In(loc)
+	}
+	local := now.In(loc)
+	y, mo, d := local.Date()
+	switch w.day {
+	case dayTomorrow:
+		d++
+	case dayAfter:
+		d += 2
+	case dayWeekday:
+		off := (int(w.weekday) - int(local.Weekday()) + 7) % 7
+		if off == 0 && w.next {
+			off = 7
+		}
+		d += off
+	}
+	return time.Date(y, mo, d, 12, 0, 0, 0, loc)
+}
+
+func defaultHour(mer string) int {
+	switch mer {
+	case roleMorning, roleAM:
+		return 9
+	case roleAfternoon, rolePM:
+		return 15
+	case roleEvening:
+		return 19
+	case roleNight:
+		return 21
+	}
+	return 9
+}

@@ -262,7 +262,7 @@ func (m *contentModel) itemVector(sub Subject) (termVector, int32, error) {
 }
 
 // scoreItems accumulates cosines through the inverted index.
-func (m *contentModel) scoreItems(v termVector, self int32, q Query) []Scored {
+func (m *contentModel) scoreItems(v termVector, self int32) scoring {
 	acc := make([]float64, len(m.S.ItemIDs))
 	for k, t := range v.Idx {
 		for _, p := range m.postings[t] {
@@ -270,12 +270,12 @@ func (m *contentModel) scoreItems(v termVector, self int32, q Query) []Scored {
 		}
 	}
 	return scoring{ids: m.S.ItemIDs, self: self, unit: func(c float64) float64 { return max(c, 0) },
-		raw: func(i int32) float64 { return acc[i] }}.top(q)
+		raw: func(i int32) float64 { return acc[i] }}
 }
 
-func (m *contentModel) scoreUsers(v termVector, self int32, q Query) []Scored {
+func (m *contentModel) scoreUsers(v termVector, self int32) scoring {
 	return scoring{ids: m.S.UserIDs, self: self, unit: func(c float64) float64 { return max(c, 0) },
-		raw: func(u int32) float64 { return sparseDot(v, m.profiles[u]) }}.top(q)
+		raw: func(u int32) float64 { return sparseDot(v, m.profiles[u]) }}
 }
 
 func sparseDot(a, b termVector) float64 {
@@ -296,36 +296,46 @@ func sparseDot(a, b termVector) float64 {
 	return s
 }
 
-func (m *contentModel) ItemsForUser(user Subject, q Query) ([]Scored, error) {
-	v, _, err := m.userVector(user)
-	if err != nil {
-		return nil, err
+func (m *contentModel) score(kind queryKind, sub Subject) (scoring, error) {
+	var (
+		v    termVector
+		self int32
+		err  error
+	)
+	if kind == itemsForUser || kind == similarUsers {
+		v, self, err = m.userVector(sub)
+	} else {
+		v, self, err = m.itemVector(sub)
 	}
-	return m.scoreItems(v, -1, q), nil
+	if err != nil {
+		return scoring{}, err
+	}
+	switch kind {
+	case itemsForUser:
+		return m.scoreItems(v, -1), nil
+	case usersForItem:
+		return m.scoreUsers(v, -1), nil
+	case similarItems:
+		return m.scoreItems(v, self), nil
+	default:
+		return m.scoreUsers(v, self), nil
+	}
+}
+
+func (m *contentModel) ItemsForUser(user Subject, q Query) ([]Scored, error) {
+	return recommend(m, itemsForUser, user, q)
 }
 
 func (m *contentModel) UsersForItem(item Subject, q Query) ([]Scored, error) {
-	v, _, err := m.itemVector(item)
-	if err != nil {
-		return nil, err
-	}
-	return m.scoreUsers(v, -1, q), nil
+	return recommend(m, usersForItem, item, q)
 }
 
 func (m *contentModel) SimilarItems(item Subject, q Query) ([]Scored, error) {
-	v, self, err := m.itemVector(item)
-	if err != nil {
-		return nil, err
-	}
-	return m.scoreItems(v, self, q), nil
+	return recommend(m, similarItems, item, q)
 }
 
 func (m *contentModel) SimilarUsers(user Subject, q Query) ([]Scored, error) {
-	v, self, err := m.userVector(user)
-	if err != nil {
-		return nil, err
-	}
-	return m.scoreUsers(v, self, q), nil
+	return recommend(m, similarUsers, user, q)
 }
 
 func (m *contentModel) Save(w io.Writer) error { return writeModel(w, ContentBased, &m.S) }

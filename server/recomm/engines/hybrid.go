@@ -12,11 +12,11 @@ import (
 // Hybrid defaults, tuned on a validation split of MovieLens latest-small carved from the training
 // part (see package evaluate).
 const (
-	hybridFactors         = 32
+	hybridFactors         = 64
 	hybridIterations      = 15
-	hybridRegularization  = 20.0
+	hybridRegularization  = 0.3
 	hybridAlpha           = 1.0
-	hybridAttributeWeight = 10.0
+	hybridAttributeWeight = 20.0
 	hybridCGSteps         = 3
 	hybridMapRidge        = 1.0
 )
@@ -24,7 +24,7 @@ const (
 // hybridModel is implicit-feedback matrix factorisation (iALS, Hu-Koren-Volinsky confidence
 // c = 1 + alpha*weight*value, solved row by row with warm-started conjugate gradient) joined with the
 // numerical and categorical attributes: each factor vector is regularised toward a linear map of its
-// entity's attribute features, λ‖x‖² + β‖x − Aᵀf‖², and the map A is refit by ridge regression after
+// entity's attribute features, λ(1+n)‖x‖² + β‖x − Aᵀf‖² (n the row's interactions), and the map A is refit by ridge regression after
 // every sweep. Negative interactions become preference 0 with their own confidence. An entity the
 // model has not seen gets Aᵀf from its attributes (the mean vector when it has none), or a fold-in
 // solve when the caller passes its interaction history.
@@ -197,9 +197,13 @@ func sweep(self, other *alsSide, g []float64, k int, lambda, alpha, beta float64
 		if beta > 0 {
 			prior = self.prior[r*k : (r+1)*k]
 		}
-		solveCG(self.x[r*k:(r+1)*k], g, other.x, cols, net, k, lambda, alpha, beta, prior, steps, scratch[w])
+		solveCG(self.x[r*k:(r+1)*k], g, other.x, cols, net, k, rowLambda(lambda, len(cols)), alpha, beta, prior, steps, scratch[w])
 	})
 }
+
+// rowLambda is the weighted-λ regularisation of ALS-WR (Zhou et al. 2008): a row with more
+// interactions is regularised more, which keeps one λ right for small and large catalogs.
+func rowLambda(lambda float64, n int) float64 { return lambda * float64(1+n) }
 
 // solveCG improves x toward the solution of
 // (G + Σ (c_j−1) y_j y_jᵀ + (λ+β) I) x = Σ c_j p_j y_j + β·prior
@@ -322,7 +326,7 @@ func (m *hybridModel) vector(sub Subject, isUser bool) ([]float64, int32, error)
 	a := append([]float64(nil), g...)
 	b := make([]float64, k)
 	for c := range k {
-		a[c*k+c] += s.Lambda + s.Beta
+		a[c*k+c] += rowLambda(s.Lambda, len(cols)) + s.Beta
 		b[c] = s.Beta * prior[c]
 	}
 	for j, c := range cols {
@@ -387,35 +391,31 @@ func (m *hybridModel) side(users bool) (ids []string, x []float32, norms []float
 }
 
 // byDot scores one side by dot product with v.
-func (m *hybridModel) byDot(v []float64, users bool, q Query) []Scored {
+func (m *hybridModel) byDot(v []float64, users bool) scoring {
 	ids, x, norms := m.side(users)
 	k := m.S.K
-	sc := scoring{ids: ids, self: -1, unit: preferenceUnit,
+	return scoring{ids: ids, self: -1, unit: preferenceUnit, sim: m.cosine(x, norms),
 		raw: func(i int32) float64 { return dot32(x[int(i)*k:int(i+1)*k], v) }}
-	return m.diversify(sc, x, norms, q)
 }
 
 // byCosine scores one side by cosine with v, leaving self out.
-func (m *hybridModel) byCosine(v []float64, self int32, users bool, q Query) []Scored {
+func (m *hybridModel) byCosine(v []float64, self int32, users bool) scoring {
 	ids, x, norms := m.side(users)
 	k := m.S.K
 	nv := norm(v)
-	sc := scoring{ids: ids, self: self, unit: func(c float64) float64 { return max(c, 0) },
+	return scoring{ids: ids, self: self, unit: func(c float64) float64 { return max(c, 0) }, sim: m.cosine(x, norms),
 		raw: func(i int32) float64 {
 			if nv == 0 || norms[i] == 0 {
 				return 0
 			}
 			return dot32(x[int(i)*k:int(i+1)*k], v) / (nv * norms[i])
 		}}
-	return m.diversify(sc, x, norms, q)
 }
 
-func (m *hybridModel) diversify(sc scoring, x []float32, norms []float64, q Query) []Scored {
-	if q.Diversity <= 0 {
-		return sc.top(q)
-	}
+// cosine is the factor similarity MMR diversity uses.
+func (m *hybridModel) cosine(x []float32, norms []float64) func(a, b int32) float64 {
 	k := m.S.K
-	sc.sim = func(a, b int32) float64 {
+	return func(a, b int32) float64 {
 		if norms[a] == 0 || norms[b] == 0 {
 			return 0
 		}
@@ -425,39 +425,40 @@ func (m *hybridModel) diversify(sc scoring, x []float32, norms []float64, q Quer
 		}
 		return s / (norms[a] * norms[b])
 	}
-	return sc.mmr(q)
+}
+
+func (m *hybridModel) score(kind queryKind, sub Subject) (scoring, error) {
+	subjectIsUser := kind == itemsForUser || kind == similarUsers
+	v, self, err := m.vector(sub, subjectIsUser)
+	if err != nil {
+		return scoring{}, err
+	}
+	switch kind {
+	case itemsForUser:
+		return m.byDot(v, false), nil
+	case usersForItem:
+		return m.byDot(v, true), nil
+	case similarItems:
+		return m.byCosine(v, self, false), nil
+	default:
+		return m.byCosine(v, self, true), nil
+	}
 }
 
 func (m *hybridModel) ItemsForUser(user Subject, q Query) ([]Scored, error) {
-	v, _, err := m.vector(user, true)
-	if err != nil {
-		return nil, err
-	}
-	return m.byDot(v, false, q), nil
+	return recommend(m, itemsForUser, user, q)
 }
 
 func (m *hybridModel) UsersForItem(item Subject, q Query) ([]Scored, error) {
-	v, _, err := m.vector(item, false)
-	if err != nil {
-		return nil, err
-	}
-	return m.byDot(v, true, q), nil
+	return recommend(m, usersForItem, item, q)
 }
 
 func (m *hybridModel) SimilarItems(item Subject, q Query) ([]Scored, error) {
-	v, self, err := m.vector(item, false)
-	if err != nil {
-		return nil, err
-	}
-	return m.byCosine(v, self, false, q), nil
+	return recommend(m, similarItems, item, q)
 }
 
 func (m *hybridModel) SimilarUsers(user Subject, q Query) ([]Scored, error) {
-	v, self, err := m.vector(user, true)
-	if err != nil {
-		return nil, err
-	}
-	return m.byCosine(v, self, true, q), nil
+	return recommend(m, similarUsers, user, q)
 }
 
 func (m *hybridModel) Save(w io.Writer) error { return writeModel(w, Hybrid, &m.S) }

@@ -97,20 +97,33 @@ func (m *popularModel) users(self int32) scoring {
 		unit: func(r float64) float64 { return r / m.S.UserMax }}
 }
 
-func (m *popularModel) ItemsForUser(_ Subject, q Query) ([]Scored, error) {
-	return m.items(-1).top(q), nil
+func (m *popularModel) score(kind queryKind, sub Subject) (scoring, error) {
+	switch kind {
+	case itemsForUser:
+		return m.items(-1), nil
+	case usersForItem:
+		return m.users(-1), nil
+	case similarItems:
+		return m.items(lookup(m.S.ItemIDs, sub.ID)), nil
+	default:
+		return m.users(lookup(m.S.UserIDs, sub.ID)), nil
+	}
 }
 
-func (m *popularModel) UsersForItem(_ Subject, q Query) ([]Scored, error) {
-	return m.users(-1).top(q), nil
+func (m *popularModel) ItemsForUser(user Subject, q Query) ([]Scored, error) {
+	return recommend(m, itemsForUser, user, q)
+}
+
+func (m *popularModel) UsersForItem(item Subject, q Query) ([]Scored, error) {
+	return recommend(m, usersForItem, item, q)
 }
 
 func (m *popularModel) SimilarItems(item Subject, q Query) ([]Scored, error) {
-	return m.items(lookup(m.S.ItemIDs, item.ID)).top(q), nil
+	return recommend(m, similarItems, item, q)
 }
 
 func (m *popularModel) SimilarUsers(user Subject, q Query) ([]Scored, error) {
-	return m.users(lookup(m.S.UserIDs, user.ID)).top(q), nil
+	return recommend(m, similarUsers, user, q)
 }
 
 func (m *popularModel) Save(w io.Writer) error { return writeModel(w, Popular, &m.S) }

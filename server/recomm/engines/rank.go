@@ -208,3 +208,31 @@ func (s scoring) mmr(q Query) []Scored {
 	}
 	return s.results(page)
 }
+
+// queryKind is one of the four recommendation directions.
+type queryKind int
+
+const (
+	itemsForUser queryKind = iota
+	usersForItem
+	similarItems
+	similarUsers
+)
+
+// scorer is implemented by every model: it scores all entities of the answer side for a subject.
+type scorer interface {
+	score(kind queryKind, sub Subject) (scoring, error)
+}
+
+// recommend ranks a scorer's answer with the query: MMR when diversity is asked and the engine gives
+// a similarity, plain top-k otherwise.
+func recommend(m scorer, kind queryKind, sub Subject, q Query) ([]Scored, error) {
+	sc, err := m.score(kind, sub)
+	if err != nil {
+		return nil, err
+	}
+	if q.Diversity > 0 && sc.sim != nil {
+		return sc.mmr(q), nil
+	}
+	return sc.top(q), nil
+}

@@ -126,7 +126,8 @@ func newFetcher(cfg Config) *fetcher {
 			return fmt.Errorf("more than %d redirects", maxRedirects)
 		}
 		if err := f.allow.checkURL(req.URL); err != nil {
-			return fmt.Errorf("redirect refused: %w", err)
+			ae, _ := apierr.As(err)
+			return fmt.Errorf("redirect to %s refused: %s", req.URL.Redacted(), ae.Description)
 		}
 		return nil
 	}
@@ -165,12 +166,9 @@ func (f *fetcher) fetch(ctx context.Context, u *url.URL) ([]byte, error) {
 }
 
 func (f *fetcher) explain(ctx context.Context, u *url.URL, err error) error {
-	var ae *apierr.Error
 	switch {
 	case errors.Is(ctx.Err(), context.DeadlineExceeded):
 		return fmt.Errorf("fetching %s took longer than the limit of %s", u.Redacted(), f.timeout)
-	case errors.As(err, &ae):
-		return fmt.Errorf("fetching %s: %s", u.Redacted(), ae.Description)
 	case errors.Is(err, errLinkLocal):
 		return fmt.Errorf("fetching %s: %w", u.Redacted(), errLinkLocal)
 	case errors.Is(err, context.Canceled):

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"strings"
 	"sync"
 	"time"
 
@@ -299,15 +300,23 @@ func (s *Service) save(userID int64, fixes []fix, places []Place) error {
 			return fmt.Errorf("tracking: save: %w", err)
 		}
 	}
-	ins, err := tx.PrepareContext(s.ctx, `INSERT INTO tracking_points(user_id, seq, stamp, latitude, longitude, time_zone, accuracy, speed)
-		VALUES(?, ?, ?, ?, ?, ?, ?, ?)`)
-	if err != nil {
-		return fmt.Errorf("tracking: save: %w", err)
-	}
-	defer ins.Close()
-	for i, f := range fixes {
-		p := f.point
-		if _, err := ins.ExecContext(s.ctx, userID, i, p.Stamp, p.Latitude, p.Longitude, p.TimeZone, p.Accuracy, p.Speed); err != nil {
+	// Many rows per statement: one round through the SQLite driver per
+	// batch instead of per point.
+	const batch = 200
+	for start := 0; start < len(fixes); start += batch {
+		end := min(start+batch, len(fixes))
+		var q strings.Builder
+		q.WriteString(`INSERT INTO tracking_points(user_id, seq, stamp, latitude, longitude, time_zone, accuracy, speed) VALUES`)
+		args := make([]any, 0, (end-start)*8)
+		for i := start; i < end; i++ {
+			if i > start {
+				q.WriteByte(',')
+			}
+			q.WriteString("(?,?,?,?,?,?,?,?)")
+			p := fixes[i].point
+			args = append(args, userID, i, p.Stamp, p.Latitude, p.Longitude, p.TimeZone, p.Accuracy, p.Speed)
+		}
+		if _, err := tx.ExecContext(s.ctx, q.String(), args...); err != nil {
 			return fmt.Errorf("tracking: save points: %w", err)
 		}
 	}

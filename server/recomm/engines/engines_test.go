@@ -52,7 +52,7 @@ func isAction(id string) bool {
 	return n < 15
 }
 
-var learnedEngines = []string{Hybrid, ContentBased}
+var learnedEngines = []string{Hybrid, ContentBased, FM}
 
 func train(t *testing.T, engine string, ds *Dataset) Model {
 	t.Helper()

@@ -56,6 +56,9 @@ func loadFrom(dec *gob.Decoder) (Model, error) {
 	case ContentBased:
 		c := &contentModel{}
 		m, state = c, &c.S
+	case FM:
+		f := &fmModel{}
+		m, state = f, &f.S
 	default:
 		return nil, fmt.Errorf("load model: %w %q", ErrUnknownEngine, h.Engine)
 	}

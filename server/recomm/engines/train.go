@@ -30,6 +30,8 @@ func Train(ctx context.Context, engine string, ds *Dataset, cfg TrainConfig) (Mo
 		m, err = trainHybrid(ctx, ds, cfg)
 	case ContentBased:
 		m, err = trainContent(ctx, ds, cfg)
+	case FM:
+		m, err = trainFM(ctx, ds, cfg)
 	case Ensemble:
 		return nil, fmt.Errorf("engines: ensemble is not trained, build it with NewEnsemble")
 	default:

@@ -175,7 +175,7 @@ func (t *turn) alarm(intent string, slots map[string]slotVal) reply {
 		}
 		return t.ask("time", "ask_alarm_time", nil, slots)
 	}
-	at := w.when.resolve(t.now, t.loc)
+	at := w.when.resolve(t.now, t.loc, biasMorning)
 	label := strings.TrimSpace(slots["label"].text)
 	r := t.reply(map[bool]string{true: "alarm_set", false: "alarm_deleted"}[intent == "SET_ALARM"],
 		map[string]phr{"when": t.whenPhr(at)})
@@ -188,7 +188,7 @@ func (t *turn) timer(slots map[string]slotVal) reply {
 	if !ok || d.dur <= 0 {
 		// "set a timer for 7 pm" names an end, not a length.
 		if w, ok := slots["time"]; ok && w.when.complete() {
-			d.dur = w.when.resolve(t.now, t.loc).Sub(t.now)
+			d.dur = w.when.resolve(t.now, t.loc, biasNone).Sub(t.now)
 		}
 		if d.dur <= 0 {
 			return t.ask("duration", "ask_timer_duration", nil, slots)
@@ -213,7 +213,7 @@ func (t *turn) appointment(slots map[string]slotVal) reply {
 	if !ok || !w.when.complete() {
 		return t.ask("time", "ask_appointment_time", map[string]phr{"title": same(title)}, slots)
 	}
-	start := w.when.resolve(t.now, t.loc)
+	start := w.when.resolve(t.now, t.loc, biasDaytime)
 	length := defaultAppointment
 	if d, ok := slots["duration"]; ok && d.dur > 0 {
 		length = d.dur

@@ -239,17 +239,18 @@ func (t *turn) respond(conv *conversation) reply {
 		if mt, ok := t.m.understand(t.toks); ok && mt.intent == "cancel" {
 			return t.handle("cancel", nil)
 		}
-		if v, ok := t.fillSlot(conv); ok {
+		if v, name, ok := t.fillSlot(conv); ok {
 			slots := conv.slots
 			if slots == nil {
 				slots = map[string]slotVal{}
 			}
-			slots[conv.awaiting] = v
+			slots[name] = v
 			r := t.handle(conv.intent, slots)
 			return r
 		}
 		// Not an answer to the question: a new request, or ask again.
 		if mt, ok := t.m.understand(t.toks); ok && mt.intent != conv.intent {
+			t.completeTime(&mt)
 			return t.handle(mt.intent, mt.slots)
 		}
 		if conv.asks >= 2 {
@@ -265,23 +266,105 @@ func (t *turn) respond(conv *conversation) reply {
 	if !ok {
 		return t.handle("fallback", nil)
 	}
+	t.completeTime(&mt)
 	return t.handle(mt.intent, mt.slots)
+}
+
+// findDay takes a day named outside the pattern's slots ("what's the
+// weather going to be like tomorrow in nyc").
+func (t *turn) findDay(mt *match) {
+	inSlot := func(j int) bool {
+		for _, v := range mt.slots {
+			if j >= v.start && j < v.end {
+				return true
+			}
+		}
+		return false
+	}
+	for j := 0; j < len(t.toks); j++ {
+		if inSlot(j) {
+			continue
+		}
+		if w, n := t.m.parseWhen(t.toks[j:]); n > 0 && w.day != dayNone {
+			mt.slots["day"] = slotVal{when: w, start: j, end: j + n}
+			return
+		}
+	}
+}
+
+// completeTime merges time words the pattern left outside its time slot:
+// in "cancel the 6:30 alarm tomorrow" the slot holds 6:30 and "tomorrow"
+// trails the pattern. Only parts the slot lacks are taken, and a lone
+// number is not taken for a clock (it may be a count in a title).
+func (t *turn) completeTime(mt *match) {
+	if _, ok := mt.slots["day"]; !ok && (mt.intent == "weather" || mt.intent == "events") {
+		t.findDay(mt)
+	}
+	v, ok := mt.slots["time"]
+	if !ok || v.when.hasRel {
+		return
+	}
+	w := v.when
+	for j := 0; j < len(t.toks); {
+		if j >= v.start && j < v.end {
+			j = v.end
+			continue
+		}
+		other, n := t.m.parseWhen(t.toks[j:])
+		if n == 0 || j < v.start && j+n > v.start || other.hasRel {
+			j++
+			continue
+		}
+		marked := other.day != dayNone || other.mer != "" || n > 1 || strings.ContainsAny(t.toks[j].norm, ":")
+		if marked {
+			if w.day == dayNone && other.day != dayNone {
+				w.day, w.weekday, w.next = other.day, other.weekday, other.next
+			}
+			if !w.hasClock && other.hasClock {
+				w.hasClock, w.hour, w.minute = true, other.hour, other.minute
+				if w.mer == "" {
+					w.mer = other.mer
+				}
+			}
+		}
+		j += n
+	}
+	v.when = w
+	mt.slots["time"] = v
 }
 
 // fillSlot reads the awaited slot from a follow-up answer. A time that
 // only names a day ("tomorrow") merges with a later clock ("at nine").
-func (t *turn) fillSlot(conv *conversation) (slotVal, bool) {
-	v, ok := t.m.findSlot(conv.awaiting, t.toks)
+func (t *turn) fillSlot(conv *conversation) (slotVal, string, bool) {
+	// A contact may be answered with a number, a recipient with an
+	// address: the typed reading wins when it covers the whole answer.
+	if typed, ok := preferTyped[conv.awaiting]; ok {
+		if v, n := t.m.parseTyped(typed, t.toks); n > 0 && n == len(t.toks) {
+			return v, typed, true
+		}
+	}
+	toks := t.toks
+	if i, ok := t.m.slotIndex[conv.awaiting]; ok && t.m.slots[i].perWord == costShortWord {
+		// "to mom", "a Lucía": a name without the words around it.
+		for len(toks) > 1 && t.m.fillers[toks[0].norm] {
+			toks = toks[1:]
+		}
+	}
+	v, ok := t.m.findSlot(conv.awaiting, toks)
 	if !ok {
-		return slotVal{}, false
+		return slotVal{}, "", false
 	}
 	if prev, had := conv.slots[conv.awaiting]; had {
 		if i, ok := t.m.slotIndex[conv.awaiting]; ok && t.m.slots[i].typ == "time" {
 			v.when = prev.when.merge(v.when)
 		}
 	}
-	return v, true
+	return v, conv.awaiting, true
 }
+
+// preferTyped names, for an awaited open slot, the typed slot an answer
+// may fill instead.
+var preferTyped = map[string]string{"contact": "phone", "recipient": "email"}
 
 // reply is what a handler decides, before rendering.
 type reply struct {

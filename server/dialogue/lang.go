@@ -37,6 +37,9 @@ type langFile struct {
 	// as few words as the pattern allows when two open slots meet
 	// ("text mom I'm late").
 	Short []string `json:"short"`
+	// Verbatim open slots keep every word, even polite ones at the end
+	// (message bodies).
+	Verbatim []string `json:"verbatim"`
 	// Slots maps a slot name to its alternatives (pattern syntax).
 	Slots map[string][]string `json:"slots"`
 	// Values maps, per closed slot, a phrase to its canonical value;
@@ -61,13 +64,14 @@ const (
 )
 
 type slotDef struct {
-	name    string
-	kind    slotKind
-	typ     string            // parser of a typed slot
-	values  map[string]string // closed: folded phrase -> canonical value
-	maxLen  int               // closed: longest phrase in words
-	firsts  []string          // closed: first words of the phrases, for the index
-	perWord float32           // open: cost of each word taken
+	name     string
+	kind     slotKind
+	typ      string            // parser of a typed slot
+	values   map[string]string // closed: folded phrase -> canonical value
+	maxLen   int               // closed: longest phrase in words
+	firsts   []string          // closed: first words of the phrases, for the index
+	perWord  float32           // open: cost of each word taken
+	verbatim bool              // open: keeps trailing fillers
 }
 
 type variant struct {
@@ -237,6 +241,9 @@ func compileModel(lang string, f langFile) (*langModel, error) {
 			def.perWord = costOpenWord
 			if short[name] {
 				def.perWord = costShortWord
+			}
+			for _, v := range f.Verbatim {
+				def.verbatim = def.verbatim || v == name
 			}
 		default:
 			def.kind = slotClosed

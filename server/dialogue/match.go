@@ -9,9 +9,11 @@ import (
 // slotVal is the value a slot took in a query.
 type slotVal struct {
 	text string // canonical value of a closed slot, words of an open one, raw words of a typed one
-	num  int
-	when whenExpr
-	dur  time.Duration
+	// start and end are the token span the value came from.
+	start, end int
+	num        int
+	when       whenExpr
+	dur        time.Duration
 }
 
 type cand struct {
@@ -39,6 +41,10 @@ const (
 	costMissSlot   = 1.1
 	costOpenWord   = 0.15
 	costShortWord  = 0.3
+	// Words matched by the pattern itself earn a little, so a pattern
+	// that names "chronometer" beats one whose open slot swallows it.
+	rewardWord = -0.1
+	rewardSlot = -0.3
 )
 
 // queryCtx holds one query and the slot candidates found in it, computed
@@ -173,7 +179,7 @@ func (q *queryCtx) align(v *variant, bound float32) (match, bool) {
 	for j := 0; j <= n; j++ {
 		for i := 0; i <= p; i++ {
 			from := st(i, j, 0)
-			if c := cost[from]; c < inf && c <= bound {
+			if c := cost[from]; c < inf {
 				if j < n {
 					sc := float32(costSkipWord)
 					if q.m.fillers[q.toks[j].norm] {
@@ -184,12 +190,16 @@ func (q *queryCtx) align(v *variant, bound float32) (match, bool) {
 				if i < p {
 					e := &v.elems[i]
 					if e.slot < 0 {
+						reward := float32(0)
+						if !e.filler && !e.optional {
+							reward = rewardWord
+						}
 						if j < n && containsWord(e.words, q.toks[j].norm) {
-							relax(from, st(i+1, j+1, 0), 0, actLit, 0)
+							relax(from, st(i+1, j+1, 0), reward, actLit, 0)
 						}
 						for pi, ph := range e.phrases {
 							if phraseAt(q.toks[j:], ph) {
-								relax(from, st(i+1, j+len(ph), 0), 0, actLit, pi)
+								relax(from, st(i+1, j+len(ph), 0), reward, actLit, pi)
 							}
 						}
 						miss := float32(costMissWord)
@@ -210,15 +220,19 @@ func (q *queryCtx) align(v *variant, bound float32) (match, bool) {
 								relax(from, st(i, j+1, 1), q.m.slots[e.slot].perWord, actOpenStart, 0)
 							}
 						} else if j < n {
+							reward := float32(0)
+							if q.m.slots[e.slot].kind == slotClosed {
+								reward = rewardSlot
+							}
 							for ci, c := range q.slotCands(e.slot, j) {
-								relax(from, st(i+1, c.end, 0), 0, actSlot, ci)
+								relax(from, st(i+1, c.end, 0), reward, actSlot, ci)
 							}
 						}
 					}
 				}
 			}
 			from = st(i, j, 1)
-			if c := cost[from]; c < inf && c <= bound && i < p {
+			if c := cost[from]; c < inf && i < p {
 				if j < n {
 					relax(from, st(i, j+1, 1), q.m.slots[v.elems[i].slot].perWord, actOpenExt, 0)
 				}
@@ -231,14 +245,16 @@ func (q *queryCtx) align(v *variant, bound float32) (match, bool) {
 		return match{}, false
 	}
 	r := match{intent: v.intent, cost: cost[final], slots: map[string]slotVal{}}
-	missed := 0
+	missed, open := 0, false
 	openEnd := -1
 	for s := final; s != st(0, 0, 0); s = int(back[s]) {
 		prev := int(back[s])
 		pi, pj := prev/2/cols, prev/2%cols
 		switch act[s] {
 		case actLit:
-			if !v.elems[pi].filler && !q.m.fillers[q.toks[pj].norm] || s/2%cols-pj > 1 {
+			// Only required words anchor a pattern: an optional "about"
+			// alone must not make a query about anything.
+			if e := v.elems[pi]; !e.optional && !e.filler {
 				r.literals++
 			}
 		case actSkipElem:
@@ -248,7 +264,9 @@ func (q *queryCtx) align(v *variant, bound float32) (match, bool) {
 		case actSlot:
 			c := q.slotCands(v.elems[pi].slot, pj)[cidx[s]]
 			def := q.m.slots[v.elems[pi].slot]
-			r.slots[def.name] = c.val
+			val := c.val
+			val.start, val.end = pj, c.end
+			r.slots[def.name] = val
 			if def.kind == slotClosed {
 				// A closed slot anchors a pattern like a word does
 				// ("lights off", "louder").
@@ -257,14 +275,24 @@ func (q *queryCtx) align(v *variant, bound float32) (match, bool) {
 		case actOpenClose:
 			openEnd = s / 2 % cols
 		case actOpenStart:
+			open = true
 			if openEnd > pj {
-				words := q.toks[pj:openEnd]
-				r.slots[q.m.slots[v.elems[pi].slot].name] = slotVal{text: joinOrig(words)}
+				def := q.m.slots[v.elems[pi].slot]
+				end := openEnd
+				if !def.verbatim {
+					// "channel 42 please": politeness is not part of a name.
+					for end > pj+1 && q.m.fillers[q.toks[end-1].norm] {
+						end--
+					}
+				}
+				r.slots[def.name] = slotVal{text: q.span(pj, end), start: pj, end: end}
 			}
 			openEnd = -1
 		}
 	}
-	if r.literals == 0 || missed > r.literals {
+	// Open slots take any words, so a pattern with one must show all its
+	// required words; others may miss fewer words than they match.
+	if r.literals == 0 || missed > r.literals || open && missed > 0 {
 		return match{}, false
 	}
 	return r, true
@@ -300,7 +328,7 @@ func (m *langModel) findSlot(name string, toks []token) (slotVal, bool) {
 	}
 	def := m.slots[i]
 	if def.kind == slotOpen {
-		return slotVal{text: joinOrig(toks)}, true
+		return slotVal{text: spanText(toks), end: len(toks)}, true
 	}
 	q := newQueryCtx(m, toks)
 	var best cand

@@ -192,7 +192,10 @@ func flattenNode(n node, slotIndex func(string) (int, error)) ([][]elem, error) 
 		if err != nil {
 			return nil, err
 		}
-		if len(inner) == 1 {
+		// A group of words, or a lone slot, becomes optional steps. A group
+		// that joins words and a slot ("in {place}") is taken whole or not
+		// at all, so the slot never appears without its words.
+		if len(inner) == 1 && (len(inner[0]) == 1 || !hasSlot(inner[0])) {
 			opt := make([]elem, len(inner[0]))
 			for i, e := range inner[0] {
 				e.optional = true
@@ -237,6 +240,15 @@ func flattenNode(n node, slotIndex func(string) (int, error)) ([][]elem, error) 
 		}
 		return out, nil
 	}
+}
+
+func hasSlot(es []elem) bool {
+	for _, e := range es {
+		if e.slot >= 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // expandWords lists every word sequence a node sequence can produce, used

@@ -11,6 +11,9 @@ import (
 // message bodies).
 type token struct {
 	norm, orig string
+	// src is the text from this word to the end of the query, so a span
+	// of words can be given back with its own punctuation.
+	src string
 }
 
 // foldRunes strips the Spanish diacritics so "mañana", "manana" and
@@ -61,22 +64,53 @@ func innerPunct(r rune) bool {
 // stays because "50%" is a level.
 func tokenize(q string) []token {
 	var out []token
-	for _, field := range strings.FieldsFunc(q, func(r rune) bool {
+	sep := func(r rune) bool {
 		return unicode.IsSpace(r) || (unicode.IsPunct(r) && !innerPunct(r)) || unicode.IsSymbol(r) && r != '+'
-	}) {
-		w := strings.TrimFunc(field, func(r rune) bool { return innerPunct(r) && r != '%' })
-		w = strings.TrimLeft(w, "%")
-		if w == "" {
+	}
+	for i := 0; i < len(q) && len(out) < maxTokens; {
+		r, size := utf8.DecodeRuneInString(q[i:])
+		if sep(r) {
+			i += size
 			continue
 		}
-		// "¿qué" and "¡pon" lose their opening marks through IsPunct above.
-		out = append(out, token{norm: fold(w), orig: w})
-		if len(out) >= maxTokens {
-			break
+		j := i
+		for j < len(q) {
+			r, size := utf8.DecodeRuneInString(q[j:])
+			if sep(r) {
+				break
+			}
+			j += size
 		}
+		field := q[i:j]
+		// Trim joining punctuation at the edges ("late." "'quoted'"), but
+		// keep a leading + (phone numbers) and a trailing % (levels).
+		lead := len(field) - len(strings.TrimLeftFunc(field, func(r rune) bool { return innerPunct(r) && r != '+' }))
+		w := strings.TrimRightFunc(field[lead:], func(r rune) bool { return innerPunct(r) && r != '%' })
+		w = strings.TrimLeft(w, "%")
+		if w != "" {
+			// "¿qué" and "¡pon" lose their opening marks as separators.
+			out = append(out, token{norm: fold(w), orig: w, src: q[i+lead:]})
+		}
+		i = j
 	}
 	return out
 }
+
+// spanText gives back the words of toks as the user wrote them, with the
+// punctuation between them ("running late, start without me").
+func spanText(toks []token) string {
+	if len(toks) == 0 {
+		return ""
+	}
+	first, last := toks[0], toks[len(toks)-1]
+	end := len(first.src) - len(last.src) + len(last.orig)
+	if end < 0 || end > len(first.src) || !strings.HasPrefix(last.src, last.orig) {
+		return joinOrig(toks)
+	}
+	return first.src[:end]
+}
+
+func (q *queryCtx) span(from, to int) string { return spanText(q.toks[from:to]) }
 
 // maxTokens bounds the work of one query; 1000 bytes of text rarely holds
 // more than 200 words.

@@ -547,9 +547,11 @@ func weekdayOf(role string) time.Weekday {
 // daylight-saving change between now and then keeps the wall-clock time.
 //
 // An hour without am/pm means the next such hour to come today or
-// tomorrow ("at 7" at 10:00 is 19:00). With an explicit day, 1 to 5 mean
-// the afternoon and 6 to 11 the morning, as people say them.
-func (w whenExpr) resolve(now time.Time, loc *time.Location) time.Time {
+// tomorrow ("at 7" at 10:00 is 19:00). With an explicit day the bias
+// decides: alarms keep the morning ("wake me tomorrow at 5"), appointments
+// read 1 to 7 as the afternoon ("a meeting tomorrow at 3"), anything else
+// reads 1 to 5 as the afternoon.
+func (w whenExpr) resolve(now time.Time, loc *time.Location, bias hourBias) time.Time {
 	if w.hasRel {
 		return now.Add(w.rel)
 	}
@@ -591,7 +593,14 @@ func (w whenExpr) resolve(now time.Time, loc *time.Location) time.Time {
 			hour = 0
 		}
 	case explicitDay:
-		if hour >= 1 && hour <= 5 {
+		afternoonUpTo := 5
+		switch bias {
+		case biasMorning:
+			afternoonUpTo = 0
+		case biasDaytime:
+			afternoonUpTo = 7
+		}
+		if hour >= 1 && hour <= afternoonUpTo {
 			hour += 12
 		}
 	default:
@@ -615,6 +624,15 @@ func (w whenExpr) resolve(now time.Time, loc *time.Location) time.Time {
 	}
 	return t
 }
+
+// hourBias is how an hour without am/pm on a named day is read.
+type hourBias int
+
+const (
+	biasNone hourBias = iota
+	biasMorning
+	biasDaytime
+)
 
 // date resolves the day an expression names (for forecasts and events).
 func (w whenExpr) date(now time.Time, loc *time.Location) time.Time {

@@ -1,0 +1,193 @@
+package dialogue
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// The NLU test set lives in testdata/nlu_<lang>.jsonl, written apart from
+// the patterns. Each line is one query, or a conversation ("turns") whose
+// follow-ups carry the ref of the previous answer. expect is an action
+// code (the first next action) or the intent of an answer without action;
+// slots are the fields of the action data, or of the query the engine
+// made to the Knowledge for information intents. Times are local wall
+// times in the test zone; durations are Go durations.
+type nluCase struct {
+	Q          string            `json:"q"`
+	Expect     string            `json:"expect"`
+	Slots      map[string]string `json:"slots"`
+	Turns      []nluCase         `json:"turns"`
+	NoLocation bool              `json:"nolocation"`
+}
+
+// Fixed "now" of the test set: Wednesday 4 March 2026, 10:15 local, four
+// days before the US daylight-saving change, so "on sunday" crosses it.
+func nluClock(t *testing.T, lang string) (time.Time, *time.Location, float64, float64) {
+	zone, lat, lon := "America/New_York", 40.71, -74.0
+	if lang == "es" {
+		zone, lat, lon = "Europe/Madrid", 40.42, -3.70
+	}
+	loc, err := time.LoadLocation(zone)
+	if err != nil {
+		t.Skipf("no zone data: %v", err)
+	}
+	return time.Date(2026, 3, 4, 10, 15, 0, 0, loc), loc, lat, lon
+}
+
+func loadNLU(t *testing.T, lang string) []nluCase {
+	f, err := os.Open("testdata/nlu_" + lang + ".jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var out []nluCase
+	sc := bufio.NewScanner(f)
+	for line := 1; sc.Scan(); line++ {
+		if strings.TrimSpace(sc.Text()) == "" {
+			continue
+		}
+		var c nluCase
+		if err := json.Unmarshal(sc.Bytes(), &c); err != nil {
+			t.Fatalf("nlu_%s.jsonl:%d: %v", lang, line, err)
+		}
+		out = append(out, c)
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+type nluScore struct {
+	queries, actionOK, slotCases, slotOK int
+	failures                             []string
+}
+
+func TestNLUEnglish(t *testing.T) { runNLU(t, "en", 200, 0.95, 0.90) }
+
+func TestNLUSpanish(t *testing.T) { runNLU(t, "es", 60, 0.90, 0.90) }
+
+func runNLU(t *testing.T, lang string, minQueries int, minAction, minSlots float64) {
+	now, loc, lat, lon := nluClock(t, lang)
+	k := newFakeKnowledge()
+	e := New(Config{Knowledge: k, Music: testTracks, MusicURL: testMusicURL})
+	var s nluScore
+	for _, c := range loadNLU(t, lang) {
+		turns := c.Turns
+		if len(turns) == 0 {
+			turns = []nluCase{c}
+		}
+		var ref int64
+		for _, turn := range turns {
+			req := Request{Query: turn.Q, Lang: lang, TimeZone: loc, Now: now, Ref: ref, UserID: 7}
+			if !c.NoLocation {
+				req.Lat, req.Lon = &lat, &lon
+			}
+			k.reset()
+			resp, err := e.Answer(context.Background(), req)
+			if err != nil {
+				t.Fatalf("%q: %v", turn.Q, err)
+			}
+			ref = resp.Context.Ref
+			s.score(t, k, turn, resp, loc)
+		}
+	}
+	actionAcc := float64(s.actionOK) / float64(s.queries)
+	slotEM := float64(s.slotOK) / float64(s.slotCases)
+	for _, f := range s.failures {
+		t.Log(f)
+	}
+	t.Logf("NLU %s: %d queries, action accuracy %.3f (%d/%d), slot exact match %.3f (%d/%d)",
+		lang, s.queries, actionAcc, s.actionOK, s.queries, slotEM, s.slotOK, s.slotCases)
+	if s.queries < minQueries {
+		t.Errorf("test set has %d queries, want at least %d", s.queries, minQueries)
+	}
+	if actionAcc < minAction {
+		t.Errorf("action accuracy %.3f below %.2f", actionAcc, minAction)
+	}
+	if slotEM < minSlots {
+		t.Errorf("slot exact match %.3f below %.2f", slotEM, minSlots)
+	}
+}
+
+func (s *nluScore) score(t *testing.T, k *fakeKnowledge, c nluCase, resp Response, loc *time.Location) {
+	s.queries++
+	got := resp.Intent
+	var data map[string]any
+	if len(resp.NextActions) > 0 {
+		last := resp.NextActions[len(resp.NextActions)-1]
+		got = resp.NextActions[0].Action
+		if last.Action == "OPEN_ASR" {
+			got = "OPEN_ASR"
+		}
+		raw, _ := json.Marshal(resp.NextActions[0].Data)
+		dec := json.NewDecoder(strings.NewReader(string(raw)))
+		dec.UseNumber()
+		_ = dec.Decode(&data)
+	}
+	actionOK := got == c.Expect
+	if actionOK {
+		s.actionOK++
+	} else {
+		s.failures = append(s.failures, fmt.Sprintf("action: %q: got %s, want %s (%s)", c.Q, got, c.Expect, resp.Responses.Text))
+	}
+	if len(c.Slots) == 0 {
+		return
+	}
+	s.slotCases++
+	if !actionOK {
+		return
+	}
+	fields := map[string]string{}
+	if data != nil {
+		for key, v := range data {
+			fields[key] = fmt.Sprint(v)
+		}
+	} else if q := k.lastQuery(c.Expect); q != nil {
+		fields = q
+	}
+	for key, want := range c.Slots {
+		want = expectedValue(t, key, want, loc)
+		gotV, ok := fields[key]
+		if key == "genre" {
+			tr, found := trackByTitle(fields["title"])
+			gotV, ok = tr.Genre, found
+		}
+		if key == "level" || key == "delta" {
+			if f, err := strconv.ParseFloat(gotV, 64); err == nil {
+				gotV = strconv.Itoa(int(f))
+			}
+		}
+		if !ok || !strings.EqualFold(strings.TrimSpace(gotV), want) {
+			s.failures = append(s.failures, fmt.Sprintf("slot: %q: %s = %q, want %q", c.Q, key, gotV, want))
+			return
+		}
+	}
+	s.slotOK++
+}
+
+// expectedValue turns the readable form of the test set into the wire form.
+func expectedValue(t *testing.T, key, want string, loc *time.Location) string {
+	switch key {
+	case "time", "start", "end":
+		at, err := time.ParseInLocation("2006-01-02 15:04", want, loc)
+		if err != nil {
+			t.Fatalf("bad time %q: %v", want, err)
+		}
+		return strconv.FormatInt(at.UnixMilli(), 10)
+	case "duration":
+		d, err := time.ParseDuration(want)
+		if err != nil {
+			t.Fatalf("bad duration %q: %v", want, err)
+		}
+		return strconv.FormatInt(d.Milliseconds(), 10)
+	}
+	return want
+}

@@ -52,7 +52,10 @@ func isAction(id string) bool {
 	return n < 15
 }
 
-var learnedEngines = []string{Hybrid, ContentBased, FM}
+var (
+	learnedEngines   = []string{Hybrid, ContentBased, FM, ISVD}
+	attributeEngines = []string{Hybrid, ContentBased, FM} // use attributes for cold entities
+)
 
 func train(t *testing.T, engine string, ds *Dataset) Model {
 	t.Helper()
@@ -140,7 +143,7 @@ func TestColdItemFromAttributes(t *testing.T) {
 	ds := twoTastes()
 	cold := Subject{ID: "new", Attrs: EntityAttrs{Tokens: map[string][]string{"genre": {"romance"}},
 		Text: map[string]string{"title": "love and weddings"}, Numeric: map[string]float64{"year": 2012}}}
-	for _, engine := range learnedEngines {
+	for _, engine := range attributeEngines {
 		t.Run(engine, func(t *testing.T) {
 			m := train(t, engine, ds)
 			sim, err := m.SimilarItems(cold, Query{Limit: 5})
@@ -201,7 +204,7 @@ func TestNegativePolarity(t *testing.T) {
 	}
 	ds.Add(40, 15, 1, 1, true, 5, "view")
 	ds.Add(40, 16, 1, 1, true, 5, "view")
-	for _, engine := range learnedEngines {
+	for _, engine := range attributeEngines {
 		t.Run(engine, func(t *testing.T) {
 			m := train(t, engine, ds)
 			recs, err := m.ItemsForUser(Subject{ID: "u40"}, Query{Limit: 30, Accept: seenBy(ds, 40)})
@@ -387,5 +390,64 @@ func TestTrainErrors(t *testing.T) {
 	bad.Add(99, 0, 1, 1, true, 0, "view")
 	if _, err := Train(context.Background(), Hybrid, bad, TrainConfig{}); err == nil {
 		t.Error("out-of-range user accepted")
+	}
+}
+
+func TestISVDUpdateFoldsIn(t *testing.T) {
+	ds := twoTastes()
+	m := train(t, ISVD, ds)
+	up, ok := m.(Updatable)
+	if !ok {
+		t.Fatal("isvd model is not Updatable")
+	}
+	if _, err := m.ItemsForUser(Subject{ID: "late"}, Query{}); !errors.Is(err, ErrNoSignal) {
+		t.Fatalf("unknown user before update: %v", err)
+	}
+	var events []Event
+	for _, it := range []string{"i15", "i16", "i17", "i18"} {
+		events = append(events, Event{UserID: "late", ItemID: it, Value: 1, Weight: 1, Positive: true})
+	}
+	// a new item liked by romance users
+	for _, u := range []string{"u20", "u21", "u22", "u23", "late"} {
+		events = append(events, Event{UserID: u, ItemID: "fresh", Value: 1, Weight: 1, Positive: true})
+	}
+	if err := up.Update(events); err != nil {
+		t.Fatal(err)
+	}
+	recs, err := m.ItemsForUser(Subject{ID: "late"}, Query{Limit: 5, Accept: func(id string) bool {
+		return id != "i15" && id != "i16" && id != "i17" && id != "i18" && id != "fresh"
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range recs {
+		if isAction(r.ID) {
+			t.Errorf("folded-in romance user got action: %v", recs)
+		}
+	}
+	sim, err := m.SimilarItems(Subject{ID: "fresh"}, Query{Limit: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range sim {
+		if isAction(r.ID) {
+			t.Errorf("folded-in romance item similar to action: %v", sim)
+		}
+	}
+	// the update survives a save and load
+	var buf bytes.Buffer
+	if err := m.Save(&buf); err != nil {
+		t.Fatal(err)
+	}
+	back, err := Load(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, _ := back.SimilarItems(Subject{ID: "fresh"}, Query{Limit: 5})
+	if !reflect.DeepEqual(again, sim) {
+		t.Errorf("after load %v, before %v", again, sim)
+	}
+	if err := up.Update([]Event{{UserID: "", ItemID: "x", Value: 1, Weight: 1}}); err == nil {
+		t.Error("event without user accepted")
 	}
 }

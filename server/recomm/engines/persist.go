@@ -59,6 +59,9 @@ func loadFrom(dec *gob.Decoder) (Model, error) {
 	case FM:
 		f := &fmModel{}
 		m, state = f, &f.S
+	case ISVD:
+		v := &isvdModel{}
+		m, state = v, &v.S
 	default:
 		return nil, fmt.Errorf("load model: %w %q", ErrUnknownEngine, h.Engine)
 	}

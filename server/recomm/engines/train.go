@@ -32,6 +32,8 @@ func Train(ctx context.Context, engine string, ds *Dataset, cfg TrainConfig) (Mo
 		m, err = trainContent(ctx, ds, cfg)
 	case FM:
 		m, err = trainFM(ctx, ds, cfg)
+	case ISVD:
+		m, err = trainISVD(ctx, ds, cfg)
 	case Ensemble:
 		return nil, fmt.Errorf("engines: ensemble is not trained, build it with NewEnsemble")
 	default:

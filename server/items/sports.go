@@ -115,12 +115,24 @@ func seasonOf(city *City, lg *League, now time.Time) *season {
 		s.rounds = append(s.rounds, pairs)
 		ring = append([]int{ring[0], ring[n-1]}, ring[1:n-1]...)
 	}
-	for r := 0; r < n-1; r++ {
-		var pairs [][2]int
-		for _, p := range s.rounds[r] {
-			pairs = append(pairs, [2]int{p[1], p[0]})
+	// Basketball teams meet more often: the double round robin is played
+	// twice, so the season lasts about as long as a soccer one.
+	cycles := 1
+	if lg.Sport == "basketball" {
+		cycles = 2
+	}
+	half := s.rounds
+	for c := 0; c < cycles; c++ {
+		for r := 0; r < n-1; r++ {
+			var pairs [][2]int
+			for _, p := range half[r] {
+				pairs = append(pairs, [2]int{p[1], p[0]})
+			}
+			s.rounds = append(s.rounds, pairs)
 		}
-		s.rounds = append(s.rounds, pairs)
+		if c+1 < cycles {
+			s.rounds = append(s.rounds, half...)
+		}
 	}
 	seasonCache.Store(key, s)
 	return s
@@ -203,13 +215,17 @@ func (sb *Sandbox) Matches(ctx context.Context, city *City, now time.Time) ([]Ma
 		}
 		s := seasonOf(city, lg, now)
 		played := s.playedRounds(now)
-		for _, r := range []int{played - 1, played} {
-			if r < 0 || r >= len(s.rounds) {
-				continue
+		if played > 0 {
+			for p := range s.rounds[played-1] {
+				out = append(out, s.match(city, played-1, p, now))
 			}
-			for p := range s.rounds[r] {
-				out = append(out, s.match(city, r, p, now))
-			}
+		}
+		next, round := s, played
+		if played == len(s.rounds) { // between seasons: the next one's first round
+			next, round = seasonOf(city, lg, s.start.AddDate(1, 0, 1)), 0
+		}
+		for p := range next.rounds[round] {
+			out = append(out, next.match(city, round, p, now))
 		}
 	}
 	return out, nil

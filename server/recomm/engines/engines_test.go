@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"reflect"
 	"strings"
@@ -449,5 +450,74 @@ func TestISVDUpdateFoldsIn(t *testing.T) {
 	}
 	if err := up.Update([]Event{{UserID: "", ItemID: "x", Value: 1, Weight: 1}}); err == nil {
 		t.Error("event without user accepted")
+	}
+}
+
+func TestEnsembleMixes(t *testing.T) {
+	ds := twoTastes()
+	pop := train(t, Popular, ds)
+	hyb := train(t, Hybrid, ds)
+	cb := train(t, ContentBased, ds)
+	for _, bad := range [][]EnsemblePart{
+		nil,
+		{{Model: hyb, Weight: -1}},
+		{{Model: hyb, Weight: 0}, {Model: pop, Weight: 0}},
+		{{Model: nil, Weight: 1}},
+		{{Model: hyb, Weight: math.NaN()}},
+	} {
+		if _, err := NewEnsemble(bad); err == nil {
+			t.Errorf("ensemble %v accepted", bad)
+		}
+	}
+	// all weight on one engine: the same order as that engine
+	only, err := NewEnsemble([]EnsemblePart{{Model: hyb, Weight: 3}, {Model: pop, Weight: 0}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, _ := only.ItemsForUser(Subject{ID: "u2"}, Query{Limit: 10, Accept: seenBy(ds, 2)})
+	b, _ := hyb.ItemsForUser(Subject{ID: "u2"}, Query{Limit: 10, Accept: seenBy(ds, 2)})
+	for k := range a {
+		if a[k].ID != b[k].ID {
+			t.Fatalf("single-engine ensemble order %v differs from %v", a, b)
+		}
+	}
+	if all, _ := only.ItemsForUser(Subject{ID: "u2"}, Query{Limit: 1}); all[0].Match != 100 {
+		t.Errorf("best of a min-max normalised engine has match %v", all[0].Match)
+	}
+	mixed, err := NewEnsemble([]EnsemblePart{{Model: hyb, Weight: 1}, {Model: cb, Weight: 1}, {Model: pop, Weight: 0.5}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs, err := mixed.ItemsForUser(Subject{ID: "u25"}, Query{Limit: 5, Accept: seenBy(ds, 25)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range recs {
+		if isAction(r.ID) || r.Match <= 0 || r.Match > 100 {
+			t.Errorf("ensemble for romance user: %v", recs)
+		}
+	}
+	// a cold subject only content_based understands (keywords) still gets an answer
+	kw, err := mixed.ItemsForUser(Subject{ID: "new", Keywords: []string{"explosive chases"}}, Query{Limit: 3})
+	if err != nil || len(kw) != 3 {
+		t.Fatalf("ensemble keywords: %v %v", kw, err)
+	}
+	var buf bytes.Buffer
+	if err := mixed.Save(&buf); err != nil {
+		t.Fatal(err)
+	}
+	back, err := Load(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, _ := back.ItemsForUser(Subject{ID: "u25"}, Query{Limit: 5, Accept: seenBy(ds, 25)})
+	if !reflect.DeepEqual(again, recs) {
+		t.Errorf("ensemble after load %v, before %v", again, recs)
+	}
+	sim, _ := mixed.SimilarItems(Subject{ID: "i4"}, Query{Limit: 30})
+	for _, r := range sim {
+		if r.ID == "i4" {
+			t.Error("similar items include the item itself")
+		}
 	}
 }

@@ -62,6 +62,9 @@ func loadFrom(dec *gob.Decoder) (Model, error) {
 	case ISVD:
 		v := &isvdModel{}
 		m, state = v, &v.S
+	case Ensemble:
+		e := &ensembleModel{}
+		m, state = e, &e.S
 	default:
 		return nil, fmt.Errorf("load model: %w %q", ErrUnknownEngine, h.Engine)
 	}

@@ -55,7 +55,6 @@ type Server struct {
 	cfg        Config
 	db         *sql.DB
 	api        *httpapi.API
-	handler    http.Handler
 	Workspaces *workspaces.Service
 	Accounts   *accounts.Service
 	Storage    *storage.Store
@@ -139,25 +138,23 @@ func (s *Server) build(ctx context.Context) error {
 	endpoints.Accounts(s.api, s.Accounts)
 	endpoints.Storage(s.api, s.Storage, cfg.MaxUpload)
 
-	mux := http.NewServeMux()
-	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
+	s.api.Handle("GET /healthz", httpapi.Public, func(w http.ResponseWriter, r *http.Request) error {
 		w.Header().Set("Content-Type", "text/plain")
-		w.Write([]byte("ok\n"))
+		_, err := w.Write([]byte("ok\n"))
+		return err
 	})
-	mux.Handle("/", s.api)
-	s.handler = mux
 	return nil
 }
 
 // Handler is the root HTTP handler.
-func (s *Server) Handler() http.Handler { return s.handler }
+func (s *Server) Handler() http.Handler { return s.api }
 
 // Serve answers on ln until ctx ends, then shuts down gracefully: new
 // requests get 503 while those in flight finish (bounded by DrainTimeout),
 // and the store is closed.
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	hs := &http.Server{
-		Handler:           s.handler,
+		Handler:           s.api,
 		ReadHeaderTimeout: 10 * time.Second,
 		IdleTimeout:       2 * time.Minute,
 		ErrorLog:          slog.NewLogLogger(s.cfg.Logger.Handler(), slog.LevelWarn),

@@ -23,7 +23,9 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"path"
 	"runtime/debug"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -219,9 +221,26 @@ func (a *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		WriteError(rec, apierr.Unavailablef("the server is shutting down"))
 		return
 	}
+	// net/http would answer a path with "." or ".." segments with a redirect
+	// to its cleaned form; a name like ".." deserves a clear 400 instead.
+	if !canonical(r.URL.Path) {
+		WriteError(rec, apierr.BadRequestf("the path holds empty, \".\" or \"..\" segments"))
+		return
+	}
 	a.inflight.Add(1)
 	defer a.inflight.Done()
 	a.mux.ServeHTTP(rec, r)
+}
+
+func canonical(p string) bool {
+	if p == "" || p == "/" {
+		return true
+	}
+	clean := path.Clean(p)
+	if strings.HasSuffix(p, "/") {
+		clean += "/"
+	}
+	return clean == p
 }
 
 type requestIDKey struct{}

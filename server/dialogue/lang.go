@@ -78,6 +78,11 @@ type variant struct {
 	intent  string
 	elems   []elem
 	pattern int // index in langModel.patterns
+	// required lists the steps of required, non-filler words; anchors
+	// counts them plus the closed slots. Both bound the best cost before
+	// the alignment runs.
+	required []int
+	anchors  int
 }
 
 // langModel is everything compiled from one language file.
@@ -92,6 +97,7 @@ type langModel struct {
 	patterns  []Pattern
 	variants  []variant
 	index     map[string][]int32 // indexed word -> variants containing it
+	vocab     map[string]int32   // every pattern word -> id
 	say       map[string]string
 	grammar   map[string][]string
 }
@@ -139,6 +145,7 @@ func compileModel(lang string, f langFile) (*langModel, error) {
 		numbers:   map[string]int{},
 		slotIndex: map[string]int{},
 		index:     map[string][]int32{},
+		vocab:     map[string]int32{},
 		say:       f.Say,
 		grammar:   map[string][]string{},
 		spoken:    map[string]string{},
@@ -327,8 +334,19 @@ func compileModel(lang string, f langFile) (*langModel, error) {
 						m.index[w] = append(m.index[w], id)
 					}
 				}
+				vr := &m.variants[id]
 				for k := range v {
 					e := &v[k]
+					for _, w := range e.words {
+						e.ids = append(e.ids, m.wordID(w))
+					}
+					for _, ph := range e.phrases {
+						var ids []int32
+						for _, w := range ph {
+							ids = append(ids, m.wordID(w))
+						}
+						e.phraseID = append(e.phraseID, ids)
+					}
 					if e.slot < 0 {
 						e.filler = true
 						for _, w := range e.words {
@@ -347,6 +365,13 @@ func compileModel(lang string, f langFile) (*langModel, error) {
 						for _, w := range ph {
 							add(w)
 						}
+					}
+					switch {
+					case e.slot < 0 && !e.optional && !e.filler && len(e.phrases) == 0:
+						vr.required = append(vr.required, k)
+						vr.anchors++
+					case e.slot >= 0 && m.slots[e.slot].kind == slotClosed:
+						vr.anchors++
 					}
 					if e.slot >= 0 && m.slots[e.slot].kind == slotClosed {
 						for _, w := range m.slots[e.slot].firsts {
@@ -387,6 +412,15 @@ func collectRefs(seq []node, into map[string]bool) {
 			}
 		}
 	}
+}
+
+func (m *langModel) wordID(w string) int32 {
+	id, ok := m.vocab[w]
+	if !ok {
+		id = int32(len(m.vocab))
+		m.vocab[w] = id
+	}
+	return id
 }
 
 // numberClasses sorts the number words into the classes the speech grammar

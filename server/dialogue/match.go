@@ -52,13 +52,59 @@ const (
 type queryCtx struct {
 	m     *langModel
 	toks  []token
+	ids   []int32   // vocabulary id of each token, -1 when no pattern has it
+	skip  []float32 // cost of skipping each token
+	has   map[int32]bool
 	cands [][]cand
 	done  []bool
+	// buffers of the alignment, reused from pattern to pattern
+	cost []float32
+	back []int32
+	act  []uint8
+	cidx []int16
 }
 
 func newQueryCtx(m *langModel, toks []token) *queryCtx {
 	size := len(m.slots) * (len(toks) + 1)
-	return &queryCtx{m: m, toks: toks, cands: make([][]cand, size), done: make([]bool, size)}
+	q := &queryCtx{m: m, toks: toks, cands: make([][]cand, size), done: make([]bool, size),
+		ids: make([]int32, len(toks)), skip: make([]float32, len(toks)), has: make(map[int32]bool, len(toks))}
+	for j, t := range toks {
+		q.ids[j] = -1
+		if id, ok := m.vocab[t.norm]; ok {
+			q.ids[j] = id
+			q.has[id] = true
+		}
+		q.skip[j] = costSkipWord
+		if m.fillers[t.norm] {
+			q.skip[j] = costSkipFiller
+		}
+	}
+	return q
+}
+
+// lowerBound is a cost no alignment of v can go below: each required word
+// absent from the query must be missed, and each anchor earns at most its
+// reward. ok is false when too few anchors can match for the pattern to be
+// accepted at all.
+func (q *queryCtx) lowerBound(v *variant) (float32, bool) {
+	absent := 0
+	for _, k := range v.required {
+		found := false
+		for _, id := range v.elems[k].ids {
+			if q.has[id] {
+				found = true
+				break
+			}
+		}
+		if !found {
+			absent++
+		}
+	}
+	if absent*2 > v.anchors {
+		// accepted alignments miss at most as many words as they match
+		return 0, false
+	}
+	return float32(absent)*costMissWord + float32(v.anchors-absent)*rewardSlot, true
 }
 
 func (q *queryCtx) slotCands(slot, j int) []cand {
@@ -129,7 +175,11 @@ func (m *langModel) understand(toks []token) (match, bool) {
 				continue
 			}
 			seen[id/64] |= 1 << (id % 64)
-			r, ok := q.align(&m.variants[id], bestCost)
+			v := &m.variants[id]
+			if lb, ok := q.lowerBound(v); !ok || lb > bestCost {
+				continue
+			}
+			r, ok := q.align(v, bestCost)
 			if !ok {
 				continue
 			}
@@ -161,10 +211,13 @@ func (q *queryCtx) align(v *variant, bound float32) (match, bool) {
 	n, p := len(q.toks), len(v.elems)
 	cols := n + 1
 	size := (p + 1) * cols * 2
-	cost := make([]float32, size)
-	back := make([]int32, size)
-	act := make([]uint8, size)
-	cidx := make([]int16, size)
+	if cap(q.cost) < size {
+		q.cost = make([]float32, size)
+		q.back = make([]int32, size)
+		q.act = make([]uint8, size)
+		q.cidx = make([]int16, size)
+	}
+	cost, back, act, cidx := q.cost[:size], q.back[:size], q.act[:size], q.cidx[:size]
 	inf := float32(math.Inf(1))
 	for k := range cost {
 		cost[k] = inf
@@ -181,11 +234,7 @@ func (q *queryCtx) align(v *variant, bound float32) (match, bool) {
 			from := st(i, j, 0)
 			if c := cost[from]; c < inf {
 				if j < n {
-					sc := float32(costSkipWord)
-					if q.m.fillers[q.toks[j].norm] {
-						sc = costSkipFiller
-					}
-					relax(from, st(i, j+1, 0), sc, actSkipTok, 0)
+					relax(from, st(i, j+1, 0), q.skip[j], actSkipTok, 0)
 				}
 				if i < p {
 					e := &v.elems[i]
@@ -194,11 +243,11 @@ func (q *queryCtx) align(v *variant, bound float32) (match, bool) {
 						if !e.filler && !e.optional {
 							reward = rewardWord
 						}
-						if j < n && containsWord(e.words, q.toks[j].norm) {
+						if j < n && containsID(e.ids, q.ids[j]) {
 							relax(from, st(i+1, j+1, 0), reward, actLit, 0)
 						}
-						for pi, ph := range e.phrases {
-							if phraseAt(q.toks[j:], ph) {
+						for pi, ph := range e.phraseID {
+							if phraseAt(q.ids[j:], ph) {
 								relax(from, st(i+1, j+len(ph), 0), reward, actLit, pi)
 							}
 						}
@@ -245,7 +294,7 @@ func (q *queryCtx) align(v *variant, bound float32) (match, bool) {
 		return match{}, false
 	}
 	r := match{intent: v.intent, cost: cost[final], slots: map[string]slotVal{}}
-	missed, open := 0, false
+	missed, missedFillers, open := 0, 0, false
 	openEnd := -1
 	for s := final; s != st(0, 0, 0); s = int(back[s]) {
 		prev := int(back[s])
@@ -258,8 +307,12 @@ func (q *queryCtx) align(v *variant, bound float32) (match, bool) {
 				r.literals++
 			}
 		case actSkipElem:
-			if e := v.elems[pi]; !e.optional && e.slot < 0 && !e.filler {
-				missed++
+			if e := v.elems[pi]; !e.optional && e.slot < 0 {
+				if e.filler {
+					missedFillers++
+				} else {
+					missed++
+				}
 			}
 		case actSlot:
 			c := q.slotCands(v.elems[pi].slot, pj)[cidx[s]]
@@ -292,22 +345,34 @@ func (q *queryCtx) align(v *variant, bound float32) (match, bool) {
 	}
 	// Open slots take any words, so a pattern with one must show all its
 	// required words; others may miss fewer words than they match.
-	if r.literals == 0 || missed > r.literals || open && missed > 0 {
+	if r.literals == 0 || missed > r.literals || open && missed+missedFillers > 0 {
 		return match{}, false
 	}
 	return r, true
 }
 
-func phraseAt(toks []token, phrase []string) bool {
-	if len(phrase) > len(toks) {
+func phraseAt(ids []int32, phrase []int32) bool {
+	if len(phrase) > len(ids) {
 		return false
 	}
 	for i, w := range phrase {
-		if toks[i].norm != w {
+		if ids[i] != w {
 			return false
 		}
 	}
 	return true
+}
+
+func containsID(ids []int32, id int32) bool {
+	if id < 0 {
+		return false
+	}
+	for _, x := range ids {
+		if x == id {
+			return true
+		}
+	}
+	return false
 }
 
 func containsWord(words []string, w string) bool {

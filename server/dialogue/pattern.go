@@ -142,6 +142,8 @@ func (p *patternParser) seq(depth int) ([]node, error) {
 type elem struct {
 	words    []string   // folded words, for a word step
 	phrases  [][]string // folded phrases of several words, also accepted by a word step
+	ids      []int32    // words as ids of the language's vocabulary
+	phraseID [][]int32  // phrases as ids
 	slot     int        // slot index, -1 for a word step
 	optional bool
 	filler   bool // every word of the step is a filler: missing it costs little

@@ -1,0 +1,63 @@
+package dialogue
+
+import (
+	"context"
+	"testing"
+	"time"
+)
+
+var benchQueries = []string{
+	"set an alarm for seven thirty tomorrow morning",
+	"what's the weather like in Madrid on friday",
+	"text mom I'm running a bit late, start dinner without me",
+	"turn the volume down by twenty",
+	"play some jazz",
+	"find an italian restaurant open now near me",
+}
+
+func benchEngine() (*Engine, Request) {
+	lat, lon := 40.71, -74.0
+	e := New(Config{Knowledge: newFakeKnowledge(), Music: testTracks, MusicURL: testMusicURL})
+	loc, err := time.LoadLocation("America/New_York")
+	if err != nil {
+		loc = time.UTC
+	}
+	return e, Request{Lang: "en", TimeZone: loc, Lat: &lat, Lon: &lon, UserID: 1,
+		Now: time.Date(2026, 3, 4, 10, 15, 0, 0, loc)}
+}
+
+// BenchmarkAnswer measures one answer, cycling through typical queries.
+func BenchmarkAnswer(b *testing.B) {
+	e, req := benchEngine()
+	ctx := context.Background()
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		req.Query = benchQueries[i%len(benchQueries)]
+		if _, err := e.Answer(ctx, req); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkAnswerParallel measures answers from many goroutines at once,
+// as 64 concurrent clients would drive the server.
+func BenchmarkAnswerParallel(b *testing.B) {
+	e, base := benchEngine()
+	ctx := context.Background()
+	b.ReportAllocs()
+	b.SetParallelism(32)
+	b.ResetTimer()
+	b.RunParallel(func(pb *testing.PB) {
+		req := base
+		i := 0
+		for pb.Next() {
+			req.Query = benchQueries[i%len(benchQueries)]
+			i++
+			if _, err := e.Answer(ctx, req); err != nil {
+				b.Error(err)
+				return
+			}
+		}
+	})
+}

@@ -3,11 +3,11 @@ package tracking
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
-	"strings"
 	"sync"
 	"time"
 
@@ -87,16 +87,14 @@ var migrations = []string{
 		updated_ms  INTEGER NOT NULL
 	);
 	CREATE INDEX tracking_jobs_status ON tracking_jobs(status);
+	-- Points are read a day at a time, never one by one: one row per local
+	-- day keeps a month's upload to a few dozen rows.
 	CREATE TABLE tracking_points (
-		user_id   INTEGER NOT NULL,
-		seq       INTEGER NOT NULL,
-		stamp     TEXT NOT NULL,
-		latitude  REAL NOT NULL,
-		longitude REAL NOT NULL,
-		time_zone TEXT NOT NULL,
-		accuracy  REAL NOT NULL,
-		speed     REAL NOT NULL,
-		PRIMARY KEY (user_id, seq)
+		user_id INTEGER NOT NULL,
+		day     TEXT NOT NULL,    -- YYYY-MM-DD of the stamps, local time
+		count   INTEGER NOT NULL,
+		points  BLOB NOT NULL,    -- JSON array of Point, in time order
+		PRIMARY KEY (user_id, day)
 	) WITHOUT ROWID;
 	CREATE TABLE tracking_places (
 		user_id       INTEGER NOT NULL,
@@ -300,23 +298,24 @@ func (s *Service) save(userID int64, fixes []fix, places []Place) error {
 			return fmt.Errorf("tracking: save: %w", err)
 		}
 	}
-	// Many rows per statement: one round through the SQLite driver per
-	// batch instead of per point.
-	const batch = 200
-	for start := 0; start < len(fixes); start += batch {
-		end := min(start+batch, len(fixes))
-		var q strings.Builder
-		q.WriteString(`INSERT INTO tracking_points(user_id, seq, stamp, latitude, longitude, time_zone, accuracy, speed) VALUES`)
-		args := make([]any, 0, (end-start)*8)
-		for i := start; i < end; i++ {
-			if i > start {
-				q.WriteByte(',')
-			}
-			q.WriteString("(?,?,?,?,?,?,?,?)")
-			p := fixes[i].point
-			args = append(args, userID, i, p.Stamp, p.Latitude, p.Longitude, p.TimeZone, p.Accuracy, p.Speed)
+	// Fixes are in time order; a day can come back only when a file mixes
+	// zones, so days are grouped by name, not by run.
+	var days []string
+	byDay := map[string][]Point{}
+	for _, f := range fixes {
+		day := f.point.Stamp[:10]
+		if _, seen := byDay[day]; !seen {
+			days = append(days, day)
 		}
-		if _, err := tx.ExecContext(s.ctx, q.String(), args...); err != nil {
+		byDay[day] = append(byDay[day], f.point)
+	}
+	for _, day := range days {
+		blob, err := json.Marshal(byDay[day])
+		if err != nil {
+			return fmt.Errorf("tracking: save points: %w", err)
+		}
+		if _, err := tx.ExecContext(s.ctx, `INSERT INTO tracking_points(user_id, day, count, points) VALUES(?, ?, ?, ?)`,
+			userID, day, len(byDay[day]), blob); err != nil {
 			return fmt.Errorf("tracking: save points: %w", err)
 		}
 	}
@@ -330,4 +329,25 @@ func (s *Service) save(userID int64, fixes []fix, places []Place) error {
 		return fmt.Errorf("tracking: save: %w", err)
 	}
 	return nil
+}
+
+// Points returns the user's stored points of one local day (YYYY-MM-DD), in
+// time order; empty when there are none.
+func (s *Service) Points(ctx context.Context, userID int64, day string) ([]Point, error) {
+	if _, err := time.Parse(time.DateOnly, day); err != nil {
+		return nil, apierr.InvalidArgumentf("day %q is not YYYY-MM-DD", day)
+	}
+	var blob []byte
+	err := s.db.QueryRowContext(ctx, `SELECT points FROM tracking_points WHERE user_id = ? AND day = ?`, userID, day).Scan(&blob)
+	if errors.Is(err, sql.ErrNoRows) {
+		return []Point{}, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("tracking: read points: %w", err)
+	}
+	var pts []Point
+	if err := json.Unmarshal(blob, &pts); err != nil {
+		return nil, fmt.Errorf("tracking: read points of %s: %w", day, err)
+	}
+	return pts, nil
 }

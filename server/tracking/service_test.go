@@ -82,12 +82,15 @@ func TestUploadEndToEnd(t *testing.T) {
 		t.Fatal(err)
 	}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path != "/v2/datasets/london.json" {
-			http.NotFound(w, r)
-			return
-		}
 		w.Header().Set("Content-Type", "application/json")
-		w.Write(data)
+		switch r.URL.Path {
+		case "/v2/datasets/london.json":
+			w.Write(data)
+		case "/small.json":
+			w.Write([]byte(smallDataset))
+		default:
+			http.NotFound(w, r)
+		}
 	}))
 	defer srv.Close()
 	db := openDB(t)
@@ -113,8 +116,15 @@ func TestUploadEndToEnd(t *testing.T) {
 		t.Errorf("job counts points %d places %d, want %d and 3", done.Points, done.Places, wantPoints)
 	}
 	var stored int
-	if err := db.QueryRow(`SELECT count(*) FROM tracking_points WHERE user_id = 42`).Scan(&stored); err != nil || stored != wantPoints {
+	if err := db.QueryRow(`SELECT sum(count) FROM tracking_points WHERE user_id = 42`).Scan(&stored); err != nil || stored != wantPoints {
 		t.Errorf("stored %d points (%v), want %d", stored, err, wantPoints)
+	}
+	day, err := s.Points(ctx, 42, "2020-02-14")
+	if err != nil || len(day) < 200 || day[0].Stamp[:10] != "2020-02-14" || day[len(day)-1].Stamp[:10] != "2020-02-14" {
+		t.Errorf("points of 2020-02-14: %d (%v)", len(day), err)
+	}
+	if _, err := s.Points(ctx, 42, "14/02/2020"); err == nil {
+		t.Error("a malformed day was accepted")
 	}
 	pois, err := s.POIs(ctx, 42)
 	if err != nil {
@@ -142,16 +152,19 @@ func TestUploadEndToEnd(t *testing.T) {
 		t.Errorf("another user sees places %+v", other)
 	}
 
-	// A second upload replaces the points instead of adding to them.
-	job2, err := s.Upload(ctx, 42, srv.URL+"/v2/datasets/london.json")
+	// A second upload replaces the points and places instead of adding to them.
+	job2, err := s.Upload(ctx, 42, srv.URL+"/small.json")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if j := waitJob(t, s, 42, job2.RequestID); j.Status != StatusCompleted {
+	if j := waitJob(t, s, 42, job2.RequestID); j.Status != StatusCompleted || j.Points != 2 || j.Places != 0 {
 		t.Fatalf("second job %+v", j)
 	}
-	if err := db.QueryRow(`SELECT count(*) FROM tracking_points WHERE user_id = 42`).Scan(&stored); err != nil || stored != wantPoints {
-		t.Errorf("after a second upload %d points, want %d", stored, wantPoints)
+	if err := db.QueryRow(`SELECT sum(count) FROM tracking_points WHERE user_id = 42`).Scan(&stored); err != nil || stored != 2 {
+		t.Errorf("after a second upload %d points, want 2", stored)
+	}
+	if pois, err := s.POIs(ctx, 42); err != nil || len(pois) != 0 {
+		t.Errorf("after a second upload places %+v, %v; want none", pois, err)
 	}
 }
 

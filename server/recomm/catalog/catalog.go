@@ -95,7 +95,7 @@ CREATE TABLE recomm_interactions (
 	value REAL NOT NULL,
 	PRIMARY KEY (def, user, item, ts)
 ) WITHOUT ROWID;
--- XX
+CREATE INDEX recomm_interactions_item ON recomm_interactions (def, item, user);
 CREATE TABLE recomm_keywords (
 	ws      INTEGER NOT NULL,
 	user    TEXT NOT NULL,

@@ -43,7 +43,8 @@ type Config struct {
 	Now func() time.Time
 }
 
-// RequestInfo is the Service-Request-Info header.
+// RequestInfo is the Service-Request-Info header. Ref is set per call
+// (Dialogue.Text's ref); the client keeps the position.
 type RequestInfo struct {
 	Lat *float64 `json:"lat,omitempty"`
 	Lon *float64 `json:"lon,omitempty"`
@@ -62,8 +63,13 @@ type Client struct {
 	token string
 	info  RequestInfo
 
-	Auth    *AuthService
-	Storage *StorageService
+	Auth       *AuthService
+	Storage    *StorageService
+	Dialogue   *DialogueService
+	Surveys    *SurveysService
+	Onboarding *OnboardingService
+	Items      *ItemsService
+	Tracking   *TrackingService
 }
 
 // New checks the configuration and builds a client.
@@ -107,12 +113,13 @@ func New(cfg Config) (*Client, error) {
 	}
 	c.Auth = &AuthService{c: c}
 	c.Storage = &StorageService{c: c}
-	c.initServices()
+	c.Dialogue = &DialogueService{c: c}
+	c.Surveys = &SurveysService{c: c}
+	c.Onboarding = &OnboardingService{c: c}
+	c.Items = &ItemsService{c: c}
+	c.Tracking = &TrackingService{c: c}
 	return c, nil
 }
-
-// initServices is extended by the files of later services.
-func (c *Client) initServices() {}
 
 // SetToken sets the access token sent to token-authenticated endpoints.
 func (c *Client) SetToken(token string) {
@@ -205,6 +212,7 @@ type request struct {
 	contentType string
 	header      http.Header
 	requestInfo bool
+	ref         int64 // overrides RequestInfo.Ref for this call
 	noRetry     bool
 }
 
@@ -281,7 +289,9 @@ func (c *Client) build(ctx context.Context, r *request) (*http.Request, error) {
 		}
 	}
 	if r.requestInfo {
-		info, _ := json.Marshal(c.RequestInfo())
+		ri := c.RequestInfo()
+		ri.Ref = r.ref
+		info, _ := json.Marshal(ri)
 		req.Header.Set("Service-Request-Info", string(info))
 		req.Header.Set("Accept-Language", c.cfg.Language)
 		req.Header.Set("Time-Zone", c.cfg.TimeZone)

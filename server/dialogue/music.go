@@ -20,6 +20,13 @@ func (t *turn) playMusic(slots map[string]slotVal) reply {
 	genre := slots["genre"].text
 	song := strings.TrimSpace(fold(slots["song"].text))
 	artist := strings.TrimSpace(fold(slots["artist"].text))
+	if genre == "" && (song != "" || artist != "") && len(findTracks(lib, song, artist)) == 0 {
+		// "play some relaxing music" read as a title: a genre named inside
+		// the words is the better reading.
+		if v, ok := t.m.findSlot("genre", tokenize(song+" "+artist)); ok {
+			genre, song, artist = v.text, "", ""
+		}
+	}
 	switch {
 	case song != "":
 		pool = findTracks(lib, song, artist)

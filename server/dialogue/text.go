@@ -52,7 +52,7 @@ func fold(s string) string {
 // addresses (example.com, a@b.org), contractions (what's, o'clock).
 func innerPunct(r rune) bool {
 	switch r {
-	case ':', '.', '/', '@', '\'', '-', '_', '+', '%', '’':
+	case ':', '.', '/', '@', '\'', '-', '_', '+', '%', '’', '?', '=', '&', '#', '~':
 		return true
 	}
 	return false
@@ -65,7 +65,7 @@ func innerPunct(r rune) bool {
 func tokenize(q string) []token {
 	var out []token
 	sep := func(r rune) bool {
-		return unicode.IsSpace(r) || (unicode.IsPunct(r) && !innerPunct(r)) || unicode.IsSymbol(r) && r != '+'
+		return unicode.IsSpace(r) || (unicode.IsPunct(r) || unicode.IsSymbol(r)) && !innerPunct(r)
 	}
 	for i := 0; i < len(q) && len(out) < maxTokens; {
 		r, size := utf8.DecodeRuneInString(q[i:])

@@ -1,0 +1,178 @@
+package jobs
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/harkhq/hark/server/apierr"
+	"github.com/harkhq/hark/server/store"
+)
+
+func openDB(t *testing.T) (*sql.DB, string) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "j.db")
+	db, err := store.OpenFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db, path
+}
+
+// waitStatus polls until the job reaches a final status (bounded).
+func waitStatus(t *testing.T, q *Queue, ws int64, scope, kind, id string) Job {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		j, err := q.Get(context.Background(), ws, scope, kind, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if j.Status != Queued && j.Status != Processing {
+			return j
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	t.Fatalf("job %s did not finish", id)
+	return Job{}
+}
+
+func TestOrderPerWorkspace(t *testing.T) {
+	db, _ := openDB(t)
+	var mu sync.Mutex
+	var order []string
+	gate := make(chan struct{})
+	runner := func(ctx context.Context, j Job) (string, any, error) {
+		var name string
+		json.Unmarshal(j.Request, &name)
+		if name == "first" {
+			<-gate
+		}
+		mu.Lock()
+		order = append(order, name)
+		mu.Unlock()
+		return Completed, map[string]string{"name": name}, nil
+	}
+	q, err := Open(context.Background(), db, map[string]Runner{ImportItems: runner, ImportInteractions: runner}, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer q.Close()
+	ctx := context.Background()
+	first, _ := q.Submit(ctx, 1, "t", ImportItems, "first")
+	second, _ := q.Submit(ctx, 1, "t", ImportInteractions, "second")
+	third, _ := q.Submit(ctx, 1, "t", ImportItems, "third")
+	if first.Status != Queued {
+		t.Errorf("accepted job status = %s", first.Status)
+	}
+	// the first job holds the workspace; the table is busy meanwhile
+	deadline := time.Now().Add(5 * time.Second)
+	for !q.Busy(1, "t") && time.Now().Before(deadline) {
+		time.Sleep(time.Millisecond)
+	}
+	if !q.Busy(1, "t") || q.Busy(1, "other") || q.Busy(2, "t") {
+		t.Error("Busy does not follow the processing import")
+	}
+	c, err := q.Cancel(ctx, 1, "t", ImportItems, third.ID)
+	if err != nil || c.Status != Canceled {
+		t.Fatalf("cancel queued = %+v, %v", c, err)
+	}
+	_, err = q.Cancel(ctx, 1, "t", ImportItems, first.ID)
+	if e, ok := apierr.As(err); !ok || e.Status != 400 {
+		t.Errorf("cancel processing = %v, want 400", err)
+	}
+	close(gate)
+	waitStatus(t, q, 1, "t", ImportInteractions, second.ID)
+	j := waitStatus(t, q, 1, "t", ImportItems, first.ID)
+	if j.Status != Completed || string(j.Result) != `{"name":"first"}` {
+		t.Errorf("first job = %+v", j)
+	}
+	mu.Lock()
+	if fmt.Sprint(order) != "[first second]" {
+		t.Errorf("run order = %v, want first then second, third canceled", order)
+	}
+	mu.Unlock()
+	if q.Busy(1, "t") {
+		t.Error("table still busy after its jobs ended")
+	}
+	for _, probe := range []struct {
+		ws          int64
+		scope, kind string
+	}{{2, "t", ImportItems}, {1, "u", ImportItems}, {1, "t", Train}} {
+		if _, err := q.Get(ctx, probe.ws, probe.scope, probe.kind, first.ID); err == nil {
+			t.Errorf("job visible through %+v", probe)
+		}
+	}
+}
+
+func TestFailuresAndPanics(t *testing.T) {
+	db, _ := openDB(t)
+	q, err := Open(context.Background(), db, map[string]Runner{
+		Train: func(ctx context.Context, j Job) (string, any, error) {
+			return "", nil, apierr.InvalidArgumentf("no interactions with 500 records")
+		},
+		Recommend: func(ctx context.Context, j Job) (string, any, error) { panic("boom") },
+	}, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer q.Close()
+	ctx := context.Background()
+	a, _ := q.Submit(ctx, 3, "t", Train, nil)
+	b, _ := q.Submit(ctx, 3, "t", Recommend, nil)
+	if j := waitStatus(t, q, 3, "t", Train, a.ID); j.Status != Error || string(j.Result) != `{"message":"no interactions with 500 records"}` {
+		t.Errorf("failed job = %+v %s", j, j.Result)
+	}
+	if j := waitStatus(t, q, 3, "t", Recommend, b.ID); j.Status != Error {
+		t.Errorf("panicking job = %+v", j)
+	}
+	if _, err := q.Submit(ctx, 3, "t", "nope", nil); err == nil {
+		t.Error("job of unknown kind accepted")
+	}
+}
+
+func TestRestart(t *testing.T) {
+	db, _ := openDB(t)
+	ctx := context.Background()
+	block := make(chan struct{})
+	slow := func(ctx context.Context, j Job) (string, any, error) {
+		select {
+		case <-block:
+		case <-ctx.Done():
+			return "", nil, ctx.Err()
+		}
+		return Completed, nil, nil
+	}
+	q, err := Open(ctx, db, map[string]Runner{Train: slow}, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, _ := q.Submit(ctx, 5, "t", Train, nil)
+	b, _ := q.Submit(ctx, 5, "t", Train, nil)
+	q.Close() // a was processing: it ends in error; b stays queued
+	if j, _ := q.Get(ctx, 5, "t", Train, b.ID); j.Status != Queued {
+		t.Fatalf("queued job after close = %s", j.Status)
+	}
+	// simulate a crash: a job row left processing
+	if _, err := db.Exec(`UPDATE recomm_jobs SET status = 'processing' WHERE id = ?`, a.ID); err != nil {
+		t.Fatal(err)
+	}
+	close(block)
+	q2, err := Open(ctx, db, map[string]Runner{Train: slow}, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer q2.Close()
+	if j, _ := q2.Get(ctx, 5, "t", Train, a.ID); j.Status != Error {
+		t.Errorf("job left processing by a crash = %s, want error", j.Status)
+	}
+	if j := waitStatus(t, q2, 5, "t", Train, b.ID); j.Status != Completed {
+		t.Errorf("queued job after restart = %s", j.Status)
+	}
+}

@@ -54,28 +54,27 @@ func (m *langModel) parseNumber(toks []token) (value, n int) {
 		if isAnd(j) {
 			j++
 		}
-		rest, k := m.parseBelowHundred(toks[j:], word, isAnd)
+		rest, k := belowHundred(j, word, isAnd)
 		if k > 0 {
 			return total + rest, j + k
 		}
 		return total, i
 	}
-	rest, k := m.parseBelowHundred(toks, word, isAnd)
-	return rest, k
+	return belowHundred(0, word, isAnd)
 }
 
-// parseBelowHundred reads "forty five", "treinta y cinco", "twelve".
-func (m *langModel) parseBelowHundred(toks []token, word func(int) (int, bool), isAnd func(int) bool) (int, int) {
-	v, ok := word(0)
+// belowHundred reads "forty five", "treinta y cinco", "twelve" at word i.
+func belowHundred(i int, word func(int) (int, bool), isAnd func(int) bool) (int, int) {
+	v, ok := word(i)
 	if !ok || v >= 100 {
 		return 0, 0
 	}
 	if v >= 20 && v%10 == 0 {
-		if u, ok := word(1); ok && u >= 1 && u <= 9 {
+		if u, ok := word(i + 1); ok && u >= 1 && u <= 9 {
 			return v + u, 2
 		}
-		if isAnd(1) {
-			if u, ok := word(2); ok && u >= 1 && u <= 9 {
+		if isAnd(i + 1) {
+			if u, ok := word(i + 2); ok && u >= 1 && u <= 9 {
 				return v + u, 3
 			}
 		}

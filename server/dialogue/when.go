@@ -17,7 +17,8 @@ const (
 	roleHalf       = "half"      // half, media
 	roleQuarter    = "quarter"   // quarter, cuarto
 	rolePast       = "past"      // past, after
-	roleTo         = "to"        // to, menos
+	roleTo         = "to"        // to: minutes first ("ten to eight")
+	roleMinus      = "minus"     // menos: hour first ("ocho menos diez")
 	roleOclock     = "oclock"    // o'clock, en punto
 	roleOh         = "oh"        // the "oh" of "seven oh five"
 	roleAM         = "am"        // am, de la madrugada
@@ -46,7 +47,7 @@ const (
 
 var knownRoles = map[string]bool{
 	roleAt: true, roleOn: true, roleIn: true, roleAnd: true, roleHalf: true, roleQuarter: true,
-	rolePast: true, roleTo: true, roleOclock: true, roleOh: true, roleAM: true, rolePM: true,
+	rolePast: true, roleTo: true, roleMinus: true, roleOclock: true, roleOh: true, roleAM: true, rolePM: true,
 	roleMorning: true, roleAfternoon: true, roleEvening: true, roleNight: true, roleNoon: true,
 	roleMidnight: true, roleToday: true, roleTonight: true, roleTomorrow: true, roleDayAfter: true,
 	roleNext: true, roleSecond: true, roleMinute: true, roleHour: true, roleDayUnit: true,
@@ -356,10 +357,12 @@ func (m *langModel) clockFromNumber(toks []token) (clock, int) {
 			return clock{hour: h, minute: v}, n + k + hn
 		}
 	case roleTo:
-		// "ten to eight" (minutes first) or "ocho menos cuarto" (hour first).
+		// "ten to eight"
 		if h, hn := m.parseHour(rest[k:]); hn > 0 && v <= 30 {
 			return clock{hour: (h + 23) % 24, minute: 60 - v}, n + k + hn
 		}
+	case roleMinus:
+		// "ocho menos cuarto", "siete menos diez"
 		if v <= 24 {
 			after := rest[k:]
 			if r2, k2 := m.timeWords.match(after); r2 == roleQuarter {

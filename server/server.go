@@ -19,8 +19,11 @@ import (
 	"github.com/harkhq/hark/server/accounts"
 	"github.com/harkhq/hark/server/endpoints"
 	"github.com/harkhq/hark/server/httpapi"
+	"github.com/harkhq/hark/server/items"
 	"github.com/harkhq/hark/server/storage"
 	"github.com/harkhq/hark/server/store"
+	"github.com/harkhq/hark/server/surveys"
+	"github.com/harkhq/hark/server/tracking"
 	"github.com/harkhq/hark/server/workspaces"
 )
 
@@ -58,6 +61,9 @@ type Server struct {
 	Workspaces *workspaces.Service
 	Accounts   *accounts.Service
 	Storage    *storage.Store
+	Surveys    *surveys.Service
+	Items      *items.Service
+	Tracking   *tracking.Service
 }
 
 func (c *Config) defaults() {
@@ -126,6 +132,17 @@ func (s *Server) build(ctx context.Context) error {
 		return err
 	}
 
+	if s.Surveys, err = surveys.New(s.db); err != nil {
+		return err
+	}
+	if s.Items, err = items.New(items.Config{}); err != nil {
+		return err
+	}
+	if s.Tracking, err = tracking.New(s.db, tracking.Config{FetchAllow: cfg.FetchAllow, MaxBytes: cfg.MaxImport,
+		Logger: cfg.Logger}); err != nil {
+		return err
+	}
+
 	s.api = httpapi.New(httpapi.Config{
 		Logger:        cfg.Logger,
 		Keys:          s.Workspaces,
@@ -137,6 +154,10 @@ func (s *Server) build(ctx context.Context) error {
 	})
 	endpoints.Accounts(s.api, s.Accounts)
 	endpoints.Storage(s.api, s.Storage, cfg.MaxUpload)
+	endpoints.Surveys(s.api, s.Surveys)
+	endpoints.Items(s.api, s.Items, preferences{s})
+	endpoints.Icons(s.api)
+	endpoints.Tracking(s.api, s.Tracking)
 
 	s.api.Handle("GET /healthz", httpapi.Public, func(w http.ResponseWriter, r *http.Request) error {
 		w.Header().Set("Content-Type", "text/plain")
@@ -183,5 +204,17 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 // Close releases the store. Serve calls it; tests that only use Handler
 // call it themselves.
 func (s *Server) Close() error {
-	return s.db.Close()
+	return errors.Join(s.Tracking.Close(), s.db.Close())
+}
+
+// preferences joins what the items need to know of a user.
+type preferences struct{ s *Server }
+
+func (p preferences) Profile(ctx context.Context, userID int64) (map[string]float64, error) {
+	return p.s.Surveys.Profile(ctx, userID)
+}
+
+// Metric is true unless the user chose imperial units in onboarding.
+func (p preferences) Metric(ctx context.Context, userID int64) bool {
+	return true
 }

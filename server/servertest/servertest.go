@@ -41,11 +41,17 @@ func Start(t testing.TB, cfg server.Config) *Platform {
 	if cfg.RatePerSecond == 0 {
 		cfg.RatePerSecond, cfg.RateBurst = 1e6, 1e6
 	}
+	// The listener comes first so the server knows its own address, which
+	// dataset and import fetches may always name.
+	hs := httptest.NewUnstartedServer(nil)
+	cfg.FetchAllow = append(cfg.FetchAllow, hs.Listener.Addr().String())
 	srv, err := server.New(context.Background(), cfg)
 	if err != nil {
+		hs.Close()
 		t.Fatalf("start harkd: %v", err)
 	}
-	hs := httptest.NewServer(srv.Handler())
+	hs.Config.Handler = srv.Handler()
+	hs.Start()
 	t.Cleanup(func() {
 		hs.Close()
 		srv.Close()

@@ -25,15 +25,23 @@
 // surveys) among the item's category keys ("cuisine:italian", "movie:comedy",
 // "news:technology", "sport:soccer", "music:jazz"), d is the great-circle
 // distance from the request's lat/lon to the item, and L is the domain's
-// decay length: 3 km for restaurants, 5 km for theatres, events and local
-// news, 50 km for league matches and rankings' venues, 2,000 km for motor,
-// golf, tennis and cycling venues. A fully liked item thus ranks like an
-// unliked one about L·ln 3 closer. Items without a place (most news, TV) use
-// d = 0. Ties go to the domain's natural key (rating, recency, start time)
-// and then to dataId, so orders are total and stable. Popular news (2092)
-// sort by read count instead, the soccer ranking by points, TV by start
-// time within the affinity order, and criteria.pageCriteria.order names the
-// order used.
+// decay length: 3 km for restaurants; 5 km for theatres, near events and
+// local news (2091); 50 km for league matches (the home team's ground);
+// 2,000 km for motor, golf, tennis and cycling venues. A fully liked item
+// thus ranks like an unliked one L·ln 3 closer (3.3 km for restaurants).
+// Where there is no place to measure from, time takes distance's part:
+//
+//	personal news (2090):  (1 + 2·affinity) · exp(−age / 24 h)
+//	TV:                    (1 + 2·affinity) · exp(−h / 3 h), h = hours until it starts (0 when on now)
+//
+// Ties go to the domain's natural key (rating for restaurants and films,
+// closeness in time for matches and tours, recency for news, start time for
+// events and TV) and then to dataId, so orders are total and stable.
+// Popular news (2092) sort by read count, a news topic category by recency,
+// the soccer ranking by points (then goal difference, goals, name), the
+// weather breakdown by time of day; criteria.pageCriteria.order names the
+// order used ("preference,distance", "preference,recency", "popularity",
+// "recency", "points", "time", "preference,start", "none").
 //
 // # Paging and news sessions
 //

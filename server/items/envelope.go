@@ -112,7 +112,10 @@ func validatePosition(lat, lon *float64) (float64, float64, error) {
 
 // scored is one candidate of a ranked list.
 type scored struct {
-	item  any
+	item any
+	// build, when set, makes the item on demand: only the page served is
+	// built, not every candidate.
+	build func() any
 	score float64 // higher first
 	tie   float64 // higher first when scores are equal
 	id    string  // ascending, last resort
@@ -159,7 +162,11 @@ func pageOf(all []scored, page, rows int) []any {
 	out := []any{}
 	start := (page - 1) * rows
 	for i := start; i < len(all) && i < start+rows; i++ {
-		out = append(out, all[i].item)
+		if all[i].build != nil {
+			out = append(out, all[i].build())
+		} else {
+			out = append(out, all[i].item)
+		}
 	}
 	return out
 }

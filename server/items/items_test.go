@@ -964,3 +964,18 @@ func benchmarkList(b *testing.B, path string) {
 		}
 	}
 }
+
+// BenchmarkBaselineEncode only encodes a ready restaurant page: the floor
+// any List benchmark above includes, to read them as ratios.
+func BenchmarkBaselineEncode(b *testing.B) {
+	s := service(b)
+	env, err := s.List(context.Background(), query("london", "restaurants"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		if _, err := json.Marshal(env); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -61,6 +61,11 @@ func (mc *movieCatalogue) certification(country string, level int) Certification
 // changes weekly as programmes do, with three to six shows a day spaced by
 // the running time plus cleaning.
 func (sb *Sandbox) Showings(ctx context.Context, city *City, day time.Time) ([]Showing, error) {
+	key := day.In(city.Location).Format("2006-01-02")
+	return sb.memosOf(city).showings.get(key, func() []Showing { return sb.buildShowings(city, day) }), nil
+}
+
+func (sb *Sandbox) buildShowings(city *City, day time.Time) []Showing {
 	local := day.In(city.Location)
 	y, m, d := local.Date()
 	_, week := local.ISOWeek()
@@ -81,7 +86,7 @@ func (sb *Sandbox) Showings(ctx context.Context, city *City, day time.Time) ([]S
 			out = append(out, Showing{Movie: movie, TheatreID: fmt.Sprintf("t%d", ti+1), Theatre: th, Times: times})
 		}
 	}
-	return out, nil
+	return out
 }
 
 // MovieItem is an element of /items/movies: one film at one theatre.
@@ -127,22 +132,25 @@ func (s *Service) movies(ctx context.Context, q *request) ([]scored, error) {
 		for i, g := range sh.Movie.Genres {
 			cats[i] = "movie:" + g
 		}
-		poster := ""
-		if len(sh.Movie.Genres) > 0 {
-			poster = mediaURL(q.baseURL, "movie-"+sh.Movie.Genres[0])
-		}
-		sched := scheduleText(sh.Times)
 		id := q.city.Slug + "-" + sh.Movie.ID + "-" + sh.TheatreID
-		item := MovieItem{
-			Common: common("MOVIE", id, sh.Movie.Title, sh.Theatre.Name,
-				fmt.Sprintf("Today %s · %d min · %s", sched, sh.Movie.Runtime, sh.Movie.Certification.Name)),
-			Movie: MovieInfo{Title: sh.Movie.Title, AverageRating: sh.Movie.Rating, Certification: sh.Movie.Certification,
-				Poster: poster, Genres: sh.Movie.Genres, Runtime: sh.Movie.Runtime},
-			Theater: TheaterInfo{Name: sh.Theatre.Name, Address: sh.Theatre.Address, Schedule: sched,
-				Lat: sh.Theatre.Lat, Lon: sh.Theatre.Lon},
+		build := func() any {
+			poster := ""
+			if len(sh.Movie.Genres) > 0 {
+				poster = mediaURL(q.baseURL, "movie-"+sh.Movie.Genres[0])
+			}
+			sched := scheduleText(sh.Times)
+			item := MovieItem{
+				Common: common("MOVIE", id, sh.Movie.Title, sh.Theatre.Name,
+					fmt.Sprintf("Today %s · %d min · %s", sched, sh.Movie.Runtime, sh.Movie.Certification.Name)),
+				Movie: MovieInfo{Title: sh.Movie.Title, AverageRating: sh.Movie.Rating, Certification: sh.Movie.Certification,
+					Poster: poster, Genres: sh.Movie.Genres, Runtime: sh.Movie.Runtime},
+				Theater: TheaterInfo{Name: sh.Theatre.Name, Address: sh.Theatre.Address, Schedule: sched,
+					Lat: sh.Theatre.Lat, Lon: sh.Theatre.Lon},
+			}
+			return item
 		}
 		d := distanceKm(q.lat, q.lon, sh.Theatre.Lat, sh.Theatre.Lon)
-		out = append(out, scored{item: item, score: preference(affinity(q.profile, cats...), d, decayLocal),
+		out = append(out, scored{build: build, score: preference(affinity(q.profile, cats...), d, decayLocal),
 			tie: sh.Movie.Rating, id: id})
 	}
 	return out, nil

@@ -59,6 +59,10 @@ type newsCatalogue struct {
 // stories keep a believable age.
 func (sb *Sandbox) Articles(ctx context.Context, city *City, now time.Time) ([]Article, error) {
 	hour := now.Truncate(time.Hour)
+	return sb.memosOf(city).articles.get(hour.UTC().Format(time.RFC3339), func() []Article { return sb.buildArticles(city, hour) }), nil
+}
+
+func (sb *Sandbox) buildArticles(city *City, hour time.Time) []Article {
 	pl := city.Places
 	pick := func(list []string, parts ...any) string { return list[seed(parts...)%uint64(len(list))] }
 	out := make([]Article, len(sb.news.Templates))
@@ -88,7 +92,7 @@ func (sb *Sandbox) Articles(ctx context.Context, city *City, now time.Time) ([]A
 		}
 		out[i] = a
 	}
-	return out, nil
+	return out
 }
 
 func upperFirst(s string) string {
@@ -313,7 +317,7 @@ func (s *Service) rankNews(ctx context.Context, r *request, np newsPath) ([]scor
 			}
 			sc.score = -ageH
 		}
-		sc.item = s.newsItem(r.city, a, r.now, r.baseURL)
+		sc.build = func() any { return s.newsItem(r.city, a, r.now, r.baseURL) }
 		out = append(out, sc)
 	}
 	rank(out)

@@ -29,6 +29,10 @@ type RestaurantProvider interface {
 // Restaurants places each seed restaurant on one of its district's
 // streets, a few hundred metres from the district centre.
 func (sb *Sandbox) Restaurants(ctx context.Context, city *City) ([]Restaurant, error) {
+	return sb.memosOf(city).restaurants.get("", func() []Restaurant { return sb.buildRestaurants(city) }), nil
+}
+
+func (sb *Sandbox) buildRestaurants(city *City) []Restaurant {
 	out := make([]Restaurant, len(city.RestaurantRows))
 	for i, r := range city.RestaurantRows {
 		dist := city.Districts[r.District]
@@ -42,7 +46,7 @@ func (sb *Sandbox) Restaurants(ctx context.Context, city *City) ([]Restaurant, e
 		out[i] = Restaurant{ID: fmt.Sprintf("%s-r%02d", city.Slug, i+1), Name: r.Name, Cuisines: r.Cuisines, Price: r.Price,
 			Address: addr, District: dist.Name, Lat: round(lat, 5), Lon: round(lon, 5), Rating: r.Rating, Hours: city.hours[r.Hours]}
 	}
-	return out, nil
+	return out
 }
 
 func round(v float64, digits int) float64 {
@@ -106,7 +110,7 @@ func (s *Service) restaurants(ctx context.Context, q *request) ([]scored, error)
 			cats[i] = "cuisine:" + c
 		}
 		d := distanceKm(q.lat, q.lon, r.Lat, r.Lon)
-		out = append(out, scored{item: restaurantItem(q.city, r, q.now, q.baseURL, s.providerName),
+		out = append(out, scored{build: func() any { return restaurantItem(q.city, r, q.now, q.baseURL, s.providerName) },
 			score: preference(affinity(q.profile, cats...), d, decayRestaurant), tie: r.Rating, id: r.ID})
 	}
 	return out, nil

@@ -17,6 +17,7 @@ type Sandbox struct {
 	news   newsCatalogue
 	tours  map[string]*tour
 	tv     tvCatalogue
+	memos  map[string]*cityMemos
 }
 
 // NewSandbox loads the embedded seed data.
@@ -27,7 +28,10 @@ func loadSandbox(fsys fs.FS) (*Sandbox, error) {
 	if err != nil {
 		return nil, err
 	}
-	sb := &Sandbox{cities: cities}
+	sb := &Sandbox{cities: cities, memos: map[string]*cityMemos{}}
+	for _, c := range cities {
+		sb.memos[c.Slug] = &cityMemos{}
+	}
 	if err := readJSON(fsys, "movies.json", &sb.movies); err != nil {
 		return nil, err
 	}
@@ -70,6 +74,15 @@ func loadSandbox(fsys fs.FS) (*Sandbox, error) {
 		}
 	}
 	return sb, nil
+}
+
+// memosOf returns the caches of city; a City the sandbox did not load
+// (a live provider's) gets fresh ones each time, which only costs speed.
+func (sb *Sandbox) memosOf(city *City) *cityMemos {
+	if m, ok := sb.memos[city.Slug]; ok {
+		return m
+	}
+	return &cityMemos{}
 }
 
 // Cities returns the sandbox cities.

@@ -80,7 +80,8 @@ var tourSports = []string{"motor", "golf", "tennis", "biking"}
 type season struct {
 	league *League
 	start  time.Time
-	rounds [][][2]int // rounds[r] = pairs of team indexes, home first
+	rounds [][][2]int    // rounds[r] = pairs of team indexes, home first
+	starts [][]time.Time // starts[r][p] = kick-off of pair p of round r
 }
 
 var seasonCache sync.Map // league name + start → *season
@@ -134,13 +135,22 @@ func seasonOf(city *City, lg *League, now time.Time) *season {
 			s.rounds = append(s.rounds, half...)
 		}
 	}
+	for r := range s.rounds {
+		row := make([]time.Time, len(s.rounds[r]))
+		for p := range row {
+			row[p] = s.computeKickoff(r, p)
+		}
+		s.starts = append(s.starts, row)
+	}
 	seasonCache.Store(key, s)
 	return s
 }
 
-// kickoff puts round r on the r-th weekend after the season start, the
+// computeKickoff puts round r on the r-th weekend after the season start, the
 // pairs spread over Saturday and Sunday.
-func (s *season) kickoff(round, pair int) time.Time {
+func (s *season) kickoff(round, pair int) time.Time { return s.starts[round][pair] }
+
+func (s *season) computeKickoff(round, pair int) time.Time {
 	firstSaturday := s.start.AddDate(0, 0, (int(time.Saturday)-int(s.start.Weekday())+7)%7)
 	day := firstSaturday.AddDate(0, 0, 7*round+pair%2)
 	hour := []int{13, 16, 18, 20}[pair%4]
@@ -234,8 +244,28 @@ func (sb *Sandbox) Matches(ctx context.Context, city *City, now time.Time) ([]Ma
 // Standings implements SportsProvider: three points a win, one a draw,
 // ties broken by goal difference, goals scored, then name.
 func (sb *Sandbox) Standings(ctx context.Context, city *City, now time.Time) (Standings, error) {
+	s := seasonOf(city, city.Soccer, now)
+	// A table changes only when a match ends, so the number of finished
+	// matches is the cache key.
+	key := fmt.Sprintf("%s/%d", s.start.Format("2006-01-02"), s.finishedMatches(now))
+	return sb.memosOf(city).standings.get(key, func() Standings { return buildStandings(city, s, now) }), nil
+}
+
+// finishedMatches counts the season's matches finished by now.
+func (s *season) finishedMatches(now time.Time) int {
+	n := 0
+	for r := range s.rounds {
+		for p := range s.rounds[r] {
+			if !now.Before(s.kickoff(r, p).Add(matchLength)) {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+func buildStandings(city *City, s *season, now time.Time) Standings {
 	lg := city.Soccer
-	s := seasonOf(city, lg, now)
 	rows := make([]StandingRow, len(lg.Teams))
 	for i, t := range lg.Teams {
 		rows[i].Team = t.Name
@@ -286,7 +316,7 @@ func (sb *Sandbox) Standings(ctx context.Context, city *City, now time.Time) (St
 		}
 		return a.Team < b.Team
 	})
-	return Standings{Competition: lg.Name, Rows: rows}, nil
+	return Standings{Competition: lg.Name, Rows: rows}
 }
 
 type tour struct {

@@ -56,6 +56,10 @@ func (s *tvSlot) UnmarshalJSON(b []byte) error {
 // chosen by date, channel and slot.
 func (sb *Sandbox) Programmes(ctx context.Context, city *City, now time.Time) ([]Programme, error) {
 	today := localMidnight(now, city.Location)
+	return sb.memosOf(city).programmes.get(today.Format("2006-01-02"), func() []Programme { return sb.buildProgrammes(city, today) }), nil
+}
+
+func (sb *Sandbox) buildProgrammes(city *City, today time.Time) []Programme {
 	var out []Programme
 	for _, ch := range city.Channels {
 		grid := sb.tv.Grids[ch.Style]
@@ -85,7 +89,7 @@ func (sb *Sandbox) Programmes(ctx context.Context, city *City, now time.Time) ([
 				Start: starts[i], End: starts[i+1]})
 		}
 	}
-	return out, nil
+	return out
 }
 
 // TVItem is an element of /items/tv.

@@ -1,0 +1,74 @@
+package jobs
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/harkhq/hark/server/apierr"
+	"github.com/harkhq/hark/server/recomm/catalog"
+)
+
+// ImportRequest is the stored request of an import job.
+type ImportRequest struct {
+	URL     string `json:"url"`
+	Format  string `json:"format"`
+	Update  bool   `json:"update"`
+	Logging bool   `json:"loggingEnabled"`
+}
+
+// ImportResult is the stored result of an import job.
+type ImportResult struct {
+	Added         int                `json:"added"`
+	NotAddedCount int                `json:"notAddedCount"`
+	NotAdded      []catalog.NotAdded `json:"notAdded,omitempty"`
+	Message       string             `json:"message,omitempty"`
+}
+
+// Check validates a request before it is accepted.
+func (r ImportRequest) Check(src *Sources) error {
+	if r.Format != catalog.FormatCSV && r.Format != catalog.FormatJSON {
+		return apierr.InvalidArgumentf("format must be csv or json, not %q", r.Format)
+	}
+	return src.CheckURL(r.URL)
+}
+
+// ImportRunner runs the import jobs of the three kinds.
+func ImportRunner(cat *catalog.Catalog, src *Sources) Runner {
+	return func(ctx context.Context, j Job) (string, any, error) {
+		var req ImportRequest
+		if err := json.Unmarshal(j.Request, &req); err != nil {
+			return "", nil, fmt.Errorf("decode request: %w", err)
+		}
+		f, err := src.Open(ctx, j.WS, req.URL)
+		if err != nil {
+			return "", nil, err
+		}
+		defer f.Close()
+		opts := catalog.ImportOptions{Format: req.Format, Update: req.Update, Logging: req.Logging}
+		var res catalog.ImportResult
+		switch j.Kind {
+		case ImportItems:
+			res, err = cat.ImportEntities(ctx, j.WS, j.Scope, f, opts)
+		case ImportUsers:
+			res, err = cat.ImportEntities(ctx, j.WS, catalog.Users, f, opts)
+		case ImportInteractions:
+			res, err = cat.ImportInteractions(ctx, j.WS, j.Scope, f, opts)
+		default:
+			return "", nil, fmt.Errorf("not an import job: %s", j.Kind)
+		}
+		out := ImportResult{Added: res.Added, NotAddedCount: res.NotAddedCount, NotAdded: res.NotAdded}
+		if err != nil {
+			msg := err.Error()
+			if e, ok := apierr.As(err); ok {
+				msg = e.Description
+			}
+			out.Message = msg
+			return Error, out, nil
+		}
+		if res.NotAddedCount > 0 {
+			return CompletedWithErrors, out, nil
+		}
+		return Completed, out, nil
+	}
+}

@@ -1,0 +1,221 @@
+package jobs
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/netip"
+	"net/url"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/harkhq/hark/server/apierr"
+)
+
+// StorageOpener opens a file of a workspace's own storage; folder "" is
+// the root. The lead wires it to the storage service.
+type StorageOpener interface {
+	Open(workspaceID int64, folder, name string) (io.ReadCloser, error)
+}
+
+// Defaults of Sources.
+const (
+	DefaultMaxImportBytes = 1 << 30
+	DefaultFetchTimeout   = 10 * time.Minute
+	maxRedirects          = 5
+)
+
+// Sources opens import files: http(s) URLs whose host is on the operator's
+// allowlist, and storage://<folder>/<file> (storage:///<file> for the
+// root) in the workspace's own storage.
+type Sources struct {
+	// FetchAllow lists hosts ("example.org", any port) or host:port pairs
+	// that http(s) imports may fetch from (harkd serve --fetch-allow).
+	FetchAllow []string
+	MaxBytes   int64         // 0 means DefaultMaxImportBytes
+	Timeout    time.Duration // whole download; 0 means DefaultFetchTimeout
+	Storage    StorageOpener
+	// Client replaces the HTTP client (tests); its CheckRedirect is replaced.
+	Client *http.Client
+}
+
+func (s *Sources) maxBytes() int64 {
+	if s.MaxBytes > 0 {
+		return s.MaxBytes
+	}
+	return DefaultMaxImportBytes
+}
+
+// CheckURL validates an import address when the request is accepted, so
+// a bad one is a 400 instead of a failed job.
+func (s *Sources) CheckURL(raw string) error {
+	if raw == "" {
+		return apierr.InvalidArgumentf("url is required")
+	}
+	u, err := url.Parse(raw)
+	if err != nil {
+		return apierr.InvalidArgumentf("url %q is not a valid URL", raw)
+	}
+	if u.Scheme == "storage" {
+		_, _, err := storagePath(u)
+		return err
+	}
+	return s.allowed(u)
+}
+
+func storagePath(u *url.URL) (folder, name string, err error) {
+	name = strings.TrimPrefix(u.Path, "/")
+	if name == "" || strings.Contains(name, "/") || name == "." || name == ".." || u.RawQuery != "" || u.User != nil {
+		return "", "", apierr.InvalidArgumentf("a storage url is storage://<folder>/<file> or storage:///<file>")
+	}
+	return u.Host, name, nil
+}
+
+func (s *Sources) allowed(u *url.URL) error {
+	if u.Scheme != "http" && u.Scheme != "https" {
+		return apierr.InvalidArgumentf("url must be http, https or storage, not %q", u.Scheme)
+	}
+	if u.User != nil {
+		return apierr.InvalidArgumentf("url must not carry credentials")
+	}
+	host := strings.ToLower(u.Hostname())
+	if host == "" {
+		return apierr.InvalidArgumentf("url has no host")
+	}
+	if ip, err := netip.ParseAddr(host); err == nil && linkLocal(ip) {
+		return apierr.InvalidArgumentf("host %s is link-local; link-local addresses are never fetched", host)
+	}
+	port := u.Port()
+	if port == "" {
+		port = "80"
+		if u.Scheme == "https" {
+			port = "443"
+		}
+	}
+	hp := net.JoinHostPort(host, port)
+	for _, e := range s.FetchAllow {
+		e = strings.ToLower(strings.TrimSpace(e))
+		if e == host || e == "["+host+"]" || e == hp {
+			return nil
+		}
+	}
+	return apierr.InvalidArgumentf("host %s is not on the import allowlist", hp)
+}
+
+func linkLocal(ip netip.Addr) bool {
+	ip = ip.Unmap()
+	return ip.IsLinkLocalUnicast() || ip.IsLinkLocalMulticast()
+}
+
+var errLinkLocal = errors.New("refusing to connect to a link-local address")
+
+// refuseLinkLocal sees the address a name resolved to, so an allowed name
+// that resolves to 169.254.169.254 is refused as well.
+func refuseLinkLocal(_, address string, _ syscall.RawConn) error {
+	ap, err := netip.ParseAddrPort(address)
+	if err != nil {
+		return fmt.Errorf("dial %s: %w", address, err)
+	}
+	if linkLocal(ap.Addr()) {
+		return fmt.Errorf("dial %s: %w", address, errLinkLocal)
+	}
+	return nil
+}
+
+func (s *Sources) client() *http.Client {
+	var c http.Client
+	if s.Client != nil {
+		c = *s.Client
+	} else {
+		dialer := &net.Dialer{Timeout: 10 * time.Second, Control: refuseLinkLocal}
+		c.Transport = &http.Transport{Proxy: nil, DialContext: dialer.DialContext,
+			TLSHandshakeTimeout: 10 * time.Second, ResponseHeaderTimeout: time.Minute}
+	}
+	c.CheckRedirect = func(req *http.Request, via []*http.Request) error {
+		if len(via) >= maxRedirects {
+			return fmt.Errorf("more than %d redirects", maxRedirects)
+		}
+		return s.allowed(req.URL)
+	}
+	return &c
+}
+
+// Open opens an import file for reading, bounded in size; the caller
+// closes it. ctx bounds an http download together with Timeout.
+func (s *Sources) Open(ctx context.Context, ws int64, raw string) (io.ReadCloser, error) {
+	if err := s.CheckURL(raw); err != nil {
+		return nil, err
+	}
+	u, _ := url.Parse(raw)
+	if u.Scheme == "storage" {
+		if s.Storage == nil {
+			return nil, apierr.Unavailablef("storage imports are not configured")
+		}
+		folder, name, _ := storagePath(u)
+		f, err := s.Storage.Open(ws, folder, name)
+		if err != nil {
+			return nil, fmt.Errorf("open %s: %w", raw, err)
+		}
+		return &limitedFile{r: f, c: f, left: s.maxBytes()}, nil
+	}
+	timeout := s.Timeout
+	if timeout <= 0 {
+		timeout = DefaultFetchTimeout
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, raw, nil)
+	if err != nil {
+		cancel()
+		return nil, err
+	}
+	resp, err := s.client().Do(req)
+	if err != nil {
+		cancel()
+		return nil, fmt.Errorf("fetch %s: %w", u.Redacted(), err)
+	}
+	if resp.StatusCode != http.StatusOK {
+		resp.Body.Close()
+		cancel()
+		return nil, fmt.Errorf("fetch %s: status %s", u.Redacted(), resp.Status)
+	}
+	if resp.ContentLength > s.maxBytes() {
+		resp.Body.Close()
+		cancel()
+		return nil, fmt.Errorf("fetch %s: file of %d bytes is over the %d-byte limit", u.Redacted(), resp.ContentLength, s.maxBytes())
+	}
+	return &limitedFile{r: resp.Body, c: closerFunc(func() error { cancel(); return resp.Body.Close() }), left: s.maxBytes()}, nil
+}
+
+type closerFunc func() error
+
+func (f closerFunc) Close() error { return f() }
+
+// limitedFile fails a read past the size limit instead of truncating
+// silently, so an oversized file ends the import in error.
+type limitedFile struct {
+	r    io.Reader
+	c    io.Closer
+	left int64
+}
+
+func (l *limitedFile) Read(p []byte) (int, error) {
+	if l.left <= 0 {
+		var one [1]byte
+		if n, _ := l.r.Read(one[:]); n > 0 {
+			return 0, fmt.Errorf("import file is over the size limit")
+		}
+		return 0, io.EOF
+	}
+	if int64(len(p)) > l.left {
+		p = p[:l.left]
+	}
+	n, err := l.r.Read(p)
+	l.left -= int64(n)
+	return n, err
+}
+
+func (l *limitedFile) Close() error { return l.c.Close() }

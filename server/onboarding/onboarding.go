@@ -45,6 +45,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/harkhq/hark/assets"
@@ -82,6 +83,15 @@ type Service struct {
 	db   *sql.DB
 	flow *flow
 	cfg  Config
+	// One user's requests run one at a time, so a losing concurrent answer
+	// never calls the hooks; users share stripes, which only costs waiting.
+	stripes [64]sync.Mutex
+}
+
+func (s *Service) lock(userID int64) func() {
+	m := &s.stripes[uint64(userID)%uint64(len(s.stripes))]
+	m.Lock()
+	return m.Unlock
 }
 
 // PreferenceUsername is the preference the name step sets.
@@ -176,6 +186,7 @@ func (s *Service) batch(position string) []*step {
 
 // Start returns the user's current steps, or none once onboarding is done.
 func (s *Service) Start(ctx context.Context, userID int64) ([]Step, error) {
+	defer s.lock(userID)()
 	p, err := s.progress(ctx, userID)
 	if err != nil {
 		return nil, err
@@ -326,6 +337,7 @@ func (s *Service) Preference(ctx context.Context, userID int64, key string) (str
 // Answer takes the user's answer to a waiting step and returns the steps
 // that follow. data is the JSON object, or a JSON string holding its text.
 func (s *Service) Answer(ctx context.Context, userID int64, stepID string, data json.RawMessage) ([]Step, error) {
+	defer s.lock(userID)()
 	p, err := s.progress(ctx, userID)
 	if err != nil {
 		return nil, err

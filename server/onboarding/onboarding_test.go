@@ -404,3 +404,35 @@ func FuzzParseFlow(f *testing.F) {
 		}
 	})
 }
+
+func TestConcurrentAnswersMoveOnce(t *testing.T) {
+	h := &hooks{}
+	s := newService(t, openDB(t), h.config())
+	start(t, s, 9, "1,2")
+	answer(t, s, 9, "2", `{}`, "3")
+	errs := make(chan error, 4)
+	for _, name := range []string{"Ann", "Bob", "Cy", "Di"} {
+		go func() {
+			_, err := s.Answer(context.Background(), 9, "3", json.RawMessage(`{"name": "`+name+`"}`))
+			errs <- err
+		}()
+	}
+	ok := 0
+	for range 4 {
+		err := <-errs
+		if err == nil {
+			ok++
+			continue
+		}
+		if ae, isAPI := apierr.As(err); !isAPI || ae.Status != 400 {
+			t.Errorf("a losing answer failed with %v, want a 400", err)
+		}
+	}
+	if ok != 1 {
+		t.Errorf("%d concurrent answers accepted, want 1", ok)
+	}
+	start(t, s, 9, "4,5")
+	if len(h.names) != 1 || h.names[9] != preference(t, s, 9, PreferenceUsername) {
+		t.Errorf("display names set %v, stored %q: losing answers reached the hook", h.names, preference(t, s, 9, PreferenceUsername))
+	}
+}

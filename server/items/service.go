@@ -4,10 +4,10 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/harkhq/hark/server/apierr"
+	"github.com/harkhq/hark/server/items/astro"
 )
 
 // Query is one /items/... request, as the HTTP layer parsed it.
@@ -54,7 +54,7 @@ type Service struct {
 	cities       []*City
 	providerName string
 	sessions     *newsSessions
-	moon         sync.Map // "YYYY-MM-DD" → []astro.PhaseEvent, computed once per day
+	moon         memo[[]astro.PhaseEvent] // the phases after the start of the current UTC day
 }
 
 // New loads the sandbox data and fills the providers cfg leaves nil.

@@ -358,13 +358,7 @@ func (s *Service) WeatherAt(ctx context.Context, city *City, now time.Time) (Wea
 // UTC day, computed once per day.
 func (s *Service) moonPhases(now time.Time) []astro.PhaseEvent {
 	day := now.UTC().Truncate(24 * time.Hour)
-	key := day.Format("2006-01-02")
-	if v, ok := s.moon.Load(key); ok {
-		return v.([]astro.PhaseEvent)
-	}
-	ev := astro.NextPhases(day, 4)
-	s.moon.Store(key, ev)
-	return ev
+	return s.moon.get(day.Format("2006-01-02"), func() []astro.PhaseEvent { return astro.NextPhases(day, 4) })
 }
 
 // uvAt scales the day's maximum UV index by the Sun's height, a sine

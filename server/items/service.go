@@ -54,7 +54,7 @@ type Service struct {
 	cities       []*City
 	providerName string
 	sessions     *newsSessions
-	moon         memo[[]astro.PhaseEvent] // the phases after the start of the current UTC day
+	moon         memo[[]astro.PhaseEvent] // the phases after the start of the current hour
 }
 
 // New loads the sandbox data and fills the providers cfg leaves nil.

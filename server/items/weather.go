@@ -355,10 +355,10 @@ func (s *Service) WeatherAt(ctx context.Context, city *City, now time.Time) (Wea
 }
 
 // moonPhases returns the next four principal phases from the start of now's
-// UTC day, computed once per day.
+// hour, computed once per hour.
 func (s *Service) moonPhases(now time.Time) []astro.PhaseEvent {
-	day := now.UTC().Truncate(24 * time.Hour)
-	return s.moon.get(day.Format("2006-01-02"), func() []astro.PhaseEvent { return astro.NextPhases(day, 4) })
+	hour := now.UTC().Truncate(time.Hour)
+	return s.moon.get(hour.Format(time.RFC3339), func() []astro.PhaseEvent { return astro.NextPhases(hour, 4) })
 }
 
 // uvAt scales the day's maximum UV index by the Sun's height, a sine

@@ -375,7 +375,7 @@ func clock(t time.Time) string {
 	if t.IsZero() {
 		return ""
 	}
-	return t.Format("15:04")
+	return t.Round(time.Minute).Format("15:04") // almanacs round to the nearest minute
 }
 
 func (s *Service) weather(ctx context.Context, r *request) ([]scored, error) {

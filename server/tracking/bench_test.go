@@ -1,6 +1,7 @@
 package tracking
 
 import (
+	"encoding/json"
 	"testing"
 )
 
@@ -54,6 +55,22 @@ func BenchmarkSave(b *testing.B) {
 	s := newService(b, db, Config{})
 	for b.Loop() {
 		if err := s.save(1, fixes, places); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// Baseline for BenchmarkParseDataset: decoding alone, without validation,
+// zone resolution and sorting.
+func BenchmarkUnmarshalBaseline(b *testing.B) {
+	data, err := Dataset("new-york")
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(len(data)))
+	for b.Loop() {
+		var f File
+		if err := json.Unmarshal(data, &f); err != nil {
 			b.Fatal(err)
 		}
 	}

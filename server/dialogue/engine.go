@@ -236,8 +236,16 @@ type turn struct {
 // respond decides between continuing a conversation and a new intent.
 func (t *turn) respond(conv *conversation) reply {
 	if conv != nil {
-		if mt, ok := t.m.understand(t.toks); ok && mt.intent == "cancel" {
+		mt, understood := t.m.understand(t.toks)
+		if understood && mt.intent == "cancel" {
 			return t.handle("cancel", nil)
+		}
+		// A clear new request wins over reading the answer as the awaited
+		// value ("set a timer for 5 minutes" while an alarm asks its time),
+		// unless the question wants free text, where anything goes.
+		if understood && mt.intent != conv.intent && mt.literals >= 2 && !t.awaitsFreeText(conv) {
+			t.completeTime(&mt)
+			return t.handle(mt.intent, mt.slots)
 		}
 		if v, name, ok := t.fillSlot(conv); ok {
 			slots := conv.slots
@@ -249,7 +257,7 @@ func (t *turn) respond(conv *conversation) reply {
 			return r
 		}
 		// Not an answer to the question: a new request, or ask again.
-		if mt, ok := t.m.understand(t.toks); ok && mt.intent != conv.intent {
+		if understood && mt.intent != conv.intent {
 			t.completeTime(&mt)
 			return t.handle(mt.intent, mt.slots)
 		}
@@ -331,6 +339,11 @@ func (t *turn) completeTime(mt *match) {
 	}
 	v.when = w
 	mt.slots["time"] = v
+}
+
+func (t *turn) awaitsFreeText(conv *conversation) bool {
+	i, ok := t.m.slotIndex[conv.awaiting]
+	return ok && t.m.slots[i].kind == slotOpen
 }
 
 // fillSlot reads the awaited slot from a follow-up answer. A time that

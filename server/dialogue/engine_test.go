@@ -611,3 +611,35 @@ func TestConcurrentAnswers(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+func TestEngineGrammarAddsLibrary(t *testing.T) {
+	e := New(Config{Music: append([]Track{{ID: "x", Title: "Track 42", Artist: "AC/DC"}}, testTracks...), MusicURL: testMusicURL})
+	_, slots := e.Grammar("en")
+	joined := "|" + strings.Join(slots["song"], "|") + "|"
+	if !strings.Contains(joined, "|so what|") || !strings.Contains(joined, "|clair de lune|") || strings.Contains(joined, "42") {
+		t.Errorf("song slot: %v", slots["song"])
+	}
+	if a := strings.Join(slots["artist"], "|"); !strings.Contains(a, "miles davis") || strings.Contains(a, "/") {
+		t.Errorf("artist slot: %v", slots["artist"])
+	}
+	// The package grammar is not changed by an engine's library.
+	_, plain := Grammar("en")
+	if strings.Contains(strings.Join(plain["song"], "|"), "nocturne") {
+		t.Errorf("library leaked into the package grammar")
+	}
+}
+
+func TestNewRequestDuringQuestion(t *testing.T) {
+	h := newHarness(t)
+	r := h.ask("en", "set an alarm", 0)
+	r = h.ask("en", "set a timer for 5 minutes", r.Context.Ref)
+	if a, d := actionJSON(t, r); a != "SET_TIMER" || d != `{"duration":300000,"label":""}` {
+		t.Errorf("a new request during a question: %s %s", a, d)
+	}
+	// A message body is free text, even when it reads like a command.
+	r = h.ask("en", "text mom", 0)
+	r = h.ask("en", "turn off the oven before you leave", r.Context.Ref)
+	if a, d := actionJSON(t, r); a != "SEND_SMS" || d != `{"contact":"mom","text":"turn off the oven before you leave"}` {
+		t.Errorf("free text answer: %s %s", a, d)
+	}
+}

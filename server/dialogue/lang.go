@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io/fs"
+	"regexp"
 	"sort"
 	"strings"
 	"sync"
@@ -422,6 +423,34 @@ func (m *langModel) wordID(w string) int32 {
 	}
 	return id
 }
+
+// Grammar is the package Grammar with the music library added: its titles
+// and artists become the alternatives of the song and artist slots, so a
+// speech recogniser can hear them. Titles with characters a grammar cannot
+// hold (digits, symbols) are left out.
+func (e *Engine) Grammar(lang string) (patterns []Pattern, slots map[string][]string) {
+	patterns, slots = Grammar(lang)
+	if slots == nil {
+		return nil, nil
+	}
+	seen := map[string]bool{}
+	add := func(slot, text string) {
+		phrase := strings.Join(strings.Fields(strings.ToLower(text)), " ")
+		if phrase == "" || seen[slot+phrase] || !grammarWords.MatchString(phrase) {
+			return
+		}
+		seen[slot+phrase] = true
+		slots[slot] = append(slots[slot], phrase)
+	}
+	for _, tr := range e.music {
+		add("song", strings.NewReplacer(",", " ", "!", " ", "?", " ", ".", " ", "\"", " ").Replace(tr.Title))
+		add("artist", strings.NewReplacer(",", " ", ".", " ").Replace(tr.Artist))
+	}
+	return patterns, slots
+}
+
+// grammarWords is what a speech grammar phrase may hold.
+var grammarWords = regexp.MustCompile(`^[a-záéíóúüñ' -]+$`)
 
 // numberClasses sorts the number words into the classes the speech grammar
 // composes numbers from.

@@ -129,7 +129,7 @@ func (s *speaker) drain() {
 		drained += n
 		now := time.Now()
 		pending = append(pending, buf[:n]...)
-		whole := len(pending) &^ 3
+		whole := len(pending) &^ 7 // whole stereo frames, so a reset keeps the channels in place
 		s.mu.Lock()
 		s.arrivals = append(s.arrivals, arrival{index: len(s.samples), at: now})
 		for i := 0; i < whole; i += 4 {
@@ -144,6 +144,24 @@ func (s *speaker) drain() {
 // exits (a FIFO read is not interrupted by close).
 func (s *speaker) close() {
 	s.f.Close()
+}
+
+// quietReset waits (bounded) until nothing but silence has arrived for 300 ms, so the tail of
+// an earlier test cannot be mistaken for this one's sound, then forgets what arrived.
+func (s *speaker) quietReset(t *testing.T) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		since := time.Now().Add(-300 * time.Millisecond)
+		if sound, _ := s.soundSince(since); !sound {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the speaker never fell silent")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	s.reset()
 }
 
 // reset forgets what arrived so far.

@@ -80,9 +80,17 @@ func parseDataset(data []byte) ([]fix, error) {
 	if f.TotalPoints != nil && *f.TotalPoints != int64(len(f.Points)) {
 		return nil, bad("totalPoints is %d but the file holds %d points", *f.TotalPoints, len(f.Points))
 	}
+	return readPoints(f.Points)
+}
+
+// readPoints validates points and returns them as fixes in time order.
+func readPoints(points []Point) ([]fix, error) {
+	bad := func(format string, args ...any) error {
+		return fmt.Errorf("%w: %s", errNotDataset, fmt.Sprintf(format, args...))
+	}
 	zones := map[string]*time.Location{}
-	fixes := make([]fix, 0, len(f.Points))
-	for i, p := range f.Points {
+	fixes := make([]fix, 0, len(points))
+	for i, p := range points {
 		loc, ok := zones[p.TimeZone]
 		if !ok {
 			var err error

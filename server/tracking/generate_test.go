@@ -3,10 +3,35 @@ package tracking
 import (
 	"bytes"
 	"encoding/json"
+	"regexp"
+	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
+
+var generatedFiles = struct {
+	sync.Mutex
+	files map[string]*File
+}{files: map[string]*File{}}
+
+// generated is a city's dataset generated afresh (not through Dataset's
+// cache), once per test binary.
+func generated(t *testing.T, c city) *File {
+	t.Helper()
+	generatedFiles.Lock()
+	defer generatedFiles.Unlock()
+	if f := generatedFiles.files[c.slug]; f != nil {
+		return f
+	}
+	f, err := generate(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	generatedFiles.files[c.slug] = f
+	return f
+}
 
 func TestDatasetDeterministicAndWellFormed(t *testing.T) {
 	for _, c := range cities {
@@ -15,10 +40,7 @@ func TestDatasetDeterministicAndWellFormed(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			fresh, err := generate(c)
-			if err != nil {
-				t.Fatal(err)
-			}
+			fresh := generated(t, c)
 			again, err := json.Marshal(fresh)
 			if err != nil {
 				t.Fatal(err)
@@ -30,34 +52,19 @@ func TestDatasetDeterministicAndWellFormed(t *testing.T) {
 				t.Errorf("dataset is %d bytes, want at most 4 MiB", len(b))
 			}
 
-			var raw map[string]json.RawMessage
-			if err := json.Unmarshal(b, &raw); err != nil {
-				t.Fatal(err)
+			// Exactly the documented fields, in a fixed order, points last.
+			head := regexp.MustCompile(`^\{"idUsuario":(\d+),"totalPoints":(\d+),"measuresCompleteness":0\.\d+,` +
+				`"pois":\[\],"allClustersOnlyAccuracy":\[\],"allClusters":\[\],"points":\[` +
+				`\{"stamp":"2020-02-01 00:00:00","latitude":-?\d+\.\d+,"longitude":-?\d+\.\d+,"timeZone":"[A-Za-z_/]+","accuracy":\d+(\.\d)?,"speed":\d+(\.\d+)?\},`)
+			m := head.FindSubmatch(b[:400])
+			if m == nil {
+				t.Fatalf("dataset does not start with the documented fields: %s", b[:400])
 			}
-			want := []string{"idUsuario", "totalPoints", "measuresCompleteness", "pois", "allClustersOnlyAccuracy", "allClusters", "points"}
-			if len(raw) != len(want) {
-				t.Errorf("top-level fields %d, want exactly %v", len(raw), want)
+			if string(m[1]) != strconv.FormatInt(c.userID, 10) || string(m[2]) != strconv.Itoa(len(fresh.Points)) {
+				t.Errorf("idUsuario %s totalPoints %s, want %d and %d", m[1], m[2], c.userID, len(fresh.Points))
 			}
-			for _, k := range want {
-				if _, ok := raw[k]; !ok {
-					t.Errorf("missing field %s", k)
-				}
-			}
-			for _, k := range []string{"pois", "allClustersOnlyAccuracy", "allClusters"} {
-				if string(raw[k]) != "[]" {
-					t.Errorf("%s = %s, want []", k, raw[k])
-				}
-			}
-			// Field names of a point, from the first one.
-			firstEnd := bytes.IndexByte(raw["points"], '}')
-			var first map[string]json.RawMessage
-			if err := json.Unmarshal(raw["points"][1:firstEnd+1], &first); err != nil {
-				t.Fatal(err)
-			}
-			for _, k := range []string{"stamp", "latitude", "longitude", "timeZone", "accuracy", "speed"} {
-				if _, ok := first[k]; !ok || len(first) != 6 {
-					t.Fatalf("point fields %v, want stamp latitude longitude timeZone accuracy speed", first)
-				}
+			if !bytes.HasSuffix(b, []byte("}]}")) || !json.Valid(b) {
+				t.Error("dataset is not valid JSON ending with the points list")
 			}
 
 			f := fresh
@@ -120,11 +127,7 @@ func TestDatasetUnknownCity(t *testing.T) {
 func TestPlacesFoundInEveryCity(t *testing.T) {
 	for _, c := range cities {
 		t.Run(c.slug, func(t *testing.T) {
-			b, err := Dataset(c.slug)
-			if err != nil {
-				t.Fatal(err)
-			}
-			fixes, err := parseDataset(b)
+			fixes, err := readPoints(generated(t, c).Points)
 			if err != nil {
 				t.Fatal(err)
 			}

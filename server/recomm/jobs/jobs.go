@@ -60,7 +60,12 @@ CREATE TABLE recomm_jobs (
 	started  INTEGER,
 	finished INTEGER
 );
-CREATE INDEX recomm_jobs_queue ON recomm_jobs (ws, status, seq);`}
+CREATE INDEX recomm_jobs_queue ON recomm_jobs (ws, status, seq);`, `
+CREATE TABLE recomm_usage (
+	ws          INTEGER PRIMARY KEY,
+	training_ms INTEGER NOT NULL DEFAULT 0,
+	requests    INTEGER NOT NULL DEFAULT 0
+);`}
 
 // Job is one accepted request.
 type Job struct {

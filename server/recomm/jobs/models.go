@@ -1,0 +1,121 @@
+package jobs
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/harkhq/hark/server/recomm/engines"
+)
+
+// Models holds the trained models of every workspace and table, one per
+// engine, on disk at <dir>/<ws>/<table>/<engine>.model and in memory.
+// A new model replaces the old one with an atomic pointer swap, so
+// recommendations never pause for a training.
+type Models struct {
+	dir string
+	mu  sync.Mutex
+	m   map[modelKey]*atomic.Pointer[modelBox]
+}
+
+type modelKey struct {
+	ws     int64
+	table  string
+	engine string
+}
+
+type modelBox struct{ model engines.Model }
+
+// OpenModels loads every saved model under dir (data dir/recomm). A file
+// that does not load is reported, not fatal: its table needs a new training.
+func OpenModels(dir string) (*Models, []error) {
+	ms := &Models{dir: dir, m: map[modelKey]*atomic.Pointer[modelBox]{}}
+	var problems []error
+	files, _ := filepath.Glob(filepath.Join(dir, "*", "*", "*.model"))
+	for _, path := range files {
+		rel, _ := filepath.Rel(dir, path)
+		parts := strings.Split(rel, string(filepath.Separator))
+		ws, err := strconv.ParseInt(parts[0], 10, 64)
+		if err != nil || len(parts) != 3 {
+			continue
+		}
+		f, err := os.Open(path)
+		if err != nil {
+			problems = append(problems, err)
+			continue
+		}
+		m, err := engines.Load(f)
+		f.Close()
+		if err != nil {
+			problems = append(problems, fmt.Errorf("%s: %w", path, err))
+			continue
+		}
+		ms.holder(modelKey{ws, parts[1], strings.TrimSuffix(parts[2], ".model")}).Store(&modelBox{m})
+	}
+	return ms, problems
+}
+
+func (ms *Models) holder(k modelKey) *atomic.Pointer[modelBox] {
+	ms.mu.Lock()
+	defer ms.mu.Unlock()
+	p := ms.m[k]
+	if p == nil {
+		p = &atomic.Pointer[modelBox]{}
+		ms.m[k] = p
+	}
+	return p
+}
+
+// Get returns the current model of an engine, or nil.
+func (ms *Models) Get(ws int64, table, engine string) engines.Model {
+	if b := ms.holder(modelKey{ws, table, engine}).Load(); b != nil {
+		return b.model
+	}
+	return nil
+}
+
+// Put saves a model (temporary file, then rename, so a crash never leaves
+// a torn file) and swaps it in.
+func (ms *Models) Put(ws int64, table, engine string, m engines.Model) error {
+	dir := filepath.Join(ms.dir, strconv.FormatInt(ws, 10), table)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(dir, engine+".*.tmp")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if err := m.Save(tmp); err != nil {
+		tmp.Close()
+		return fmt.Errorf("save %s model: %w", engine, err)
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	if err := os.Rename(tmp.Name(), filepath.Join(dir, engine+".model")); err != nil {
+		return err
+	}
+	ms.holder(modelKey{ws, table, engine}).Store(&modelBox{m})
+	return nil
+}
+
+// DeleteTable forgets and removes the models of a deleted table.
+func (ms *Models) DeleteTable(ws int64, table string) error {
+	ms.mu.Lock()
+	for k := range ms.m {
+		if k.ws == ws && k.table == table {
+			delete(ms.m, k)
+		}
+	}
+	ms.mu.Unlock()
+	return os.RemoveAll(filepath.Join(ms.dir, strconv.FormatInt(ws, 10), table))
+}

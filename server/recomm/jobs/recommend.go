@@ -1,0 +1,410 @@
+package jobs
+
+import (
+	"context"
+	"errors"
+	"math"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/harkhq/hark/server/apierr"
+	"github.com/harkhq/hark/server/recomm/catalog"
+	"github.com/harkhq/hark/server/recomm/engines"
+	"github.com/harkhq/hark/server/recomm/rsql"
+)
+
+// Recommender answers recommendation requests from the trained models,
+// filtering candidates in memory against catalog snapshots.
+type Recommender struct {
+	Catalog *catalog.Catalog
+	Models  *Models
+	Now     func() time.Time // default time.Now; decides which items have expired
+
+	mu        sync.Mutex
+	ensembles map[ensembleKey]*builtEnsemble
+}
+
+type ensembleKey struct {
+	ws    int64
+	table string
+}
+
+type builtEnsemble struct {
+	parts   []engines.Model
+	weights []catalog.EnsembleWeight
+	model   engines.Model
+}
+
+// RecQuery is one recommendation request: the slot says which of the
+// four kinds (catalog.SlotItemsToUser, ...), the rest are the query
+// parameters of the document plus engine.
+type RecQuery struct {
+	Slot              string
+	SubjectID         string
+	Engine            string
+	Filter            string
+	InteractionFilter string
+	PopularFilter     string
+	InteractionID     string
+	AttributeID       string
+	Sort              string
+	AfterID           string
+	Limit             int
+	Diversity         float64
+}
+
+// Result is one recommendation entry.
+type Result struct {
+	ID    string
+	Match float64
+}
+
+// plan is a checked query, ready to run for one or many subjects.
+type plan struct {
+	r             *Recommender
+	ws            int64
+	table         string
+	slot          string
+	model         engines.Model
+	items, users  *catalog.Snapshot
+	subjects      *catalog.Snapshot // the subject's kind
+	candidates    *catalog.Snapshot // the results' kind
+	subjectIsUser bool
+	filter        *rsql.Filter
+	interFilter   *rsql.Filter
+	defIDs        []string
+	popular       map[string]bool
+	attribute     string
+	sort          []rsql.SortKey
+	afterID       string
+	limit         int
+	diversity     float64
+	now           int64
+}
+
+// Recommend answers one request.
+func (r *Recommender) Recommend(ctx context.Context, ws int64, table string, q RecQuery) ([]Result, error) {
+	p, err := r.prepare(ctx, ws, table, q)
+	if err != nil {
+		return nil, err
+	}
+	return p.run(ctx, q.SubjectID, true)
+}
+
+func (r *Recommender) prepare(ctx context.Context, ws int64, table string, q RecQuery) (*plan, error) {
+	t, err := r.Catalog.Table(ctx, ws, table)
+	if err != nil {
+		return nil, err
+	}
+	p := &plan{r: r, ws: ws, table: table, slot: q.Slot, afterID: q.AfterID, diversity: q.Diversity}
+	switch q.Slot {
+	case catalog.SlotItemsToUser, catalog.SlotUsersToUser:
+		p.subjectIsUser = true
+	case catalog.SlotItemsToItem, catalog.SlotUsersToItem:
+	default:
+		return nil, apierr.InvalidArgumentf("unknown recommendation kind %q", q.Slot)
+	}
+	engine := q.Engine
+	if engine == "" {
+		engine = t.Engines.For(q.Slot)
+	}
+	if p.model, err = r.model(ws, t, engine); err != nil {
+		return nil, err
+	}
+	if q.Diversity < 0 || q.Diversity > 1 || math.IsNaN(q.Diversity) {
+		return nil, apierr.InvalidArgumentf("diversity must be between 0 and 1")
+	}
+	if q.Diversity > 0 && engine != engines.Hybrid {
+		return nil, apierr.InvalidArgumentf("diversity is available only with the hybrid engine, not %s", engine)
+	}
+	if p.limit, err = catalog.CheckLimit(q.Limit); err != nil {
+		return nil, err
+	}
+	if p.items, err = r.Catalog.Snapshot(ctx, ws, table); err != nil {
+		return nil, err
+	}
+	if p.users, err = r.Catalog.Snapshot(ctx, ws, catalog.Users); err != nil {
+		return nil, err
+	}
+	p.subjects, p.candidates = p.items, p.items
+	if p.subjectIsUser {
+		p.subjects = p.users
+	}
+	if q.Slot == catalog.SlotUsersToUser || q.Slot == catalog.SlotUsersToItem {
+		p.candidates = p.users
+	}
+	if q.Filter != "" {
+		if p.filter, err = rsql.ParseChecked(q.Filter, p.candidates.Schema); err != nil {
+			return nil, apierr.InvalidArgumentf("filter: %v", err)
+		}
+	}
+	defs, err := r.Catalog.Interactions(ctx, ws, table)
+	if err != nil {
+		return nil, err
+	}
+	interSchema := rsql.Schema{}
+	for _, d := range defs {
+		p.defIDs = append(p.defIDs, d.ID)
+		interSchema[d.ID] = rsql.Boolean
+	}
+	if q.InteractionFilter != "" {
+		if q.Slot != catalog.SlotItemsToUser && q.Slot != catalog.SlotUsersToItem {
+			return nil, apierr.InvalidArgumentf("interactionFilter applies only to /users/{userId}/items and /items/{itemId}/users")
+		}
+		if p.interFilter, err = rsql.ParseChecked(q.InteractionFilter, interSchema); err != nil {
+			return nil, apierr.InvalidArgumentf("interactionFilter: %v", err)
+		}
+	}
+	if q.InteractionID != "" && !slices.Contains(p.defIDs, q.InteractionID) {
+		return nil, apierr.InvalidArgumentf("interactionId: interaction %q does not exist in table %q", q.InteractionID, table)
+	}
+	if q.AttributeID != "" {
+		typ, ok := p.candidates.Schema[q.AttributeID]
+		if !ok || (typ != rsql.Int && typ != rsql.Double) {
+			return nil, apierr.InvalidArgumentf("attributeId %q is not a numeric attribute of the returned entities", q.AttributeID)
+		}
+		if len(defs) > 1 && q.InteractionID == "" {
+			return nil, apierr.InvalidArgumentf("attributeId needs interactionId when the table has more than one interaction")
+		}
+		p.attribute = q.AttributeID
+	}
+	if q.Sort != "" {
+		if p.sort, err = rsql.ParseSort(q.Sort, p.candidates.Schema); err != nil {
+			return nil, apierr.InvalidArgumentf("sort: %v", err)
+		}
+	}
+	cut, err := parsePopular(q.PopularFilter)
+	if err != nil {
+		return nil, err
+	}
+	if cut != (popularCut{}) {
+		itemCounts, userCounts, err := r.Catalog.Popularity(ctx, ws, table)
+		if err != nil {
+			return nil, err
+		}
+		if p.candidates == p.users {
+			p.popular = cut.excluded(userCounts)
+		} else {
+			p.popular = cut.excluded(itemCounts)
+		}
+	}
+	now := time.Now
+	if r.Now != nil {
+		now = r.Now
+	}
+	p.now = now().UnixMilli()
+	return p, nil
+}
+
+// model returns the table's model for an engine, building ensembles from
+// their trained parts.
+func (r *Recommender) model(ws int64, t catalog.Table, engine string) (engines.Model, error) {
+	if engine != engines.Ensemble {
+		if !catalog.Trainable(engine) {
+			return nil, apierr.InvalidArgumentf("unknown engine %q", engine)
+		}
+		m := r.Models.Get(ws, t.ID, engine)
+		if m == nil {
+			return nil, apierr.NotFoundf("table %q has no trained %s model (POST /%s/train first)", t.ID, engine, t.ID)
+		}
+		return m, nil
+	}
+	if len(t.Ensemble) == 0 {
+		return nil, apierr.InvalidArgumentf("table %q has no ensemble configuration", t.ID)
+	}
+	parts := make([]engines.Model, len(t.Ensemble))
+	for i, w := range t.Ensemble {
+		if parts[i] = r.Models.Get(ws, t.ID, w.Engine); parts[i] == nil {
+			return nil, apierr.InvalidArgumentf("engine %s of the ensemble is not trained", w.Engine)
+		}
+	}
+	key := ensembleKey{ws, t.ID}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if b := r.ensembles[key]; b != nil && slices.Equal(b.parts, parts) && slices.Equal(b.weights, t.Ensemble) {
+		return b.model, nil
+	}
+	in := make([]engines.EnsemblePart, len(parts))
+	for i, m := range parts {
+		in[i] = engines.EnsemblePart{Model: m, Weight: t.Ensemble[i].Value}
+	}
+	m, err := engines.NewEnsemble(in)
+	if err != nil {
+		return nil, err
+	}
+	if r.ensembles == nil {
+		r.ensembles = map[ensembleKey]*builtEnsemble{}
+	}
+	r.ensembles[key] = &builtEnsemble{parts: parts, weights: slices.Clone(t.Ensemble), model: m}
+	return m, nil
+}
+
+// run recommends for one subject; paged applies sort and afterId.
+func (p *plan) run(ctx context.Context, subjectID string, paged bool) ([]Result, error) {
+	values, ok := p.subjects.Values(subjectID)
+	if !ok {
+		kind := "item"
+		if p.subjectIsUser {
+			kind = "user"
+		}
+		return nil, apierr.NotFoundf("%s %q not found", kind, subjectID)
+	}
+	scope := p.table
+	if p.subjectIsUser {
+		scope = catalog.Users
+	}
+	history, err := p.r.Catalog.History(ctx, p.ws, p.table, scope, subjectID)
+	if err != nil {
+		return nil, err
+	}
+	sub := engines.Subject{ID: subjectID, Attrs: entityAttrs(p.subjects, values)}
+	if p.subjectIsUser {
+		if sub.Keywords, err = p.r.Catalog.Keywords(ctx, p.ws, subjectID); err != nil {
+			return nil, err
+		}
+	}
+	// past interactions with each candidate, by definition
+	past := map[string]map[string]bool{}
+	for _, e := range history {
+		sub.History = append(sub.History, engines.Event{UserID: e.UserID, ItemID: e.ItemID, Value: e.Value,
+			Weight: e.Def.Weight, Positive: e.Def.Polarity != catalog.Negative, Timestamp: e.Timestamp, Type: e.Def.ID})
+		other := e.ItemID
+		if !p.subjectIsUser {
+			other = e.UserID
+		}
+		if past[other] == nil {
+			past[other] = map[string]bool{}
+		}
+		past[other][e.Def.ID] = true
+	}
+	pairsApply := p.slot == catalog.SlotItemsToUser || p.slot == catalog.SlotUsersToItem
+	q := engines.Query{Limit: p.limit, Diversity: p.diversity}
+	if paged && (p.sort != nil || p.afterID != "") {
+		q.Limit = engines.MaxLimit
+	}
+	q.Accept = func(id string) bool {
+		v, ok := p.candidates.Values(id)
+		if !ok || id == subjectID && p.candidates == p.subjects {
+			return false
+		}
+		if p.candidates == p.items && p.items.Expired(id, p.now) {
+			return false
+		}
+		if p.popular[id] || (p.filter != nil && !p.filter.Eval(v)) {
+			return false
+		}
+		if pairsApply {
+			if p.interFilter == nil {
+				return len(past[id]) == 0
+			}
+			seen := rsql.MapValues{}
+			for _, d := range p.defIDs {
+				seen[d] = past[id][d]
+			}
+			return p.interFilter.Eval(seen)
+		}
+		return true
+	}
+	if p.attribute != "" {
+		q.Multiplier = func(id string) float64 {
+			v, _ := p.candidates.Values(id)
+			switch x := v[p.attribute].(type) {
+			case int64:
+				return float64(x)
+			case float64:
+				return x
+			}
+			return 0
+		}
+	}
+	var scored []engines.Scored
+	switch p.slot {
+	case catalog.SlotItemsToUser:
+		scored, err = p.model.ItemsForUser(sub, q)
+	case catalog.SlotUsersToUser:
+		scored, err = p.model.SimilarUsers(sub, q)
+	case catalog.SlotItemsToItem:
+		scored, err = p.model.SimilarItems(sub, q)
+	case catalog.SlotUsersToItem:
+		scored, err = p.model.UsersForItem(sub, q)
+	}
+	if errors.Is(err, engines.ErrNoSignal) {
+		scored, err = nil, nil // nothing known about a cold subject: no recommendations
+	}
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Result, len(scored))
+	for i, s := range scored {
+		out[i] = Result{ID: s.ID, Match: s.Match}
+	}
+	if !paged || (p.sort == nil && p.afterID == "") {
+		return out, nil
+	}
+	if p.sort != nil {
+		slices.SortStableFunc(out, func(a, b Result) int {
+			va, _ := p.candidates.Values(a.ID)
+			vb, _ := p.candidates.Values(b.ID)
+			return rsql.Compare(p.sort, va, vb)
+		})
+	}
+	start := 0
+	if p.afterID != "" {
+		i := slices.IndexFunc(out, func(r Result) bool { return r.ID == p.afterID })
+		if i < 0 {
+			return nil, apierr.InvalidArgumentf("afterId %q is not in the result", p.afterID)
+		}
+		start = i + 1
+	}
+	return out[start:min(start+p.limit, len(out))], nil
+}
+
+// entityAttrs converts snapshot values to the engines' row form.
+func entityAttrs(s *catalog.Snapshot, v rsql.MapValues) engines.EntityAttrs {
+	var e engines.EntityAttrs
+	for _, a := range s.Attributes {
+		x, ok := v[a.ID]
+		if !ok || a.ID == catalog.ExpirationAttribute {
+			continue
+		}
+		num := func(f float64) {
+			if e.Numeric == nil {
+				e.Numeric = map[string]float64{}
+			}
+			e.Numeric[a.ID] = f
+		}
+		tokens := func(t []string) {
+			if e.Tokens == nil {
+				e.Tokens = map[string][]string{}
+			}
+			e.Tokens[a.ID] = t
+		}
+		switch val := x.(type) {
+		case int64:
+			num(float64(val))
+		case float64:
+			num(val)
+		case bool:
+			if val {
+				num(1)
+			} else {
+				num(0)
+			}
+		case string:
+			if a.Type == rsql.Category {
+				tokens([]string{val})
+			} else if a.Type == rsql.String {
+				if e.Text == nil {
+					e.Text = map[string]string{}
+				}
+				e.Text[a.ID] = val
+			}
+		case []string:
+			if a.Type != rsql.ImageList {
+				tokens(val)
+			}
+		}
+	}
+	return e
+}

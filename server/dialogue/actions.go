@@ -381,7 +381,7 @@ func (t *turn) navigate(slots map[string]slotVal) reply {
 	if !ok {
 		return t.reply("place_not_found", map[string]phr{"place": same(dest)})
 	}
-	r := t.reply("navigating", map[string]phr{"place": same(loc.Name)})
+	r := t.reply("navigating", map[string]phr{"place": same(t.m.displayName("city", loc.Name))})
 	r.actions = act("NAVIGATE", NavigateData{Destination: loc.Name, Lat: loc.Lat, Lon: loc.Lon})
 	return r
 }
@@ -461,6 +461,9 @@ func (t *turn) atWord() string {
 // value itself when it is a phrase of the slot, else the longest phrase
 // that maps to it ("do_not_disturb" -> "do not disturb", "modo no molestar").
 func (m *langModel) displayName(slot, canon string) string {
+	if d, ok := m.display[slot][canon]; ok {
+		return d
+	}
 	if i, ok := m.slotIndex[slot]; ok {
 		spaced := strings.ReplaceAll(canon, "_", " ")
 		if m.slots[i].values[spaced] == canon {

@@ -18,6 +18,7 @@ import (
 	"math/rand/v2"
 	"strings"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/google/uuid"
@@ -413,9 +414,20 @@ func (r reply) render(lang string) (text, speech, htm string) {
 	}
 	sp := r.speech
 	if len(r.itemsSpeech) > 0 {
-		sp += " " + strings.Join(r.itemsSpeech, ". ") + "."
+		// The written header ends with a colon; spoken, it ends a sentence.
+		sp = strings.TrimSuffix(strings.TrimSpace(sp), ":") + ". " + strings.Join(r.itemsSpeech, ". ") + "."
 	}
-	return tb.String(), speakable(sp), hb.String()
+	return capitalize(tb.String()), capitalize(speakable(sp)), hb.String()
+}
+
+// capitalize starts an answer with a capital ("tomorrow in Madrid: ..."
+// comes from a template that starts with a day).
+func capitalize(s string) string {
+	r, size := utf8.DecodeRuneInString(s)
+	if r == utf8.RuneError || unicode.IsUpper(r) {
+		return s
+	}
+	return string(unicode.ToUpper(r)) + s[size:]
 }
 
 func (t *turn) logf(format string, args ...any) {

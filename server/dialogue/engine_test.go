@@ -338,7 +338,7 @@ func TestInfoAnswers(t *testing.T) {
 		t.Errorf("weather: %q / %q", r.Responses.Text, r.Responses.Speech)
 	}
 	r = h.ask("en", "weather in London tomorrow", 0)
-	if !strings.Contains(r.Responses.Text, "tomorrow") || !strings.Contains(r.Responses.Text, "sunny") {
+	if !strings.HasPrefix(r.Responses.Text, "Tomorrow in London") || !strings.Contains(r.Responses.Text, "sunny") {
 		t.Errorf("forecast: %q", r.Responses.Text)
 	}
 	r = h.ask("en", "weather in Paris", 0)

@@ -68,8 +68,8 @@ func (t *turn) info(intent string, slots map[string]slotVal) reply {
 	if k == nil {
 		return t.reply("no_knowledge", nil)
 	}
-	place := w.City
-	if place == "" {
+	place := t.m.displayName("city", w.City)
+	if w.City == "" {
 		place = t.m.say["near_you"]
 	}
 	var r reply
@@ -106,7 +106,7 @@ func (t *turn) info(intent string, slots map[string]slotVal) reply {
 func (t *turn) cityList() string {
 	names := make([]string, len(t.e.cities))
 	for i, c := range t.e.cities {
-		names[i] = c.Name
+		names[i] = t.m.displayName("city", c.Name)
 	}
 	return t.listPhr(names)
 }
@@ -129,7 +129,7 @@ func (t *turn) weather(k Knowledge, w Where, slots map[string]slotVal) (reply, e
 	if err != nil {
 		return reply{}, err
 	}
-	city := same(info.City)
+	city := same(t.m.displayName("city", info.City))
 	if info.City == "" {
 		city = same(t.m.say["near_you"])
 	}
@@ -290,9 +290,14 @@ func (t *turn) restaurants(k Knowledge, w Where, slots map[string]slotVal) (repl
 	return r, nil
 }
 
+// cuisineName fits the cuisine into the restaurant templates: "Italian
+// restaurants", "restaurantes de comida italiana".
 func (t *turn) cuisineName(c string) string {
 	if c == "" {
 		return ""
+	}
+	if t.lang == "es" {
+		return " de comida " + t.m.displayName("cuisine", c)
 	}
 	return t.m.displayName("cuisine", c) + " "
 }
@@ -380,7 +385,7 @@ func (t *turn) timeNow(slots map[string]slotVal) reply {
 		if !known || c.loc == nil {
 			return t.reply("no_data_time", map[string]phr{"place": same(w.City), "cities": same(t.cityList())})
 		}
-		loc, place = c.loc, c.Name
+		loc, place = c.loc, t.m.displayName("city", c.Name)
 	}
 	now := t.now.In(loc)
 	if place == "" {

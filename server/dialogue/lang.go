@@ -49,6 +49,10 @@ type langFile struct {
 	// Intents maps an intent (an action code or an information intent) to
 	// its patterns.
 	Intents map[string][]string `json:"intents"`
+	// Display gives, per slot, the words an answer uses for a canonical
+	// value ("tv" -> "la tele"); values not listed are said as their
+	// longest phrase.
+	Display map[string]map[string]string `json:"display"`
 	// Spoken maps words that stand for symbols in spoken addresses
 	// ("dot" -> ".", "at" -> "@").
 	Spoken map[string]string `json:"spoken"`
@@ -93,6 +97,7 @@ type langModel struct {
 	numbers   map[string]int
 	timeWords phraseTable
 	spoken    map[string]string
+	display   map[string]map[string]string
 	slots     []*slotDef
 	slotIndex map[string]int
 	patterns  []Pattern
@@ -150,6 +155,7 @@ func compileModel(lang string, f langFile) (*langModel, error) {
 		say:       f.Say,
 		grammar:   map[string][]string{},
 		spoken:    map[string]string{},
+		display:   f.Display,
 	}
 	for w, sym := range f.Spoken {
 		m.spoken[fold(w)] = sym

@@ -82,7 +82,7 @@ func speakable(s string) string {
 				space = true
 				continue
 			}
-			if space && b.Len() > 0 {
+			if space && b.Len() > 0 && !strings.ContainsRune(".,;?!", r) {
 				b.WriteByte(' ')
 			}
 			space = false
@@ -280,6 +280,9 @@ func (t *turn) tempPhr(v float64, unit string) phr {
 	}
 	if unit == "" {
 		unit = "C"
+	}
+	if n == 1 || n == -1 {
+		deg = strings.TrimSuffix(deg, "s")
 	}
 	return phr{fmt.Sprintf("%d°%s", n, unit), sayNumber(t.lang, n) + deg}
 }

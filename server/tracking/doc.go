@@ -24,14 +24,17 @@
 //
 // Place detection runs in three steps over the points of one upload:
 //
-//  1. Stay points. Fixes worse than 100 m accuracy are ignored. From each
+//  1. Stay points. Fixes worse than 100 m accuracy are ignored, and at most
+//     one fix per 10 seconds is kept (which bounds the work on any input). From each
 //     anchor fix the run of following fixes that stay within 200 m of it is
 //     taken; if the run lasts at least 15 minutes it becomes a stay point (the
 //     mean position of the run, with its arrival and departure times) and the
 //     scan continues after the run, else it continues from the next fix.
 //  2. Places. Stay points are clustered with DBSCAN (eps 120 m, at least 2
 //     stay points per cluster): a place is somewhere the user stayed at least
-//     twice. Stay points left as noise are not places. A place's centre is the
+//     twice. Stay points left as noise are not places. (Stay points are first
+//     pooled into 30 m grid cells that count with their number of stay points,
+//     so clustering costs time linear in their number.) A place's centre is the
 //     mean of its stay points weighted by dwell; its radius is the distance to
 //     its farthest stay point; visits is its number of stay points and
 //     dwellMinutes their total duration.
@@ -44,13 +47,26 @@
 //
 // Places are numbered from 1 in order of total dwell, largest first.
 //
+// # JSON
+//
+// A job, as Upload (202) and Job report it:
+//
+//	{"requestId": "<uuid>", "status": "queued|processing|completed|error",
+//	 "description": "<why it failed, only with error>", "points": 9738, "places": 3}
+//
+// A place, as POIs lists them (GET /tracking/pois answers the array, [] when
+// there are none; radius in metres):
+//
+//	{"id": 1, "label": "Home|Work|Other", "lat": 51.541598, "lon": -0.102241,
+//	 "visits": 35, "dwellMinutes": 27038, "radius": 16}
+//
 // # Uploads
 //
 // An upload is a job: queued when accepted, processing while a worker
 // fetches and analyses the file, then completed (with the number of points
 // and places) or error (with a description). The fetch accepts only http and
-// https URLs whose host (and port, when the allowlist entry names one) is on
-// the operator's allowlist; each redirect is checked again; link-local
+// https URLs without credentials whose host (and port, when the allowlist
+// entry names one) is on the operator's allowlist; each redirect is checked again; link-local
 // addresses (169.254.0.0/16, fe80::/10) are refused even when listed, both as
 // literal hosts and as the address a name resolves to. The body is limited in
 // size and the whole fetch in time. A completed upload replaces the user's

@@ -149,6 +149,7 @@ func New(db *sql.DB, cfg Config) (*Service, error) {
 func (s *Service) Close() error {
 	s.cancel()
 	s.wg.Wait()
+	s.fetch.client.CloseIdleConnections()
 	return nil
 }
 

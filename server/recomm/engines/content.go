@@ -167,7 +167,7 @@ func normalised(w map[int32]float64) termVector {
 
 func (m *contentModel) afterLoad() error {
 	s := &m.S
-	if len(s.Items) != len(s.ItemIDs) || len(s.IDF) != len(s.Terms) || s.UserPairs == nil ||
+	if len(s.Items) != len(s.ItemIDs) || len(s.IDF) != len(s.Terms) || !s.UserPairs.valid(len(s.ItemIDs)) ||
 		s.UserPairs.Rows != len(s.UserIDs) {
 		return fmt.Errorf("content_based: inconsistent model")
 	}
@@ -180,8 +180,11 @@ func (m *contentModel) afterLoad() error {
 	}
 	m.postings = make([][]posting, len(s.Terms))
 	for i, v := range s.Items {
+		if len(v.Val) != len(v.Idx) {
+			return fmt.Errorf("content_based: inconsistent item vector")
+		}
 		for k, t := range v.Idx {
-			if int(t) >= len(s.Terms) {
+			if t < 0 || int(t) >= len(s.Terms) {
 				return fmt.Errorf("content_based: term index out of range")
 			}
 			m.postings[t] = append(m.postings[t], posting{item: int32(i), w: v.Val[k]})

@@ -521,3 +521,37 @@ func TestEnsembleMixes(t *testing.T) {
 		}
 	}
 }
+
+// FuzzLoad feeds corrupted saved models to Load: it must return an error or a model that answers
+// queries, never panic.
+func FuzzLoad(f *testing.F) {
+	ds := twoTastes()
+	for _, engine := range append([]string{Popular}, learnedEngines...) {
+		m, err := Train(context.Background(), engine, ds, TrainConfig{Seed: 1, Factors: 4, Iterations: 2})
+		if err != nil {
+			f.Fatal(err)
+		}
+		var buf bytes.Buffer
+		if err := m.Save(&buf); err != nil {
+			f.Fatal(err)
+		}
+		f.Add(buf.Bytes())
+		b := append([]byte(nil), buf.Bytes()...)
+		b[len(b)/2] ^= 0x5a
+		f.Add(b)
+		f.Add(buf.Bytes()[:len(buf.Bytes())/3])
+	}
+	f.Add([]byte{})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		m, err := Load(bytes.NewReader(data))
+		if err != nil {
+			return
+		}
+		for _, sub := range []Subject{{ID: "u1"}, {ID: "i1"}, {ID: "zz", Keywords: []string{"love"}}} {
+			m.ItemsForUser(sub, Query{Limit: 3, Diversity: 0.5})
+			m.UsersForItem(sub, Query{Limit: 3})
+			m.SimilarItems(sub, Query{Limit: 3})
+			m.SimilarUsers(sub, Query{Limit: 3})
+		}
+	})
+}

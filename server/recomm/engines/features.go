@@ -170,3 +170,22 @@ func sortedKeys[V any](m map[string]V) []string {
 	sort.Strings(keys)
 	return keys
 }
+
+// valid checks a loaded feature space: every feature index inside [1, Dim).
+func (fs *featureSpace) valid() bool {
+	if fs == nil || fs.Dim < 1 {
+		return false
+	}
+	for _, f := range fs.Tokens {
+		if f < 1 || int(f) >= fs.Dim {
+			return false
+		}
+	}
+	for _, nf := range fs.Numeric {
+		if nf.Linear < 1 || nf.FirstBin < 1 || int(nf.Linear) >= fs.Dim || int(nf.FirstBin)+len(nf.Edges) >= fs.Dim ||
+			nf.Std <= 0 || math.IsNaN(nf.Std) || !sort.Float64sAreSorted(nf.Edges) {
+			return false
+		}
+	}
+	return true
+}

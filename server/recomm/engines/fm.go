@@ -226,7 +226,7 @@ func (m *fmModel) afterLoad() error {
 	s := &m.S
 	k := s.K
 	nu, ni := len(s.UserIDs), len(s.ItemIDs)
-	if k <= 0 || s.UserFS == nil || s.ItemFS == nil || len(s.P) != nu*k || len(s.Q) != ni*k ||
+	if k <= 0 || k > maxFactors || !s.UserFS.valid() || !s.ItemFS.valid() || len(s.P) != nu*k || len(s.Q) != ni*k ||
 		len(s.B) != ni || len(s.UserFeat) != s.UserFS.Dim*k || len(s.ItemFeat) != s.ItemFS.Dim*k ||
 		len(s.ItemFeatBias) != s.ItemFS.Dim {
 		return fmt.Errorf("fm: inconsistent model")

@@ -254,11 +254,12 @@ func solveCG(x, g, other []float64, cols []int32, net []float32, k int, lambda, 
 
 func (m *hybridModel) afterLoad() error {
 	s := &m.S
-	if s.K <= 0 || len(s.U) != len(s.UserIDs)*s.K || len(s.V) != len(s.ItemIDs)*s.K {
+	if s.K <= 0 || s.K > maxFactors || len(s.U) != len(s.UserIDs)*s.K || len(s.V) != len(s.ItemIDs)*s.K {
 		return fmt.Errorf("hybrid: factor sizes do not match %d users, %d items", len(s.UserIDs), len(s.ItemIDs))
 	}
-	if (s.UserMap == nil) != (s.UserFS == nil) || (s.UserFS != nil && len(s.UserMap) != s.UserFS.Dim*s.K) ||
-		(s.ItemFS != nil && len(s.ItemMap) != s.ItemFS.Dim*s.K) {
+	if (s.UserMap == nil) != (s.UserFS == nil) || (s.ItemMap == nil) != (s.ItemFS == nil) ||
+		(s.UserFS != nil && (!s.UserFS.valid() || len(s.UserMap) != s.UserFS.Dim*s.K)) ||
+		(s.ItemFS != nil && (!s.ItemFS.valid() || len(s.ItemMap) != s.ItemFS.Dim*s.K)) {
 		return fmt.Errorf("hybrid: attribute maps do not match their feature spaces")
 	}
 	m.userIdx, m.itemIdx = indexOf(s.UserIDs), indexOf(s.ItemIDs)

@@ -248,9 +248,21 @@ func jacobiEigen(a []float64, n int) ([]float64, []float64) {
 func (m *isvdModel) afterLoad() error {
 	s := &m.S
 	k := s.K
-	if k <= 0 || len(s.Sigma) != k || len(s.V) != len(s.ItemIDs)*k || len(s.P) != len(s.UserIDs)*k ||
+	if k <= 0 || k > maxFactors || len(s.Sigma) != k || len(s.V) != len(s.ItemIDs)*k || len(s.P) != len(s.UserIDs)*k ||
 		len(s.Rows) != len(s.UserIDs) {
 		return fmt.Errorf("isvd: inconsistent model")
+	}
+	for _, sg := range s.Sigma {
+		if !(sg > 0) {
+			return fmt.Errorf("isvd: inconsistent model")
+		}
+	}
+	for _, row := range s.Rows {
+		for _, c := range row {
+			if c.Item < 0 || int(c.Item) >= len(s.ItemIDs) {
+				return fmt.Errorf("isvd: inconsistent model")
+			}
+		}
 	}
 	if s.Folded == nil {
 		s.Folded = map[int32]bool{}

@@ -80,3 +80,22 @@ func (p *pairs) transpose(cols int) *pairs {
 func (p *pairs) row(r int) (cols []int32, net []float32) {
 	return p.Col[p.Start[r]:p.Start[r+1]], p.Net[p.Start[r]:p.Start[r+1]]
 }
+
+// valid checks a loaded matrix against the number of columns.
+func (p *pairs) valid(cols int) bool {
+	if p == nil || p.Rows < 0 || len(p.Start) != p.Rows+1 || p.Start[0] != 0 ||
+		int(p.Start[p.Rows]) != len(p.Col) || len(p.Net) != len(p.Col) {
+		return false
+	}
+	for r := range p.Rows {
+		if p.Start[r+1] < p.Start[r] {
+			return false
+		}
+	}
+	for _, c := range p.Col {
+		if c < 0 || int(c) >= cols {
+			return false
+		}
+	}
+	return true
+}

@@ -2,6 +2,7 @@ package engines
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"math"
 	"time"
@@ -81,6 +82,13 @@ func trainPopular(ctx context.Context, ds *Dataset, cfg TrainConfig) (*popularMo
 		s.UserMax = max(s.UserMax, v)
 	}
 	return &popularModel{S: s}, ctx.Err()
+}
+
+func (m *popularModel) afterLoad() error {
+	if len(m.S.ItemScore) != len(m.S.ItemIDs) || len(m.S.UserScore) != len(m.S.UserIDs) {
+		return fmt.Errorf("popular: inconsistent model")
+	}
+	return nil
 }
 
 func (m *popularModel) Engine() string { return Popular }

@@ -6,6 +6,13 @@ import (
 	"runtime"
 )
 
+// Bounds on training settings, so a bad configuration or a corrupted model cannot ask for huge
+// allocations.
+const (
+	maxFactors    = 1024
+	maxIterations = 1000
+)
+
 // Train trains one engine on ds. Training stops with ctx's error when ctx is cancelled or its deadline
 // (the training time budget) passes. A dataset without interactions gives ErrNoInteractions.
 // The ensemble engine is not trained: build it with NewEnsemble from trained models.
@@ -15,6 +22,10 @@ func Train(ctx context.Context, engine string, ds *Dataset, cfg TrainConfig) (Mo
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
+	}
+	if cfg.Factors > maxFactors || cfg.Iterations > maxIterations {
+		return nil, fmt.Errorf("engines: factors %d or iterations %d above the limits %d and %d",
+			cfg.Factors, cfg.Iterations, maxFactors, maxIterations)
 	}
 	if cfg.Workers <= 0 {
 		cfg.Workers = runtime.GOMAXPROCS(0)

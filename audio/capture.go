@@ -295,15 +295,18 @@ func (c *Capture) notify(n Notice) {
 	}
 }
 
-// maxReopens bounds how often in a row a failing stream is reopened before giving up, so a
+// A stream that fails more than maxReopens times within reopenWindow is given up on, so a
 // device that opens but cannot deliver does not keep the loop spinning.
-const maxReopens = 3
+const (
+	maxReopens   = 3
+	reopenWindow = 2 * time.Second
+)
 
 // loop reads frames until Close, replacing a failed stream when it can.
 func (c *Capture) loop(stream inputStream, done chan struct{}) {
 	defer close(done)
 	frame := make([]int16, FrameSamples)
-	failures := 0
+	var failures []time.Time // recent failures, within reopenWindow
 	for {
 		c.mu.Lock()
 		closed := c.closed
@@ -317,14 +320,17 @@ func (c *Capture) loop(stream inputStream, done chan struct{}) {
 			err = nil // frames were lost before this one; this one is good
 		}
 		if err != nil {
-			failures++
-			stream = c.recover(stream, err, failures > maxReopens)
+			now := time.Now()
+			for len(failures) > 0 && now.Sub(failures[0]) > reopenWindow {
+				failures = failures[1:]
+			}
+			failures = append(failures, now)
+			stream = c.recover(stream, err, len(failures) > maxReopens)
 			if stream == nil {
 				return
 			}
 			continue
 		}
-		failures = 0
 		c.process(frame)
 	}
 }
@@ -342,7 +348,7 @@ func (c *Capture) recover(failed inputStream, cause error, giveUp bool) inputStr
 	var name string
 	var err error
 	if giveUp {
-		err = fmt.Errorf("failed %d times in a row", maxReopens+1)
+		err = fmt.Errorf("failed %d times in %v", maxReopens+1, reopenWindow)
 	} else if c.cfg.Device != "" {
 		stream, name, err = c.backend.open(c.cfg.Device)
 	}

@@ -32,12 +32,34 @@ func BenchmarkAnswer(b *testing.B) {
 	ctx := context.Background()
 	b.ReportAllocs()
 	b.ResetTimer()
+	cpu0, ok := processCPU()
 	for i := 0; i < b.N; i++ {
 		req.Query = benchQueries[i%len(benchQueries)]
 		if _, err := e.Answer(ctx, req); err != nil {
 			b.Fatal(err)
 		}
 	}
+	reportCPU(b, cpu0, ok)
+}
+
+// reportCPU adds the CPU time per answer (garbage collection included).
+func reportCPU(b *testing.B, cpu0 time.Duration, ok bool) {
+	if cpu1, ok1 := processCPU(); ok && ok1 {
+		b.ReportMetric(float64(cpu1-cpu0)/float64(b.N), "cpu-ns/op")
+	}
+}
+
+// BenchmarkTokenize is the baseline of the same run: only splitting and
+// folding the words, the least any reading of a query costs.
+func BenchmarkTokenize(b *testing.B) {
+	b.ReportAllocs()
+	cpu0, ok := processCPU()
+	for i := 0; i < b.N; i++ {
+		if len(tokenize(benchQueries[i%len(benchQueries)])) == 0 {
+			b.Fatal("no tokens")
+		}
+	}
+	reportCPU(b, cpu0, ok)
 }
 
 // BenchmarkAnswerParallel measures answers from many goroutines at once,
@@ -48,6 +70,8 @@ func BenchmarkAnswerParallel(b *testing.B) {
 	b.ReportAllocs()
 	b.SetParallelism(32)
 	b.ResetTimer()
+	cpu0, ok := processCPU()
+	defer func() { reportCPU(b, cpu0, ok) }()
 	b.RunParallel(func(pb *testing.PB) {
 		req := base
 		i := 0

@@ -37,7 +37,7 @@ type harkd struct {
 	addr string
 }
 
-func startHarkd(t *testing.T, args ...string) *harkd {
+func startHarkd(t testing.TB, args ...string) *harkd {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], args...)
 	cmd.Env = append(os.Environ(), "HARKD_AS_MAIN=1")
@@ -65,7 +65,7 @@ func serveArgs(data string) []string {
 	return []string{"serve", "--addr", "127.0.0.1:0", "--data", data, "--public-key", "pk_crash", "--private-key", "sk_crash", "--print-keys"}
 }
 
-func (h *harkd) client(t *testing.T) *client.Client {
+func (h *harkd) client(t testing.TB) *client.Client {
 	c, err := client.New(client.Config{BaseURL: "http://" + h.addr + "/v2", PublicKey: "pk_crash", PrivateKey: "sk_crash", MaxRetries: -1})
 	if err != nil {
 		t.Fatal(err)

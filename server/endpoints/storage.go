@@ -1,6 +1,7 @@
 package endpoints
 
 import (
+	"bufio"
 	"errors"
 	"io"
 	"mime"
@@ -53,11 +54,15 @@ func (h storageHandlers) upload(w http.ResponseWriter, r *http.Request) error {
 			return err
 		}
 	}
-	r.Body = http.MaxBytesReader(w, r.Body, h.maxUpload+1<<20)
-	mr, err := r.MultipartReader()
-	if err != nil {
-		return apierr.BadRequestf("the upload must be multipart/form-data with a field named file: %v", err)
+	ct, params, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	if err != nil || ct != "multipart/form-data" || params["boundary"] == "" {
+		return apierr.BadRequestf("the upload must be multipart/form-data with a field named file")
 	}
+	// A large buffered reader makes mime/multipart hand out big pieces
+	// (it keeps a bufio.Reader it is given when that is large enough),
+	// instead of 4 KiB reads from the connection.
+	body := bufio.NewReaderSize(http.MaxBytesReader(w, r.Body, h.maxUpload+1<<20), 1<<20)
+	mr := multipart.NewReader(body, params["boundary"])
 	for {
 		part, err := mr.NextPart()
 		if err == io.EOF {

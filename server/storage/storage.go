@@ -164,7 +164,9 @@ func (s *Store) Put(ctx context.Context, ws int64, folder, name string, r io.Rea
 	if limit > 0 {
 		src = io.LimitReader(r, limit+1)
 	}
-	n, err := io.CopyBuffer(f, ctxReader{ctx, src}, make([]byte, 1<<20))
+	// writerOnly hides os.File's ReaderFrom, which would copy in 32 KiB
+	// pieces; a 1 MiB buffer means few, large writes.
+	n, err := io.CopyBuffer(writerOnly{f}, ctxReader{ctx, src}, make([]byte, 1<<20))
 	if err != nil {
 		return 0, fmt.Errorf("upload %s: %w", name, err)
 	}
@@ -184,6 +186,8 @@ func (s *Store) Put(ctx context.Context, ws int64, folder, name string, r io.Rea
 	done = true
 	return n, nil
 }
+
+type writerOnly struct{ io.Writer }
 
 // ctxReader stops a long copy when the request is cancelled.
 type ctxReader struct {

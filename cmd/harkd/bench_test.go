@@ -6,8 +6,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -143,4 +143,3 @@ func peakRSS(b *testing.B, pid int) int64 {
 	b.Fatal("no VmHWM")
 	return 0
 }
-

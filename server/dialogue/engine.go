@@ -187,7 +187,9 @@ func (e *Engine) Answer(ctx context.Context, req Request) (Response, error) {
 	if resp.NextActions == nil {
 		resp.NextActions = []NextAction{}
 	}
-	if r.ask != "" {
+	if r.ask != "" || r.followUp {
+		// Kept: a question waiting for its answer, or an information answer
+		// that a follow-up ("and tomorrow?") may refine.
 		c := &conversation{userID: req.UserID, lang: lang, intent: r.intent, slots: r.slots, awaiting: r.ask, asks: r.asks, seen: now}
 		if conv != nil {
 			c.ref = conv.ref
@@ -196,7 +198,9 @@ func (e *Engine) Answer(ctx context.Context, req Request) (Response, error) {
 		}
 		e.convs.put(c)
 		resp.Context.Ref = c.ref
-		resp.NextActions = append(resp.NextActions, NextAction{Action: "OPEN_ASR", Data: ""})
+		if r.ask != "" {
+			resp.NextActions = append(resp.NextActions, NextAction{Action: "OPEN_ASR", Data: ""})
+		}
 	} else if conv != nil {
 		resp.Context.Ref = conv.ref
 	} else {
@@ -236,6 +240,9 @@ type turn struct {
 
 // respond decides between continuing a conversation and a new intent.
 func (t *turn) respond(conv *conversation) reply {
+	if conv != nil && conv.awaiting == "" {
+		return t.followUp(conv)
+	}
 	if conv != nil {
 		mt, understood := t.m.understand(t.toks)
 		if understood && mt.intent == "cancel" {
@@ -347,6 +354,42 @@ func (t *turn) awaitsFreeText(conv *conversation) bool {
 	return ok && t.m.slots[i].kind == slotOpen
 }
 
+// followUp continues an information answer: a query that names only a
+// day or a city ("and tomorrow?", "what about London?") asks the same
+// question again with that change. Anything else is a new request.
+func (t *turn) followUp(conv *conversation) reply {
+	mt, understood := t.m.understand(t.toks)
+	if understood && mt.literals >= 2 {
+		t.completeTime(&mt)
+		return t.handle(mt.intent, mt.slots)
+	}
+	slots := map[string]slotVal{}
+	for k, v := range conv.slots {
+		slots[k] = v
+	}
+	changed := false
+	if v, ok := t.m.findSlot("city", t.toks); ok {
+		delete(slots, "place")
+		slots["city"] = v
+		changed = true
+	}
+	for j := range t.toks {
+		if w, n := t.m.parseWhen(t.toks[j:]); n > 0 && w.day != dayNone {
+			slots["day"] = slotVal{when: w}
+			changed = true
+			break
+		}
+	}
+	switch {
+	case changed:
+		return t.handle(conv.intent, slots)
+	case understood:
+		t.completeTime(&mt)
+		return t.handle(mt.intent, mt.slots)
+	}
+	return t.handle("fallback", nil)
+}
+
 // fillSlot reads the awaited slot from a follow-up answer. A time that
 // only names a day ("tomorrow") merges with a later clock ("at nine").
 func (t *turn) fillSlot(conv *conversation) (slotVal, string, bool) {
@@ -391,6 +434,7 @@ type reply struct {
 	ask         string             // slot awaited; a non-empty ask keeps the conversation
 	slots       map[string]slotVal // slots gathered so far, kept with ask
 	asks        int
+	followUp    bool // an information answer a follow-up may refine
 }
 
 // render produces the text, speech and HTML forms. Every piece of text is

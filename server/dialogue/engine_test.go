@@ -643,3 +643,47 @@ func TestNewRequestDuringQuestion(t *testing.T) {
 		t.Errorf("free text answer: %s %s", a, d)
 	}
 }
+
+func TestInfoFollowUp(t *testing.T) {
+	h := newHarness(t)
+	r := h.ask("en", "what's the weather in Madrid", 0)
+	r = h.ask("en", "and tomorrow?", r.Context.Ref)
+	if q := h.k.lastQuery("weather"); r.Intent != "weather" || q["city"] != "Madrid" || q["day"] != "2026-03-05" {
+		t.Errorf("day follow-up: %s %v", r.Intent, q)
+	}
+	r = h.ask("en", "what about London", r.Context.Ref)
+	if q := h.k.lastQuery("weather"); r.Intent != "weather" || q["city"] != "London" || q["day"] != "2026-03-05" {
+		t.Errorf("city follow-up: %s %v", r.Intent, q)
+	}
+	r = h.ask("es", "restaurantes italianos en Madrid", 0)
+	r = h.ask("es", "¿y en Londres?", r.Context.Ref)
+	if q := h.k.lastQuery("restaurants"); r.Intent != "restaurants" || q["city"] != "London" || q["cuisine"] != "italian" {
+		t.Errorf("es follow-up: %s %v", r.Intent, q)
+	}
+	// A new request after an information answer is just that.
+	if r = h.ask("en", "set a timer for 1 minute", r.Context.Ref); r.Intent != "SET_TIMER" {
+		t.Errorf("new request after info: %s", r.Intent)
+	}
+	if r = h.ask("en", "purple monkey", h.ask("en", "weather in London", 0).Context.Ref); r.Intent != "fallback" {
+		t.Errorf("unrelated follow-up: %s", r.Intent)
+	}
+}
+
+// FuzzParsePattern: any pattern text parses or fails cleanly, and what
+// parses flattens within the variant bound.
+func FuzzParsePattern(f *testing.F) {
+	for _, s := range []string{"(set|create) [an] alarm [for] {time}", "[a|b] (c [d] | e {f})", "((((", "]", "{",
+		"{}", "a|b", "[(x|y) {z}] [w]", "(a|b)(c|d)(e|f)(g|h)(i|j)(k|l)(m|n)(o|p)(q|r)"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		seq, err := parsePattern(s)
+		if err != nil {
+			return
+		}
+		vars, err := flatten(seq, func(string) (int, error) { return 0, nil })
+		if err == nil && len(vars) > maxVariants {
+			t.Fatalf("%q: %d variants", s, len(vars))
+		}
+	})
+}

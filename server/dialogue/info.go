@@ -100,6 +100,9 @@ func (t *turn) info(intent string, slots map[string]slotVal) reply {
 		t.logf("%s: %v", intent, err)
 		return t.reply("info_failed", nil)
 	}
+	if intent == "weather" || intent == "events" || intent == "movies" || intent == "restaurants" {
+		r.followUp, r.slots = true, slots
+	}
 	return r
 }
 

@@ -18,6 +18,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"unicode/utf8"
@@ -184,7 +185,15 @@ func ValidateID(kind, id string, max int) error {
 	return nil
 }
 
-func validateTableID(id string) error { return ValidateID("tableId", id, MaxTableIDLen) }
+// reservedTableIDs would make paths such as /users/{userId} ambiguous.
+var reservedTableIDs = []string{"users", "tables"}
+
+func validateTableID(id string) error {
+	if slices.Contains(reservedTableIDs, id) {
+		return apierr.InvalidArgumentf("tableId %q is reserved by the API's paths", id)
+	}
+	return ValidateID("tableId", id, MaxTableIDLen)
+}
 
 // tableExists answers 404 for an unknown table.
 func (c *Catalog) tableExists(ctx context.Context, q querier, ws int64, table string) error {

@@ -62,7 +62,7 @@ func TestTables(t *testing.T) {
 	wantStatus(t, c.CreateTable(ctx, ws, "movies", nil, nil), http.StatusConflict, "duplicate table")
 	wantStatus(t, c.CreateTable(ctx, ws, "a-very-long-table-id", nil, nil), 400, "16-char table id")
 	wantStatus(t, c.CreateTable(ctx, ws, "", nil, nil), 400, "empty table id")
-	for _, bad := range []string{`a/b`, `a.b`, `a$`, `a:b`, `a"b`, `a#`, `a%`, `a&`, `a*`, `a?`, `a|b`, `{a}`, `a\b`, `<a>`, "a\x01"} {
+	for _, bad := range []string{`a/b`, `a.b`, `a$`, `a:b`, `a"b`, `a#`, `a%`, `a&`, `a*`, `a?`, `a|b`, `{a}`, `a\b`, `<a>`, "a\x01", "users", "tables"} {
 		wantStatus(t, c.CreateTable(ctx, ws, bad, nil, nil), 400, "table id "+bad)
 	}
 	wantStatus(t, c.CreateTable(ctx, ws, "t2", Engines{"items-to-user": "hybrid"}, nil), 400, "engines without default")

@@ -15,15 +15,16 @@ const (
 	fmEpochs         = 20
 	fmLearningRate   = 0.05
 	fmRegularization = 0.0005
+	fmNegatives      = 3
 )
 
 // fmModel is a factorisation machine over one-hot user and item ids plus their attribute features,
 // with the pairwise interactions between the user side and the item side (the LightFM form of an FM:
 // a user is the sum of the embeddings of its id and attribute features, an item likewise plus a
-// linear term from its features). It is trained with the BPR pairwise loss by Adagrad SGD: for each
-// positive pair (weighted by log(1+net strength)) one negative item is drawn, half the time from the
-// user's negative-polarity interactions when there are any, otherwise uniformly among the items the
-// user has no positive interaction with. SGD runs in one goroutine so that training is deterministic
+// linear term from its features). It is trained with the BPR pairwise loss by row-wise Adagrad SGD:
+// for each positive pair (weighted by log(1+net strength)) one negative item is taken, half the time
+// from the user's negative-polarity interactions when there are any, otherwise the highest-scoring of
+// three uniform draws among the items the user has no positive interaction with. SGD runs in one goroutine so that training is deterministic
 // for a seed.
 //
 // Raw score: p_u·q_i + b_i (unbounded; only differences matter under BPR); match = 100·σ(raw).
@@ -48,13 +49,14 @@ type fmState struct {
 	ItemFeatBias     []float32 // item feature linear terms, for cold items
 }
 
-// fmParams is one block of trainable rows with its Adagrad accumulators.
+// fmParams is one block of trainable rows with row-wise Adagrad accumulators (one per row, the mean
+// squared gradient of the row: one square root per row update instead of one per weight).
 type fmParams struct {
 	w, g []float64
 }
 
 func newFMParams(rng *rand.Rand, rows, k int, scale float64) fmParams {
-	p := fmParams{w: make([]float64, rows*k), g: make([]float64, rows*k)}
+	p := fmParams{w: make([]float64, rows*k), g: make([]float64, rows)}
 	for i := range p.w {
 		p.w[i] = rng.NormFloat64() * scale
 	}
@@ -137,11 +139,16 @@ func trainFM(ctx context.Context, ds *Dataset, cfg TrainConfig) (*fmModel, error
 	}
 	update := func(p fmParams, rows []row, grad []float64, scale float64) {
 		for _, r := range rows {
-			w, g := p.w[r.r*k:(r.r+1)*k], p.g[r.r*k:(r.r+1)*k]
+			w := p.w[r.r*k : (r.r+1)*k]
+			sq := 0.0
 			for c := range k {
 				d := scale*r.v*grad[c] - reg*w[c]
-				g[c] += d * d
-				w[c] += lr * d / math.Sqrt(g[c]+1e-8)
+				sq += d * d
+			}
+			p.g[r.r] += sq / float64(k)
+			step := lr / math.Sqrt(p.g[r.r]+1e-8)
+			for c := range k {
+				w[c] += step * (scale*r.v*grad[c] - reg*w[c])
 			}
 		}
 	}
@@ -174,22 +181,29 @@ func trainFM(ctx context.Context, ds *Dataset, cfg TrainConfig) (*fmModel, error
 			var j int32 = -1
 			if len(negOf[u]) > 0 && rng.IntN(2) == 0 {
 				j = negOf[u][rng.IntN(len(negOf[u]))]
-			} else {
-				for range 8 {
+			}
+			ru = rowsOf(u, nu, userFeats[u], ru)
+			compose(users, ru, pu)
+			if j < 0 {
+				// the highest-scoring of a few uniform draws: a cheap form of WARP's hard negatives
+				best := math.Inf(-1)
+				for range fmNegatives {
 					c := int32(rng.IntN(ni))
-					if !hasPos(u, c) {
-						j = c
-						break
+					if hasPos(u, c) {
+						continue
+					}
+					rc := rowsOf(int(c), ni, itemFeats[c], rj)
+					compose(items, rc, qj)
+					if sc := dot(pu, qj) + composeBias(rc); sc > best {
+						best, j = sc, c
 					}
 				}
 			}
 			if j < 0 {
 				continue
 			}
-			ru = rowsOf(u, nu, userFeats[u], ru)
 			ri = rowsOf(int(i), ni, itemFeats[i], ri)
 			rj = rowsOf(int(j), ni, itemFeats[j], rj)
-			compose(users, ru, pu)
 			compose(items, ri, qi)
 			compose(items, rj, qj)
 			diff := dot(pu, qi) - dot(pu, qj) + composeBias(ri) - composeBias(rj)

@@ -11,7 +11,7 @@ import (
 
 // fm defaults, tuned on the validation split of MovieLens (see package evaluate).
 const (
-	fmFactors        = 48
+	fmFactors        = 32
 	fmEpochs         = 20
 	fmLearningRate   = 0.05
 	fmRegularization = 0.0005

@@ -20,6 +20,7 @@ import (
 	"github.com/harkhq/hark/server/endpoints"
 	"github.com/harkhq/hark/server/httpapi"
 	"github.com/harkhq/hark/server/items"
+	"github.com/harkhq/hark/server/onboarding"
 	"github.com/harkhq/hark/server/storage"
 	"github.com/harkhq/hark/server/store"
 	"github.com/harkhq/hark/server/surveys"
@@ -64,6 +65,7 @@ type Server struct {
 	Surveys    *surveys.Service
 	Items      *items.Service
 	Tracking   *tracking.Service
+	Onboarding *onboarding.Service
 }
 
 func (c *Config) defaults() {
@@ -143,6 +145,27 @@ func (s *Server) build(ctx context.Context) error {
 		return err
 	}
 
+	if s.Onboarding, err = onboarding.New(s.db, onboarding.Config{
+		SetName: s.Accounts.SetName,
+		SetSurvey: func(ctx context.Context, userID int64, surveyID int, itemIDs []int) error {
+			_, err := s.Surveys.Select(ctx, userID, surveyID, itemIDs, "")
+			return err
+		},
+		SurveyItems: func(ctx context.Context, userID int64, surveyID int) ([]onboarding.SurveyItem, error) {
+			d, err := s.Surveys.Get(ctx, userID, surveyID, endpoints.BaseURL(ctx))
+			if err != nil {
+				return nil, err
+			}
+			out := make([]onboarding.SurveyItem, len(d.Items))
+			for i, it := range d.Items {
+				out[i] = onboarding.SurveyItem{ID: it.ID, Text: it.Texto, Image: it.Imagen, Selected: it.Selected}
+			}
+			return out, nil
+		},
+	}); err != nil {
+		return err
+	}
+
 	s.api = httpapi.New(httpapi.Config{
 		Logger:        cfg.Logger,
 		Keys:          s.Workspaces,
@@ -158,6 +181,7 @@ func (s *Server) build(ctx context.Context) error {
 	endpoints.Items(s.api, s.Items, preferences{s})
 	endpoints.Icons(s.api)
 	endpoints.Tracking(s.api, s.Tracking)
+	endpoints.Onboarding(s.api, s.Onboarding)
 
 	s.api.Handle("GET /healthz", httpapi.Public, func(w http.ResponseWriter, r *http.Request) error {
 		w.Header().Set("Content-Type", "text/plain")
@@ -216,5 +240,6 @@ func (p preferences) Profile(ctx context.Context, userID int64) (map[string]floa
 
 // Metric is true unless the user chose imperial units in onboarding.
 func (p preferences) Metric(ctx context.Context, userID int64) bool {
-	return true
+	units, ok, err := p.s.Onboarding.Preference(ctx, userID, "units")
+	return err != nil || !ok || units != "imperial"
 }

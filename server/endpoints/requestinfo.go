@@ -1,6 +1,7 @@
 package endpoints
 
 import (
+	"context"
 	"encoding/json"
 	"math"
 	"net/http"
@@ -76,4 +77,18 @@ func baseURL(r *http.Request) string {
 		scheme = "https"
 	}
 	return scheme + "://" + r.Host
+}
+
+type baseURLKey struct{}
+
+// withBaseURL carries the request's base URL into services that build
+// absolute URLs deep inside (the onboarding's survey items).
+func withBaseURL(r *http.Request) context.Context {
+	return context.WithValue(r.Context(), baseURLKey{}, baseURL(r))
+}
+
+// BaseURL returns the base URL withBaseURL stored, or "".
+func BaseURL(ctx context.Context) string {
+	s, _ := ctx.Value(baseURLKey{}).(string)
+	return s
 }

@@ -104,7 +104,6 @@ func TestOnboardingWalk(t *testing.T) {
 	}
 }
 
-
 // The sample's form-encoded body is accepted as well.
 func TestOnboardingFormAnswer(t *testing.T) {
 	c := signedIn(t)

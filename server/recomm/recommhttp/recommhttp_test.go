@@ -1,0 +1,351 @@
+package recommhttp
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/harkhq/hark/server/apierr"
+	"github.com/harkhq/hark/server/httpapi"
+	"github.com/harkhq/hark/server/store"
+)
+
+type oneKey struct{}
+
+func (oneKey) WorkspaceKey(_ context.Context, key string) (int64, string, error) {
+	if key != "pk" {
+		return 0, "", apierr.New(401, apierr.UnknownApiKey, "unknown key")
+	}
+	return 42, "secret", nil
+}
+
+// memStorage is a workspace storage in memory: import files in, results out.
+type memStorage struct {
+	mu    sync.Mutex
+	files map[string][]byte // "ws/folder/name"
+}
+
+func (m *memStorage) Open(ws int64, folder, name string) (io.ReadCloser, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	b, ok := m.files[fmt.Sprintf("%d/%s/%s", ws, folder, name)]
+	if !ok {
+		return nil, os.ErrNotExist
+	}
+	return io.NopCloser(bytes.NewReader(b)), nil
+}
+
+func (m *memStorage) CreateFolder(_ context.Context, ws int64, folder string) error { return nil }
+
+func (m *memStorage) Put(_ context.Context, ws int64, folder, name string, r io.Reader) error {
+	b, err := io.ReadAll(r)
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.files[fmt.Sprintf("%d/%s/%s", ws, folder, name)] = b
+	return err
+}
+
+type client struct {
+	t   *testing.T
+	url string
+}
+
+// do sends a signed request and returns the status and body.
+func (c client) do(method, path string, body any) (int, []byte) {
+	c.t.Helper()
+	var rd io.Reader
+	if body != nil {
+		b, _ := json.Marshal(body)
+		rd = bytes.NewReader(b)
+	}
+	req, _ := http.NewRequest(method, c.url+"/v2/recomm"+path, rd)
+	ts := strconv.FormatInt(time.Now().UnixMilli(), 10)
+	nonce := uuid.NewString()
+	req.Header.Set(httpapi.HeaderAPIKey, "pk")
+	req.Header.Set(httpapi.HeaderTimestamp, ts)
+	req.Header.Set(httpapi.HeaderNonce, nonce)
+	req.Header.Set(httpapi.HeaderHMAC, base64.StdEncoding.EncodeToString(httpapi.Sign("secret", req.URL.EscapedPath(), ts, nonce)))
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	out, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, out
+}
+
+func (c client) want(status int, method, path string, body any) []byte {
+	c.t.Helper()
+	got, out := c.do(method, path, body)
+	if got != status {
+		c.t.Fatalf("%s %s = %d %s, want %d", method, path, got, out, status)
+	}
+	return out
+}
+
+func (c client) wait(path string) map[string]any {
+	c.t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for time.Now().Before(deadline) {
+		var st map[string]any
+		json.Unmarshal(c.want(200, "GET", path, nil), &st)
+		if s := st["status"]; s != "queued" && s != "processing" {
+			return st
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	c.t.Fatalf("%s did not finish", path)
+	return nil
+}
+
+func newServer(t *testing.T) (client, *memStorage, string) {
+	dir := t.TempDir()
+	db, err := store.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	st := &memStorage{files: map[string][]byte{}}
+	svc, err := New(context.Background(), Config{DB: db, DataDir: dir, Storage: st, MinInteractions: 20,
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(svc.Close)
+	api := httpapi.New(httpapi.Config{Keys: oneKey{}, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
+		RatePerSecond: 1e6, RateBurst: 1e6})
+	svc.Register(api)
+	hs := httptest.NewServer(api)
+	t.Cleanup(hs.Close)
+	return client{t: t, url: hs.URL}, st, dir
+}
+
+func TestEndToEnd(t *testing.T) {
+	c, st, dir := newServer(t)
+	// tables
+	c.want(201, "POST", "/tables", map[string]any{"tableId": "movies", "engine": "hybrid",
+		"attributes": []map[string]any{{"attributeId": "genre", "type": "category", "indexed": "true"}, {"attributeId": "year", "type": "int"}}})
+	c.want(409, "POST", "/tables", map[string]any{"tableId": "movies"})
+	c.want(400, "POST", "/tables", map[string]any{"tableId": "bad/id"})
+	c.want(400, "POST", "/tables", map[string]any{"tableId": "x", "attributes": []map[string]any{{"attributeId": "a", "type": "float"}}})
+	c.want(400, "POST", "/tables", "not an object")
+	if out := c.want(200, "GET", "/tables", nil); string(out) != `["movies"]` {
+		t.Errorf("tables = %s", out)
+	}
+	c.want(204, "PATCH", "/tables/movies", map[string]any{"engines": map[string]string{"default": "hybrid", "items-to-item": "popular"}})
+	c.want(404, "GET", "/tables/films", nil)
+	var attrs []map[string]any
+	json.Unmarshal(c.want(200, "GET", "/movies/attributes", nil), &attrs)
+	if len(attrs) != 3 || attrs[0]["attributeId"] != "expiration" {
+		t.Errorf("attributes = %v", attrs)
+	}
+	c.want(201, "POST", "/users/attributes", map[string]any{"attributes": []map[string]any{{"attributeId": "age", "type": "int"}}})
+	c.want(200, "GET", "/users/attributes/age", nil)
+	c.want(404, "GET", "/users/attributes/height", nil)
+	c.want(201, "POST", "/movies/interactions", map[string]any{"interactionId": "view", "weight": 1, "cumulative": false, "type": "unary"})
+	c.want(400, "POST", "/movies/interactions", map[string]any{"interactionId": "x", "weight": 11, "cumulative": false, "type": "unary"})
+	c.want(202, "PATCH", "/movies/interactions/view", map[string]any{"weight": "2.5"})
+
+	// imports from the workspace's storage, in order
+	var items, users, inter strings.Builder
+	items.WriteString("itemId,genre,year\n")
+	for i := 0; i < 30; i++ {
+		fmt.Fprintf(&items, "i%02d,%s,%d\n", i, []string{"rock", "jazz"}[i%2], 1990+i)
+	}
+	items.WriteString("bad,rock,old\n")
+	users.WriteString("[")
+	inter.WriteString("userId,itemId,timestamp,interactionName,value\n")
+	for u := 0; u < 20; u++ {
+		if u > 0 {
+			users.WriteString(",")
+		}
+		fmt.Fprintf(&users, `{"userId":"u%02d","age":%d}`, u, 20+u)
+		for k := 0; k < 10; k++ {
+			fmt.Fprintf(&inter, "u%02d,i%02d,%d,view,\n", u, (u%2+2*((u+k)%15))%30, 1000+k)
+		}
+	}
+	users.WriteString("]")
+	inter.WriteString("nobody,i01,5,view,\n")
+	st.files["42/in/items.csv"] = []byte(items.String())
+	st.files["42//users.json"] = []byte(users.String())
+	st.files["42/in/inter.csv"] = []byte(inter.String())
+	var acc map[string]any
+	json.Unmarshal(c.want(202, "POST", "/movies/items/batch", map[string]any{"url": "storage://in/items.csv", "format": "csv"}), &acc)
+	itemsReq := acc["requestId"].(string)
+	if acc["status"] != "queued" {
+		t.Errorf("accepted import = %v", acc)
+	}
+	json.Unmarshal(c.want(202, "POST", "/users/batch", map[string]any{"url": "storage:///users.json", "format": "json"}), &acc)
+	usersReq := acc["requestId"].(string)
+	json.Unmarshal(c.want(202, "POST", "/movies/interactions/batch", map[string]any{"url": "storage://in/inter.csv", "format": "csv",
+		"configuration": map[string]any{"loggingEnabled": true}}), &acc)
+	interReq := acc["requestId"].(string)
+	c.want(400, "POST", "/movies/items/batch", map[string]any{"url": "http://evil.example/x.csv", "format": "csv"})
+	c.want(400, "POST", "/movies/items/batch", map[string]any{"url": "storage://in/items.csv", "format": "xml"})
+	c.want(404, "POST", "/films/items/batch", map[string]any{"url": "storage://in/items.csv", "format": "csv"})
+
+	s := c.wait("/movies/items/batch/" + itemsReq)
+	if s["status"] != "completed_with_errors" || len(s["itemsNotAdded"].([]any)) != 1 {
+		t.Errorf("items import = %v", s)
+	}
+	if s := c.wait("/users/batch/" + usersReq); s["status"] != "completed" {
+		t.Errorf("users import = %v", s)
+	}
+	s = c.wait("/movies/interactions/batch/" + interReq)
+	if s["status"] != "completed_with_errors" || len(s["interactionsNotAdded"].([]any)) != 1 {
+		t.Errorf("interactions import = %v", s)
+	}
+	c.want(404, "GET", "/movies/items/batch/"+usersReq, nil)
+	c.want(400, "DELETE", "/movies/items/batch/"+itemsReq, nil) // finished: cannot cancel
+
+	// single items, users, listings
+	c.want(201, "POST", "/movies/items", map[string]any{"itemId": "new", "genre": "rock", "year": 2020, "expiration": "2001-01-01T00:00:00Z"})
+	c.want(409, "POST", "/movies/items", map[string]any{"itemId": "new"})
+	c.want(400, "POST", "/movies/items", map[string]any{"itemId": "x", "year": "soon"})
+	var item map[string]any
+	json.Unmarshal(c.want(200, "GET", "/movies/items/new", nil), &item)
+	if item["itemId"] != "new" || item["year"] != 2020.0 || item["expiration"] != "2001-01-01T00:00:00.000Z" {
+		t.Errorf("item = %v", item)
+	}
+	c.want(204, "PATCH", "/movies/items/new", map[string]any{"year": 2021})
+	c.want(404, "PATCH", "/movies/items/none", map[string]any{"year": 2021})
+	if out := c.want(200, "GET", "/movies/items?filter=genre%3D%3Drock%3Byear%3Dgt%3D2015&limit=5", nil); string(out) != `["i26","i28","new"]` {
+		t.Errorf("filtered items = %s", out)
+	}
+	out := c.want(200, "GET", "/users?attributes=(age)&sort=age%3D%3DDESC&limit=2", nil)
+	if string(out) != `[{"age":39,"userId":"u19"},{"age":38,"userId":"u18"}]` {
+		t.Errorf("users with attributes = %s", out)
+	}
+	if _, out := c.do("GET", "/movies/items?filter=colour%3D%3Dred", nil); !strings.Contains(string(out), "rsql: at 1: unknown attribute") {
+		t.Errorf("bad filter answer = %s", out)
+	}
+	c.want(200, "GET", "/users/u01", nil)
+	c.want(404, "GET", "/users/nobody", nil)
+
+	// records and keywords
+	c.want(201, "POST", "/movies/interactions/view/u00/i29", map[string]any{"timestamp": 77})
+	var recs []map[string]any
+	json.Unmarshal(c.want(200, "GET", "/movies/users/u00/view?filter=timestamp%3D%3D77", nil), &recs)
+	if len(recs) != 1 || recs[0]["itemId"] != "i29" {
+		t.Errorf("records = %v", recs)
+	}
+	c.want(204, "DELETE", "/movies/interactions/view/u00/i29", map[string]any{"timestamp": 77})
+	c.want(404, "DELETE", "/movies/interactions/view/u00/i29", map[string]any{"timestamp": 77})
+	c.want(200, "GET", "/movies/items/i01/view", nil)
+	c.want(204, "POST", "/users/u05/warmup", map[string]any{"keywords": []string{"jazz", "blues", "soul"}})
+	c.want(204, "DELETE", "/users/u05/warmup?keyword=soul", nil)
+	c.want(204, "DELETE", "/users/u05/warmup", map[string]any{"keywords": []string{"blues"}})
+	if out := c.want(200, "GET", "/users/u05/warmup/keywords", nil); string(out) != `["jazz"]` {
+		t.Errorf("keywords = %s", out)
+	}
+	c.want(404, "POST", "/users/nobody/warmup", map[string]any{"keywords": []string{"x"}})
+
+	// training, then the four recommendation paths
+	c.want(404, "GET", "/movies/users/u00/items", nil) // nothing trained yet
+	json.Unmarshal(c.want(202, "POST", "/movies/train", map[string]any{"engine": "hybrid"}), &acc)
+	if s := c.wait("/movies/train/" + acc["requestId"].(string)); s["status"] != "completed" {
+		t.Fatalf("training = %v", s)
+	}
+	json.Unmarshal(c.want(202, "POST", "/movies/train", map[string]any{"engine": "popular", "configuration": map[string]any{"popularFilter": "10%"}}), &acc)
+	c.wait("/movies/train/" + acc["requestId"].(string))
+	c.want(400, "POST", "/movies/train", map[string]any{"engine": "magic"})
+	c.want(400, "POST", "/movies/train", map[string]any{"engine": "hybrid", "interactionsFilter": []string{"buy"}})
+	var table map[string]any
+	json.Unmarshal(c.want(200, "GET", "/tables/movies?trainConfig=true", nil), &table)
+	if tc, _ := table["trainConfig"].([]any); len(tc) != 1 || len(tc[0].(map[string]any)["engineConfig"].([]any)) != 2 {
+		t.Errorf("trainConfig = %v", table["trainConfig"])
+	}
+	var got []map[string]any
+	json.Unmarshal(c.want(200, "GET", "/movies/users/u00/items?limit=5", nil), &got)
+	if len(got) != 5 || got[0]["itemId"] == nil || got[0]["match"] == nil {
+		t.Errorf("items for u00 = %v", got)
+	}
+	for _, e := range got {
+		if e["itemId"] == "new" {
+			t.Error("an expired item was recommended")
+		}
+	}
+	json.Unmarshal(c.want(200, "GET", "/movies/items/i02/users?limit=3", nil), &got)
+	if len(got) != 3 || got[0]["userId"] == nil {
+		t.Errorf("users for i02 = %v", got)
+	}
+	json.Unmarshal(c.want(200, "GET", "/movies/users/u00/users?limit=3&engine=hybrid", nil), &got)
+	if len(got) != 3 {
+		t.Errorf("users like u00 = %v", got)
+	}
+	json.Unmarshal(c.want(200, "GET", "/movies/items/i02/items?limit=4", nil), &got) // popular engine for items-to-item
+	for _, e := range got {
+		if e["itemId"] == "i02" {
+			t.Error("an item is similar to itself")
+		}
+	}
+	c.want(404, "GET", "/movies/users/nobody/items", nil)
+	c.want(400, "GET", "/movies/users/u00/items?afterId=zzz", nil)
+	c.want(400, "GET", "/movies/users/u00/items?diversity=2", nil)
+	c.want(400, "GET", "/movies/users/u00/items?limit=5000", nil)
+	c.want(400, "GET", "/movies/items/i02/items?interactionFilter=view%3D%3Dtrue", nil)
+
+	// ensemble and batch recommendations
+	if _, err := os.Stat(filepath.Join(dir, "recomm", "42", "movies", "hybrid.model")); err != nil {
+		t.Errorf("trained model not on disk: %v", err)
+	}
+	c.want(201, "POST", "/movies/ensemble", map[string]any{"data": []map[string]any{{"engine": "hybrid", "value": 0.7}, {"engine": "popular", "value": 0.3}}})
+	c.want(400, "POST", "/movies/ensemble", map[string]any{"data": []map[string]any{{"engine": "hybrid", "value": -1}}})
+	c.want(200, "GET", "/movies/users/u03/items?engine=ensemble&limit=3", nil)
+	json.Unmarshal(c.want(202, "POST", "/movies/users/items/recommend", map[string]any{
+		"configuration": map[string]any{"recipientsFilter": "age=lt=23", "limit": 2}}), &acc)
+	if acc["recommendationsCount"] != 6.0 {
+		t.Errorf("batch accepted = %v", acc)
+	}
+	batch := acc["requestId"].(string)
+	if s := c.wait("/movies/recommend/" + batch); s["status"] != "completed" {
+		t.Fatalf("batch = %v", s)
+	}
+	st.mu.Lock()
+	file := st.files["42/"+batch+"/u01.json"]
+	st.mu.Unlock()
+	var entries []map[string]any
+	if err := json.Unmarshal(file, &entries); err != nil || len(entries) != 2 || entries[0]["itemId"] == nil {
+		t.Errorf("u01.json = %s", file)
+	}
+	c.want(404, "GET", "/movies/recommend/"+itemsReq, nil)
+
+	// protocol errors
+	req, _ := http.NewRequest("GET", c.url+"/v2/recomm/tables", nil)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 401 {
+		t.Errorf("unsigned request = %d", resp.StatusCode)
+	}
+	c.want(404, "GET", "/movies/nothing/here/at/all", nil)
+	c.want(405, "DELETE", "/tables", nil)
+
+	c.want(204, "DELETE", "/tables/movies", nil)
+	c.want(404, "GET", "/movies/users/u00/items", nil)
+	if _, err := os.Stat(filepath.Join(dir, "recomm", "42", "movies")); !os.IsNotExist(err) {
+		t.Errorf("models of a deleted table remain: %v", err)
+	}
+	c.want(202, "DELETE", "/users", nil)
+	if out := c.want(200, "GET", "/users", nil); string(out) != `[]` {
+		t.Errorf("users after DELETE /users = %s", out)
+	}
+}

@@ -25,7 +25,7 @@ type Split struct {
 // (at least one) chosen at random with seed; all interactions on a held-out pair leave the training
 // set. Attributes and keywords are shared with ds.
 func SplitByUser(ds *engines.Dataset, testFraction float64, seed uint64) (*Split, error) {
-	if testFraction <= 0 || testFraction >= 1 {
+	if !(testFraction > 0 && testFraction < 1) {
 		return nil, fmt.Errorf("evaluate: test fraction %v outside (0,1)", testFraction)
 	}
 	if len(ds.Interactions) == 0 {

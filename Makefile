@@ -1,9 +1,8 @@
 # hark: two commands do everything on a fresh Debian machine.
-#   make run   starts harkd on 127.0.0.1:8700 (the terminal client arrives later)
+#   make run   starts the hark console on its embedded platform
 #   make test  vet, gofmt check and all tests with the race detector
 export PATH := /usr/local/go/bin:$(PATH)
 GO ?= go
-DATA ?= $(or $(XDG_DATA_HOME),$(HOME)/.local/share)/hark/harkd
 
 .PHONY: run test deps build bench vet fmt-check
 
@@ -16,7 +15,7 @@ build: deps
 	$(GO) build -o bin/ ./cmd/...
 
 run: build
-	bin/harkd serve --addr 127.0.0.1:8700 --data "$(DATA)" --print-keys
+	bin/hark
 
 vet:
 	$(GO) vet ./...

@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Runs every benchmark of the project and prints a summary. Heavy
+# benchmarks (1 GiB transfers, model training) run once; the rest take
+# Go's default benchmark time. The raw output is kept in bench.out.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+out=bench.out
+: > "$out"
+{
+  echo "# hark benchmarks — $(date -u +%Y-%m-%dT%H:%MZ)"
+  echo "# machine: $(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo), $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)"
+} | tee -a "$out"
+
+heavy=(./cmd/harkd ./server/recomm/...)
+go test -run '^$' -bench . -benchtime 1x -timeout 60m "${heavy[@]}" 2>&1 | tee -a "$out" | grep -E '^(Benchmark|ok|FAIL|---)' || true
+
+light=$(go list ./... | grep -v -e '/cmd/harkd$' -e '/server/recomm')
+go test -run '^$' -bench . -benchmem -timeout 60m $light 2>&1 | tee -a "$out" | grep -E '^(Benchmark|ok|FAIL|---)' || true
+echo "full output: $out"

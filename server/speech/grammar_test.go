@@ -1,0 +1,133 @@
+package speech
+
+import (
+	"strings"
+	"testing"
+)
+
+func knownWords(words ...string) func(string) bool {
+	set := map[string]bool{}
+	for _, w := range words {
+		set[w] = true
+	}
+	return func(w string) bool { return set[w] }
+}
+
+func TestBuildGrammarWritesJSGF(t *testing.T) {
+	src := GrammarSource{
+		Patterns: []string{
+			"Set an alarm (for | at) {time}",
+			"what's the weather [in {city}] [today | tomorrow]",
+			"set an alarm (for | at) {time}", // duplicate after lower-casing
+		},
+		Slots: map[string][]string{
+			"time": {"{hour} [am | pm]", "noon"},
+			"hour": {"seven", "eight"},
+			"city": {"new york", "madrid"},
+		},
+	}
+	known := knownWords("set", "an", "alarm", "for", "at", "am", "pm", "noon", "seven", "eight",
+		"what's", "the", "weather", "in", "today", "tomorrow", "new", "york", "madrid")
+	g, err := BuildGrammar(src, known)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"public <utterance> = ( set an alarm ( for | at ) <slot_time> )",
+		"| ( what's the weather [ in <slot_city> ] [ ( today | tomorrow ) ] )",
+		"<slot_time> = <slot_hour> [ ( am | pm ) ] | noon;",
+		"<slot_hour> = seven | eight;",
+		"<slot_city> = new york | madrid;",
+	} {
+		if !strings.Contains(g.JSGF, want) {
+			t.Errorf("grammar lacks %q:\n%s", want, g.JSGF)
+		}
+	}
+	if strings.Count(g.JSGF, "set an alarm") != 1 {
+		t.Errorf("duplicate pattern kept:\n%s", g.JSGF)
+	}
+	if len(g.Dropped) != 0 {
+		t.Errorf("dropped %q", g.Dropped)
+	}
+	if len(g.Words) != 19 {
+		t.Errorf("%d words: %q", len(g.Words), g.Words)
+	}
+}
+
+func TestBuildGrammarDropsWhatTheDictionaryCannotSay(t *testing.T) {
+	src := GrammarSource{
+		Patterns: []string{
+			"call {contact}",
+			"play {genre} [right now]",
+			"xyzzy the lights", // whole pattern unsayable
+			"open {app}",       // slot with no sayable value
+			"loop {a}",         // recursive slots
+			"go to {nowhere}",  // undefined slot
+		},
+		Slots: map[string][]string{
+			"contact": {"mom", "zorblax", "my (sister | qqq)"},
+			"genre":   {"jazz"},
+			"app":     {"frobnicator"},
+			"a":       {"{b}"},
+			"b":       {"{a}"},
+		},
+	}
+	known := knownWords("call", "mom", "my", "sister", "play", "jazz", "right", "the", "lights", "open", "loop", "go", "to")
+	g, err := BuildGrammar(src, known)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(g.JSGF, "<slot_contact> = mom | my ( sister );") {
+		t.Errorf("contact rule:\n%s", g.JSGF)
+	}
+	if !strings.Contains(g.JSGF, "( play <slot_genre> )") {
+		t.Errorf("the optional part with an unknown word must go, the pattern stay:\n%s", g.JSGF)
+	}
+	for _, gone := range []string{"xyzzy", "open", "loop", "nowhere", "zorblax", "qqq", "now"} {
+		if strings.Contains(g.JSGF, gone) {
+			t.Errorf("%q still in the grammar:\n%s", gone, g.JSGF)
+		}
+	}
+	report := strings.Join(g.Dropped, "\n")
+	for _, want := range []string{`word "zorblax"`, `word "qqq"`, `word "xyzzy"`, `word "now"`,
+		"slot {app} has no sayable value", "refers to itself", "slot {nowhere} is not defined"} {
+		if !strings.Contains(report, want) {
+			t.Errorf("report lacks %q:\n%s", want, report)
+		}
+	}
+}
+
+func TestBuildGrammarErrors(t *testing.T) {
+	known := knownWords("hello")
+	for _, src := range []GrammarSource{
+		{Patterns: []string{"hello (there"}},
+		{Patterns: []string{"hello [there"}},
+		{Patterns: []string{"hello {"}},
+		{Patterns: []string{"hello }"}},
+		{Patterns: []string{"hello {x}"}, Slots: map[string][]string{"x": {"(a"}}},
+		{Patterns: []string{"unknown words only"}},
+		{},
+	} {
+		if _, err := BuildGrammar(src, known); err == nil {
+			t.Errorf("%+v accepted", src)
+		}
+	}
+}
+
+func TestWER(t *testing.T) {
+	for _, c := range []struct {
+		ref, hyp string
+		want     float64
+	}{
+		{"set an alarm", "set an alarm", 0},
+		{"Set an alarm!", "set an alarm", 0},
+		{"set an alarm", "set alarm", 1.0 / 3},
+		{"call mom", "call my mom now", 1},
+		{"", "", 0},
+		{"", "noise", 1},
+	} {
+		if got := WER(c.ref, c.hyp); got != c.want {
+			t.Errorf("WER(%q, %q) = %v, want %v", c.ref, c.hyp, got, c.want)
+		}
+	}
+}

@@ -1,0 +1,449 @@
+package speech
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/harkhq/hark/server/apierr"
+	"github.com/harkhq/hark/server/speech/sphinx"
+	"github.com/harkhq/hark/server/speech/wav"
+)
+
+type testSet struct {
+	Patterns  []string            `json:"patterns"`
+	Slots     map[string][]string `json:"slots"`
+	Commands  []string            `json:"commands"`
+	Questions []string            `json:"questions"`
+}
+
+func loadTestSet(t testing.TB) testSet {
+	t.Helper()
+	b, err := os.ReadFile("testdata/commands.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var s testSet
+	if err := json.Unmarshal(b, &s); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func (s testSet) source() GrammarSource {
+	return GrammarSource{Patterns: s.Patterns, Slots: s.Slots}
+}
+
+var (
+	sharedOnce sync.Once
+	sharedRec  *Recognizer
+	sharedErr  error
+)
+
+// testRecognizer shares one recogniser (about a second to load) among tests.
+func testRecognizer(t testing.TB) *Recognizer {
+	t.Helper()
+	sharedOnce.Do(func() {
+		sharedRec, sharedErr = New(Config{Grammar: loadTestSet(t).source()})
+	})
+	if sharedErr != nil {
+		t.Fatal(sharedErr)
+	}
+	return sharedRec
+}
+
+// speak synthesises text with flite into dir and returns the WAV bytes.
+// kal16 speaks at 16 kHz, kal at 8 kHz.
+func speak(t testing.TB, dir, voice, text string) []byte {
+	t.Helper()
+	if _, err := exec.LookPath("flite"); err != nil {
+		t.Skip("flite is not installed (Debian package flite): no speech fixtures")
+	}
+	name := filepath.Join(dir, voice+"-"+strings.ReplaceAll(text, " ", "_")+".wav")
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if out, err := exec.CommandContext(ctx, "flite", "-voice", voice, "-t", text, "-o", name).CombinedOutput(); err != nil {
+		t.Fatalf("flite %q: %v: %s", text, err, out)
+	}
+	b, err := os.ReadFile(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func rateOf(t testing.TB, b []byte) int {
+	h, err := wav.ReadHeader(bytes.NewReader(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h.SampleRate
+}
+
+type outcome struct {
+	ref string
+	res Result
+	err error
+}
+
+// recognizeAll decodes fixtures two at a time (one per core).
+func recognizeAll(t *testing.T, rec *Recognizer, voice string, texts []string) []outcome {
+	dir := t.TempDir()
+	out := make([]outcome, len(texts))
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, rec.Slots())
+	for i, text := range texts {
+		audio := speak(t, dir, voice, text)
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			res, err := rec.Recognize(context.Background(), "en", rateOf(t, audio), bytes.NewReader(audio))
+			out[i] = outcome{ref: text, res: res, err: err}
+		}()
+	}
+	wg.Wait()
+	return out
+}
+
+func summarize(t *testing.T, label string, out []outcome) (wer float64, grammarShare float64) {
+	var errs, words, fromGrammar float64
+	for _, o := range out {
+		if o.err != nil {
+			t.Fatalf("%q: %v", o.ref, o.err)
+		}
+		n := float64(len(strings.Fields(o.ref)))
+		errs += WER(o.ref, o.res.Text) * n
+		words += n
+		if o.res.Source == SourceGrammar {
+			fromGrammar++
+		}
+		t.Logf("%s: %-40q -> %-40q [%s, margin %+.1f; grammar %q; full %q]",
+			label, o.ref, o.res.Text, o.res.Source, o.res.Margin, o.res.GrammarText, o.res.FullText)
+	}
+	wer = errs / words
+	grammarShare = fromGrammar / float64(len(out))
+	t.Logf("%s: WER %.1f%% over %.0f words, grammar chosen for %.0f%% of %d utterances",
+		label, 100*wer, words, 100*grammarShare, len(out))
+	return wer, grammarShare
+}
+
+func TestRecognitionAccuracy(t *testing.T) {
+	set := loadTestSet(t)
+	rec := testRecognizer(t)
+	if len(set.Commands) < 40 || len(set.Questions) < 10 {
+		t.Fatalf("test set has %d commands and %d questions", len(set.Commands), len(set.Questions))
+	}
+	cmdWER, cmdGrammar := summarize(t, "command", recognizeAll(t, rec, "kal16", set.Commands))
+	if cmdWER > 0.05 {
+		t.Errorf("in-domain WER %.1f%%, want ≤ 5%%", 100*cmdWER)
+	}
+	if cmdGrammar < 0.9 {
+		t.Errorf("grammar chosen for %.0f%% of in-domain commands, want ≥ 90%%", 100*cmdGrammar)
+	}
+	// 8 kHz uploads go through the resampler; flite's kal voice speaks at 8 kHz.
+	narrowWER, _ := summarize(t, "command 8 kHz", recognizeAll(t, rec, "kal", set.Commands[:10]))
+	if narrowWER > 0.05 {
+		t.Errorf("in-domain WER at 8 kHz %.1f%%, want ≤ 5%%", 100*narrowWER)
+	}
+	// Open questions: their WER is only reported (the full model's own
+	// accuracy), but the choice rule must hand most of them to the full model.
+	_, qGrammar := summarize(t, "question", recognizeAll(t, rec, "kal16", set.Questions))
+	if qGrammar > 0.3 {
+		t.Errorf("grammar chosen for %.0f%% of open questions, want ≤ 30%%", 100*qGrammar)
+	}
+	if rec.Idle() != rec.Slots() {
+		t.Fatalf("%d of %d slots idle after recognition", rec.Idle(), rec.Slots())
+	}
+}
+
+// pcmOf returns the PCM bytes after a WAV header.
+func pcmOf(t testing.TB, b []byte) []byte {
+	t.Helper()
+	r, err := wav.NewReader(bytes.NewReader(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pcm, err := io.ReadAll(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pcm
+}
+
+func TestOddChunksGiveTheSameText(t *testing.T) {
+	rec := testRecognizer(t)
+	pcm := pcmOf(t, speak(t, t.TempDir(), "kal16", "set a timer for ten minutes"))
+	u, err := rec.Start(context.Background(), "en", 16000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < len(pcm); i += 333 { // odd: chunks end mid-sample
+		if _, err := u.Write(pcm[i:min(i+333, len(pcm))]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	res, err := u.Finish()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Text != "set a timer for ten minutes" || res.Source != SourceGrammar {
+		t.Fatalf("%+v", res)
+	}
+	if res.Audio < time.Second || res.Audio > 5*time.Second {
+		t.Fatalf("audio duration %v", res.Audio)
+	}
+}
+
+// waitIdle polls until every slot is back, for at most two seconds.
+func waitIdle(t *testing.T, rec *Recognizer) {
+	t.Helper()
+	for i := 0; i < 200 && rec.Idle() != rec.Slots(); i++ {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if rec.Idle() != rec.Slots() {
+		t.Fatalf("%d of %d slots idle: a decoder leaked", rec.Idle(), rec.Slots())
+	}
+}
+
+func TestSlotsAlwaysReturn(t *testing.T) {
+	rec := testRecognizer(t)
+	waitIdle(t, rec)
+	bg := context.Background()
+	pcm := make([]byte, 3200) // 100 ms of silence
+
+	// Fill the pool; the next Start waits only as long as its context.
+	ctxA, cancelA := context.WithCancel(bg)
+	var held []*Utterance
+	for i := 0; i < rec.Slots(); i++ {
+		ctx := bg
+		if i == 0 {
+			ctx = ctxA
+		}
+		u, err := rec.Start(ctx, "en", 16000)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := u.Write(pcm); err != nil {
+			t.Fatal(err)
+		}
+		held = append(held, u)
+	}
+	short, cancel := context.WithTimeout(bg, 50*time.Millisecond)
+	_, err := rec.Start(short, "en", 16000)
+	cancel()
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("Start on a full pool: %v, want DeadlineExceeded", err)
+	}
+
+	// Cancelling the first utterance's context frees its slot.
+	cancelA()
+	for i := 0; i < 200 && rec.Idle() == 0; i++ {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if rec.Idle() != 1 {
+		t.Fatalf("%d idle after cancel, want 1", rec.Idle())
+	}
+	if _, err := held[0].Write(pcm); !errors.Is(err, context.Canceled) {
+		t.Fatalf("Write after cancel: %v", err)
+	}
+	if _, err := held[0].Finish(); err == nil {
+		t.Fatal("Finish after cancel succeeded")
+	}
+
+	// Abort, twice, frees the others; Write and Finish afterwards fail.
+	for _, u := range held[1:] {
+		u.Abort()
+		u.Abort()
+		if _, err := u.Write(pcm); err == nil {
+			t.Fatal("Write after Abort succeeded")
+		}
+		if _, err := u.Finish(); err == nil {
+			t.Fatal("Finish after Abort succeeded")
+		}
+	}
+	waitIdle(t, rec)
+
+	// After Finish, Write and a second Finish fail and Abort is harmless.
+	u, err := rec.Start(bg, "en", 8000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := u.Write(pcm); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := u.Finish(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := u.Write(pcm); err == nil {
+		t.Fatal("Write after Finish succeeded")
+	}
+	if _, err := u.Finish(); err == nil {
+		t.Fatal("second Finish succeeded")
+	}
+	u.Abort()
+	waitIdle(t, rec)
+
+	// A decoder abandoned mid-utterance is usable again.
+	res, err := rec.Recognize(bg, "en", 16000, bytes.NewReader(speak(t, t.TempDir(), "kal16", "call mom")))
+	if err != nil || res.Text != "call mom" {
+		t.Fatalf("after aborts: %+v, %v", res, err)
+	}
+	waitIdle(t, rec)
+}
+
+func TestPayloadLimit(t *testing.T) {
+	shared := testRecognizer(t)
+	small := *shared // same pool, smaller limit
+	small.cfg.MaxBytes = 1000
+	u, err := small.Start(context.Background(), "en", 16000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = u.Write(make([]byte, 1001))
+	if e, ok := apierr.As(err); !ok || e.Code != apierr.PayloadTooLarge {
+		t.Fatalf("%v, want PayloadTooLarge", err)
+	}
+	waitIdle(t, shared)
+}
+
+func TestRecognizeRejectsBadInput(t *testing.T) {
+	rec := testRecognizer(t)
+	bg := context.Background()
+	good := wav.Encode(make([]int16, 1600), 16000)
+	stereo := wav.AppendHeader(nil, 16000, 2, 6400)
+	stereo = append(stereo, make([]byte, 6400)...)
+	cases := []struct {
+		name   string
+		lang   string
+		rate   int
+		body   []byte
+		status int
+	}{
+		{"rate disagrees with header", "en", 8000, good, 400},
+		{"stereo", "en", 16000, stereo, 400},
+		{"not a WAV", "en", 16000, []byte("hello, this is not audio at all"), 400},
+		{"empty body", "en", 16000, nil, 400},
+		{"truncated data", "en", 16000, good[:100], 400},
+		{"44.1 kHz declared", "en", 44100, wav.Encode(make([]int16, 100), 44100), 400},
+		{"Spanish", "es", 16000, good, 503},
+		{"French", "fr", 16000, good, 400},
+	}
+	for _, c := range cases {
+		_, err := rec.Recognize(bg, c.lang, c.rate, bytes.NewReader(c.body))
+		e, ok := apierr.As(err)
+		if !ok || e.Status != c.status {
+			t.Errorf("%s: %v, want status %d", c.name, err, c.status)
+		}
+	}
+	// Silence is not an error: it recognises as nothing or next to nothing.
+	if _, err := rec.Recognize(bg, "en", 16000, bytes.NewReader(good)); err != nil {
+		t.Errorf("silence: %v", err)
+	}
+	// The test grammar holds one misspelt word: pocketsphinx would refuse the
+	// whole grammar, so New drops that value and reports it.
+	if report := strings.Join(rec.Grammar().Dropped, "\n"); !strings.Contains(report, `"bluetoothh" is not in the dictionary`) {
+		t.Errorf("dropped parts: %s", report)
+	}
+	if err := Available("es"); err == nil || !strings.Contains(err.Error(), "Spanish") {
+		t.Errorf("Spanish: %v", err)
+	}
+	waitIdle(t, rec)
+}
+
+func TestMissingModelNamesThePackage(t *testing.T) {
+	_, err := New(Config{ModelDir: t.TempDir()})
+	e, ok := apierr.As(err)
+	if !ok || e.Status != 503 || !strings.Contains(e.Description, "pocketsphinx-en-us") {
+		t.Fatalf("%v, want 503 naming pocketsphinx-en-us", err)
+	}
+}
+
+// benchmarkAudio is a typical command, synthesised once.
+func benchmarkAudio(b *testing.B) ([]int16, float64) {
+	pcm := pcmOf(b, speak(b, b.TempDir(), "kal16", "what's the weather like in london tomorrow"))
+	s := make([]int16, len(pcm)/2)
+	for i := range s {
+		s[i] = int16(binary.LittleEndian.Uint16(pcm[2*i:]))
+	}
+	return s, float64(len(s)) / 16000
+}
+
+func benchmarkDecoder(b *testing.B, d *sphinx.Decoder) {
+	samples, seconds := benchmarkAudio(b)
+	b.ResetTimer()
+	for b.Loop() {
+		if err := d.Start(); err != nil {
+			b.Fatal(err)
+		}
+		for i := 0; i < len(samples); i += 320 { // 20 ms frames, as uploaded
+			if err := d.Process(samples[i:min(i+320, len(samples))]); err != nil {
+				b.Fatal(err)
+			}
+		}
+		if err := d.End(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(b.Elapsed().Seconds()/float64(b.N)/seconds, "RTF")
+}
+
+// BenchmarkRecognizeGrammar and BenchmarkRecognizeFull report the real-time
+// factor (processing time / audio time) of each decoder alone.
+func BenchmarkRecognizeGrammar(b *testing.B) {
+	rec := testRecognizer(b)
+	u, err := rec.Start(context.Background(), "en", 16000)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer u.Abort()
+	benchmarkDecoder(b, u.s.grammar)
+}
+
+func BenchmarkRecognizeFull(b *testing.B) {
+	rec := testRecognizer(b)
+	u, err := rec.Start(context.Background(), "en", 16000)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer u.Abort()
+	benchmarkDecoder(b, u.s.full)
+}
+
+// BenchmarkRecognizeUtterance is the whole path of one upload: both
+// decoders, the choice, the slot round trip.
+func BenchmarkRecognizeUtterance(b *testing.B) {
+	rec := testRecognizer(b)
+	samples, seconds := benchmarkAudio(b)
+	pcm := make([]byte, 2*len(samples))
+	for i, v := range samples {
+		binary.LittleEndian.PutUint16(pcm[2*i:], uint16(v))
+	}
+	b.ResetTimer()
+	for b.Loop() {
+		u, err := rec.Start(context.Background(), "en", 16000)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for i := 0; i < len(pcm); i += 640 {
+			if _, err := u.Write(pcm[i:min(i+640, len(pcm))]); err != nil {
+				b.Fatal(err)
+			}
+		}
+		if _, err := u.Finish(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(b.Elapsed().Seconds()/float64(b.N)/seconds, "RTF")
+}

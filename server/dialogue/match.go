@@ -296,10 +296,15 @@ func (q *queryCtx) align(v *variant, bound float32) (match, bool) {
 	r := match{intent: v.intent, cost: cost[final], slots: map[string]slotVal{}}
 	missed, missedFillers, open := 0, 0, false
 	openEnd := -1
+	skipped, typed := 0, 0
 	for s := final; s != st(0, 0, 0); s = int(back[s]) {
 		prev := int(back[s])
 		pi, pj := prev/2/cols, prev/2%cols
 		switch act[s] {
+		case actSkipTok:
+			if q.skip[pj] == costSkipWord {
+				skipped++
+			}
 		case actLit:
 			// Only required words anchor a pattern: an optional "about"
 			// alone must not make a query about anything.
@@ -324,6 +329,8 @@ func (q *queryCtx) align(v *variant, bound float32) (match, bool) {
 				// A closed slot anchors a pattern like a word does
 				// ("lights off", "louder").
 				r.literals++
+			} else {
+				typed++
 			}
 		case actOpenClose:
 			openEnd = s / 2 % cols
@@ -345,7 +352,13 @@ func (q *queryCtx) align(v *variant, bound float32) (match, bool) {
 	}
 	// Open slots take any words, so a pattern with one must show all its
 	// required words; others may miss fewer words than they match.
-	if r.literals == 0 || missed > r.literals || open && missed+missedFillers > 0 {
+	if r.literals == 0 || missed > 0 && missed >= r.literals || open && missed+missedFillers > 0 {
+		return match{}, false
+	}
+	// The pattern must explain the query: words it skipped and words it
+	// lacks may outweigh what it matched by less than two, or "what is the
+	// capital of France" would read as "what are you".
+	if 2*(skipped+missed)+missedFillers >= 2*(r.literals+typed)+4 {
 		return match{}, false
 	}
 	return r, true

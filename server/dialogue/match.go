@@ -296,7 +296,7 @@ func (q *queryCtx) align(v *variant, bound float32) (match, bool) {
 	r := match{intent: v.intent, cost: cost[final], slots: map[string]slotVal{}}
 	missed, missedFillers, open := 0, 0, false
 	openEnd := -1
-	skipped, typed := 0, 0
+	skipped, typed, words := 0, 0, 0
 	for s := final; s != st(0, 0, 0); s = int(back[s]) {
 		prev := int(back[s])
 		pi, pj := prev/2/cols, prev/2%cols
@@ -310,6 +310,7 @@ func (q *queryCtx) align(v *variant, bound float32) (match, bool) {
 			// alone must not make a query about anything.
 			if e := v.elems[pi]; !e.optional && !e.filler {
 				r.literals++
+				words++
 			}
 		case actSkipElem:
 			if e := v.elems[pi]; !e.optional && e.slot < 0 {
@@ -318,6 +319,10 @@ func (q *queryCtx) align(v *variant, bound float32) (match, bool) {
 				} else {
 					missed++
 				}
+			} else if !e.optional && q.m.slots[e.slot].kind == slotClosed {
+				// A closed slot is an anchor: "good {cuisine}" without a
+				// cuisine is not about food. Other slots may be asked for.
+				missed++
 			}
 		case actSlot:
 			c := q.slotCands(v.elems[pi].slot, pj)[cidx[s]]
@@ -358,7 +363,13 @@ func (q *queryCtx) align(v *variant, bound float32) (match, bool) {
 	// The pattern must explain the query: words it skipped and words it
 	// lacks may outweigh what it matched by less than two, or "what is the
 	// capital of France" would read as "what are you".
-	if 2*(skipped+missed)+missedFillers >= 2*(r.literals+typed)+4 {
+	slack := 4
+	if words == 0 {
+		// Patterns made of closed slots only ("louder", "lights off") must
+		// explain nearly everything: "my car broke down" is not about volume.
+		slack = 2
+	}
+	if 2*(skipped+missed)+missedFillers >= 2*(r.literals+typed)+slack {
 		return match{}, false
 	}
 	return r, true

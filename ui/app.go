@@ -71,6 +71,7 @@ type App struct {
 	toastID   int
 	hasToast  bool
 	quitting  bool
+	toastLife time.Duration
 	signingIn *signIn
 }
 
@@ -87,7 +88,7 @@ func New(opt Options) *App {
 		opt.DownloadDir = "."
 	}
 	pc := &programContext{Options: opt, Theme: NewTheme(opt.NoColor), Width: 80, Height: 24}
-	a := &App{ctx: pc, keys: newGlobalKeys(), help: help.New(), busy: map[string]int{},
+	a := &App{ctx: pc, toastLife: 5 * time.Second, keys: newGlobalKeys(), help: help.New(), busy: map[string]int{},
 		spinner: spinner.New(spinner.WithSpinner(spinner.MiniDot))}
 	a.help.ShortSeparator = " · "
 	if opt.NoColor {
@@ -157,7 +158,7 @@ func (a *App) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		a.toast, a.hasToast = msg, true
 		a.toastID++
 		id := a.toastID
-		return a, tea.Tick(5*time.Second, func(time.Time) tea.Msg { return toastExpiredMsg{id: id} })
+		return a, tea.Tick(a.toastLife, func(time.Time) tea.Msg { return toastExpiredMsg{id: id} })
 	case toastExpiredMsg:
 		if msg.id == a.toastID {
 			a.hasToast = false

@@ -48,7 +48,7 @@ type console struct {
 }
 
 func newConsole(pc *programContext) *console {
-	in := textinput.New()
+	in := newInput(pc)
 	in.Placeholder = "Ask something, e.g. what's the weather tomorrow"
 	in.Prompt = "› "
 	in.CharLimit = 500

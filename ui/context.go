@@ -12,6 +12,8 @@ import (
 	"runtime/debug"
 	"time"
 
+	"github.com/charmbracelet/bubbles/cursor"
+	"github.com/charmbracelet/bubbles/textinput"
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/harkhq/hark/client"
@@ -53,6 +55,9 @@ type Options struct {
 	// ReportPanic writes a report of a panic caught in a command and
 	// returns where it went; nil only logs it in the toast.
 	ReportPanic func(recovered any, stack []byte) string
+	// StaticCursor stops the input cursors from blinking (fewer repaints
+	// over slow links, steady screenshots and tests).
+	StaticCursor bool
 	// Context bounds every command; cancelling it stops work in flight.
 	Context context.Context
 }
@@ -139,3 +144,12 @@ func describe(err error) string {
 }
 
 func asAPIError(err error, target **client.APIError) bool { return errors.As(err, target) }
+
+// newInput is a text field following the program's cursor preference.
+func newInput(pc *programContext) textinput.Model {
+	in := textinput.New()
+	if pc.StaticCursor {
+		in.Cursor.SetMode(cursor.CursorStatic)
+	}
+	return in
+}

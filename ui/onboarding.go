@@ -44,7 +44,7 @@ type onboarding struct {
 }
 
 func newOnboarding(pc *programContext) *onboarding {
-	in := textinput.New()
+	in := newInput(pc)
 	in.Prompt = "› "
 	in.CharLimit = 100
 	return &onboarding{ctx: pc, input: in, checked: map[int]bool{}, keys: onboardingKeys{

@@ -50,11 +50,11 @@ type rowList struct {
 	theme     *Theme
 }
 
-func newRowList(theme *Theme) rowList {
-	f := textinput.New()
+func newRowList(pc *programContext) rowList {
+	f := newInput(pc)
 	f.Prompt = "filter: "
 	f.CharLimit = 100
-	return rowList{keys: newRowListKeys(), selected: map[string]bool{}, filter: f, theme: theme, height: 10}
+	return rowList{keys: newRowListKeys(), selected: map[string]bool{}, filter: f, theme: pc.Theme, height: 10}
 }
 
 // SetRows replaces the rows, keeping the cursor on the same key when it

@@ -56,7 +56,7 @@ func newSignIn(pc *programContext) *signIn {
 		Submit: key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "submit")),
 	}}
 	for i, ph := range []string{"you@example.com", "password", "your name"} {
-		ti := textinput.New()
+		ti := newInput(pc)
 		ti.Placeholder = ph
 		ti.CharLimit = 200
 		ti.Prompt = ""

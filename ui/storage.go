@@ -72,9 +72,9 @@ type storage struct {
 }
 
 func newStorage(pc *programContext) *storage {
-	in := textinput.New()
+	in := newInput(pc)
 	in.CharLimit = 4096
-	return &storage{ctx: pc, list: newRowList(pc.Theme), entries: map[string]storageEntry{}, input: in,
+	return &storage{ctx: pc, list: newRowList(pc), entries: map[string]storageEntry{}, input: in,
 		transfers: map[int]*transfer{}, keys: storageKeys{
 			Open:     key.NewBinding(key.WithKeys("enter", "right", "l"), key.WithHelp("enter", "open")),
 			Back:     key.NewBinding(key.WithKeys("backspace", "left", "h"), key.WithHelp("⌫", "up")),

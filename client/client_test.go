@@ -54,3 +54,5 @@ func TestNewRejectsBadURLs(t *testing.T) {
 		}
 	}
 }
+
+func servertestStart(t testing.TB) *servertest.Platform { return servertest.Start(t, server.Config{}) }

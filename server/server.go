@@ -17,9 +17,11 @@ import (
 	"time"
 
 	"github.com/harkhq/hark/server/accounts"
+	"github.com/harkhq/hark/server/dialogue"
 	"github.com/harkhq/hark/server/endpoints"
 	"github.com/harkhq/hark/server/httpapi"
 	"github.com/harkhq/hark/server/items"
+	"github.com/harkhq/hark/server/knowledge"
 	"github.com/harkhq/hark/server/onboarding"
 	"github.com/harkhq/hark/server/storage"
 	"github.com/harkhq/hark/server/store"
@@ -66,6 +68,7 @@ type Server struct {
 	Items      *items.Service
 	Tracking   *tracking.Service
 	Onboarding *onboarding.Service
+	Dialogue   *dialogue.Engine
 }
 
 func (c *Config) defaults() {
@@ -166,6 +169,18 @@ func (s *Server) build(ctx context.Context) error {
 		return err
 	}
 
+	prefs := preferences{s}
+	s.Dialogue = dialogue.New(dialogue.Config{
+		Knowledge: &knowledge.Items{Items: s.Items, Users: prefs, Now: cfg.Now},
+		OnTopic: func(ctx context.Context, userID int64, topic string) {
+			if _, err := s.Surveys.Nudge(ctx, userID, topic); err != nil {
+				cfg.Logger.Warn("nudge interest", "topic", topic, "err", err)
+			}
+		},
+		Clock:  cfg.Now,
+		Logger: cfg.Logger,
+	})
+
 	s.api = httpapi.New(httpapi.Config{
 		Logger:        cfg.Logger,
 		Keys:          s.Workspaces,
@@ -178,7 +193,8 @@ func (s *Server) build(ctx context.Context) error {
 	endpoints.Accounts(s.api, s.Accounts)
 	endpoints.Storage(s.api, s.Storage, cfg.MaxUpload)
 	endpoints.Surveys(s.api, s.Surveys)
-	endpoints.Items(s.api, s.Items, preferences{s})
+	endpoints.Items(s.api, s.Items, prefs)
+	endpoints.Dialogue(s.api, s.Dialogue, nil)
 	endpoints.Icons(s.api)
 	endpoints.Tracking(s.api, s.Tracking)
 	endpoints.Onboarding(s.api, s.Onboarding)

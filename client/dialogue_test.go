@@ -1,0 +1,125 @@
+package client_test
+
+import (
+	"encoding/json"
+	"math"
+	"net/http"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/harkhq/hark/client"
+	"github.com/harkhq/hark/server"
+)
+
+func TestDialogueWeatherComesFromTheWeatherItem(t *testing.T) {
+	c := signedIn(t)
+	ctx := ctxT(t)
+	at(c, 40.4168, -3.7038)
+	items, err := c.Items.List(ctx, "weather", 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var w client.WeatherItem
+	if err := items.Decode(0, &w); err != nil {
+		t.Fatal(err)
+	}
+	answer, err := c.Dialogue.Text(ctx, "what's the weather in Madrid", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if answer.Responses.Query != "what's the weather in Madrid" || answer.Context.ID == "" || answer.Context.Ref == 0 {
+		t.Fatalf("answer %+v", answer)
+	}
+	temp := strconv.Itoa(int(math.Round(w.Current.TempCurrent)))
+	if !strings.Contains(answer.Responses.Text, "Madrid") || !strings.Contains(answer.Responses.Text, temp) {
+		t.Fatalf("weather answer %q does not carry Madrid's current %s°", answer.Responses.Text, temp)
+	}
+	if answer.Responses.Speech == "" || answer.Responses.HTML == "" || answer.NextActions == nil {
+		t.Fatalf("answer fields: %+v", answer)
+	}
+}
+
+func TestDialogueSlotFillingThroughRef(t *testing.T) {
+	c := signedIn(t)
+	ctx := ctxT(t)
+	first, err := c.Dialogue.Text(ctx, "set an alarm", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !first.Asks() || first.Context.Ref == 0 {
+		t.Fatalf("'set an alarm' did not ask for the time: %+v", first)
+	}
+	second, err := c.Dialogue.Text(ctx, "seven am", first.Context.Ref)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(second.NextActions) != 1 || second.NextActions[0].Action != "SET_ALARM" {
+		t.Fatalf("follow-up answered %+v", second.NextActions)
+	}
+	var data struct{ Time, Label string }
+	if err := json.Unmarshal(second.NextActions[0].Data, &data); err != nil || data.Time == "" {
+		t.Fatalf("SET_ALARM data %s: %v", second.NextActions[0].Data, err)
+	}
+	// An unknown ref starts afresh rather than failing.
+	fresh, err := c.Dialogue.Text(ctx, "seven am", 123456789)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fresh.Context.Ref == 123456789 {
+		t.Fatal("an unknown ref was continued")
+	}
+}
+
+func TestDialogueSpanish(t *testing.T) {
+	p := servertestStart(t)
+	c, err := client.New(client.Config{BaseURL: p.BaseURL, PublicKey: p.PublicKey, PrivateKey: p.PrivateKey,
+		Language: "es", TimeZone: "Europe/Madrid"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := ctxT(t)
+	if _, _, err := c.Auth.Anonymous(ctx, "hablante", "d", "Lola"); err != nil {
+		t.Fatal(err)
+	}
+	a, err := c.Dialogue.Text(ctx, "pon un temporizador de diez minutos", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(a.NextActions) != 1 || a.NextActions[0].Action != "SET_TIMER" {
+		t.Fatalf("Spanish timer: %+v", a)
+	}
+	var data struct{ Duration int64 }
+	json.Unmarshal(a.NextActions[0].Data, &data)
+	if time.Duration(data.Duration)*time.Millisecond != 10*time.Minute {
+		t.Fatalf("duration %d ms", data.Duration)
+	}
+}
+
+func TestDialogueBadInput(t *testing.T) {
+	c := signedIn(t)
+	ctx := ctxT(t)
+	_, err := c.Dialogue.Text(ctx, "", 0)
+	wantCode(t, err, 400, "BadRequest")
+	_, err = c.Dialogue.Text(ctx, strings.Repeat("hello ", 500), 0)
+	if e, ok := err.(*client.APIError); !ok || e.Status != 400 {
+		t.Fatalf("oversized q: %v", err)
+	}
+	req, _ := http.NewRequest("POST", c.Config().BaseURL+"/query/text", strings.NewReader(`{"q":"hi"}`))
+	req.Header.Set("Authorization", "Basic "+c.Token())
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Service-Request-Info", `{not json`)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 400 {
+		t.Fatalf("malformed Service-Request-Info: %d", resp.StatusCode)
+	}
+	// Without a token.
+	anon, _ := newClient(t, server.Config{})
+	_, err = anon.Dialogue.Text(ctx, "hello", 0)
+	wantCode(t, err, 401, "TokenExpired")
+}

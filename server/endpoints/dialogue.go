@@ -1,0 +1,91 @@
+package endpoints
+
+import (
+	"io"
+	"mime"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/harkhq/hark/server/apierr"
+	"github.com/harkhq/hark/server/dialogue"
+	"github.com/harkhq/hark/server/httpapi"
+)
+
+// Dialogue registers POST /query/text. speak, when not nil, gives each
+// answer with speech its audio URL (the speech service, when installed).
+func Dialogue(api *httpapi.API, engine *dialogue.Engine, speak func(r *http.Request, resp *dialogue.Response)) {
+	api.Handle("POST /v2/query/text", httpapi.Token, func(w http.ResponseWriter, r *http.Request) error {
+		q, err := queryText(w, r, api.MaxJSONBody())
+		if err != nil {
+			return err
+		}
+		req, err := dialogueRequest(r, q)
+		if err != nil {
+			return err
+		}
+		resp, err := engine.Answer(r.Context(), req)
+		if err != nil {
+			return err
+		}
+		if speak != nil {
+			speak(r, &resp)
+		}
+		return httpapi.WriteJSON(w, http.StatusOK, resp)
+	})
+}
+
+// dialogueRequest gathers what the engine needs from the headers.
+func dialogueRequest(r *http.Request, q string) (dialogue.Request, error) {
+	ri, err := readRequestInfo(r)
+	if err != nil {
+		return dialogue.Request{}, err
+	}
+	tz, err := timeZone(r)
+	if err != nil {
+		return dialogue.Request{}, err
+	}
+	return dialogue.Request{Query: q, Lang: language(r), TimeZone: tz, Lat: ri.Lat, Lon: ri.Lon, Ref: ri.Ref,
+		UserID: httpapi.User(r.Context())}, nil
+}
+
+// queryText reads q from a JSON body {"q": "..."}, a form body, or the
+// query string.
+func queryText(w http.ResponseWriter, r *http.Request, limit int64) (string, error) {
+	ct, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	switch ct {
+	case "application/x-www-form-urlencoded":
+		body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
+		if err != nil {
+			return "", apierr.TooLargef("the body is larger than %d bytes", limit)
+		}
+		form, err := url.ParseQuery(string(body))
+		if err != nil {
+			return "", apierr.BadRequestf("malformed form: %v", err)
+		}
+		return requireQ(form.Get("q"))
+	case "", "application/json":
+		if r.ContentLength == 0 && r.URL.Query().Has("q") {
+			return requireQ(r.URL.Query().Get("q"))
+		}
+		var body struct {
+			Q *string `json:"q"`
+		}
+		if err := httpapi.DecodeJSON(r, limit, &body); err != nil {
+			return "", err
+		}
+		if body.Q == nil {
+			return "", apierr.BadRequestf("the body needs q, the query text")
+		}
+		return requireQ(*body.Q)
+	default:
+		return "", apierr.BadRequestf("Content-Type %q is not accepted; send application/json", ct)
+	}
+}
+
+func requireQ(q string) (string, error) {
+	if strings.TrimSpace(q) == "" {
+		return "", apierr.BadRequestf("q, the query text, is empty")
+	}
+	return q, nil
+}

@@ -294,4 +294,3 @@ func (k *Items) Locate(ctx context.Context, q dialogue.LocateQuery) (dialogue.Lo
 	}
 	return dialogue.Location{}, fmt.Errorf("%w: no place called %q", dialogue.ErrNoData, q.Name)
 }
-

@@ -3,7 +3,6 @@
 package audio
 
 import (
-	"errors"
 	"fmt"
 	"sync"
 
@@ -73,22 +72,12 @@ func (portaudioBackend) open(name string) (inputStream, string, error) {
 		portaudio.Terminate()
 		return nil, "", err
 	}
-	s := &portaudioStream{frame: make([]int16, FrameSamples)}
-	params := portaudio.StreamParameters{
-		Input: portaudio.StreamDeviceParameters{
-			Device:   dev,
-			Channels: 1,
-			Latency:  dev.DefaultLowInputLatency,
-		},
-		SampleRate:      CaptureRate,
-		FramesPerBuffer: FrameSamples,
-	}
-	s.stream, err = portaudio.OpenStream(params, s.frame)
+	stream, err := openInputStream(dev.Index, CaptureRate, FrameSamples, dev.DefaultLowInputLatency)
 	if err != nil {
 		portaudio.Terminate()
 		return nil, "", fmt.Errorf("open input %q at %d Hz: %w", dev.Name, CaptureRate, err)
 	}
-	return s, dev.Name, nil
+	return stream, dev.Name, nil
 }
 
 func findInput(name string) (*portaudio.DeviceInfo, error) {
@@ -109,41 +98,4 @@ func findInput(name string) (*portaudio.DeviceInfo, error) {
 		}
 	}
 	return nil, fmt.Errorf("%w: %q", errDeviceNotFound, name)
-}
-
-type portaudioStream struct {
-	stream *portaudio.Stream
-	frame  []int16 // the buffer PortAudio reads into
-
-	mu     sync.Mutex
-	closed bool
-}
-
-func (s *portaudioStream) start() error {
-	portaudioMu.Lock()
-	defer portaudioMu.Unlock()
-	return s.stream.Start()
-}
-
-func (s *portaudioStream) read(frame []int16) error {
-	err := s.stream.Read()
-	if errors.Is(err, portaudio.InputOverflowed) {
-		err = errOverflow
-	}
-	copy(frame, s.frame)
-	return err
-}
-
-func (s *portaudioStream) close() error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.closed {
-		return nil
-	}
-	s.closed = true
-	portaudioMu.Lock()
-	defer portaudioMu.Unlock()
-	err := s.stream.Close()
-	portaudio.Terminate()
-	return err
 }

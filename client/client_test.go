@@ -2,6 +2,10 @@ package client_test
 
 import (
 	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
 	"testing"
 	"time"
 
@@ -56,3 +60,53 @@ func TestNewRejectsBadURLs(t *testing.T) {
 }
 
 func servertestStart(t testing.TB) *servertest.Platform { return servertest.Start(t, server.Config{}) }
+
+// The client waits out a 429's Retry-After and then succeeds.
+func TestRetryHonoursRetryAfter(t *testing.T) {
+	c, _ := newClient(t, server.Config{RatePerSecond: 2, RateBurst: 1})
+	ctx := ctxT(t)
+	if _, err := c.Storage.TotalSize(ctx); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	if _, err := c.Storage.TotalSize(ctx); err != nil {
+		t.Fatalf("the retried call failed: %v", err)
+	}
+	if waited := time.Since(start); waited < 900*time.Millisecond {
+		t.Fatalf("the retry came after %s, before Retry-After (1 s)", waited)
+	}
+	// With retries off the 429 reaches the caller, with its Retry-After.
+	noRetry, _ := client.New(client.Config{BaseURL: c.Config().BaseURL, PublicKey: c.Config().PublicKey,
+		PrivateKey: c.Config().PrivateKey, MaxRetries: -1})
+	noRetry.Storage.TotalSize(ctx)
+	_, err := noRetry.Storage.TotalSize(ctx)
+	wantCode(t, err, 429, "TooManyRequests")
+	if err.(*client.APIError).RetryAfter != time.Second {
+		t.Fatalf("RetryAfter %s", err.(*client.APIError).RetryAfter)
+	}
+}
+
+// Garbage from a server is an error, never a panic.
+func TestGarbageAnswers(t *testing.T) {
+	for _, body := range []string{"<html>oops</html>", `{"code": 5}`, ""} {
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.WriteHeader(500)
+			io.WriteString(w, body)
+		}))
+		c, _ := client.New(client.Config{BaseURL: srv.URL + "/v2", MaxRetries: -1})
+		_, err := c.Storage.Folders(ctxT(t))
+		e, ok := err.(*client.APIError)
+		if !ok || e.Status != 500 || e.Code == "" {
+			t.Errorf("500 %q: %v", body, err)
+		}
+		srv.Close()
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.WriteString(w, "[not json")
+	}))
+	defer srv.Close()
+	c, _ := client.New(client.Config{BaseURL: srv.URL + "/v2"})
+	if _, err := c.Storage.Folders(ctxT(t)); err == nil || !strings.Contains(err.Error(), "malformed JSON") {
+		t.Fatalf("malformed 200: %v", err)
+	}
+}

@@ -2,6 +2,7 @@ package dialogue
 
 import (
 	"math"
+	"sort"
 	"strings"
 	"time"
 )
@@ -27,6 +28,7 @@ type match struct {
 	cost     float32
 	literals int
 	slots    map[string]slotVal
+	variant  int32 // ties between equal readings go to the earlier pattern
 }
 
 // Costs of the alignment between a pattern and a query. The matcher is an
@@ -166,26 +168,40 @@ func (m *langModel) parseTyped(typ string, rest []token) (slotVal, int) {
 func (m *langModel) understand(toks []token) (match, bool) {
 	q := newQueryCtx(m, toks)
 	seen := make([]uint64, (len(m.variants)+63)/64)
-	var best match
-	bestCost := float32(math.Inf(1))
-	found := false
+	type candidate struct {
+		lb float32
+		id int32
+	}
+	var cands []candidate
 	for _, t := range toks {
 		for _, id := range m.index[t.norm] {
 			if seen[id/64]&(1<<(id%64)) != 0 {
 				continue
 			}
 			seen[id/64] |= 1 << (id % 64)
-			v := &m.variants[id]
-			if lb, ok := q.lowerBound(v); !ok || lb > bestCost {
-				continue
+			if lb, ok := q.lowerBound(&m.variants[id]); ok {
+				cands = append(cands, candidate{lb, id})
 			}
-			r, ok := q.align(v, bestCost)
-			if !ok {
-				continue
-			}
-			if !found || r.cost < best.cost || r.cost == best.cost && r.literals > best.literals {
-				best, bestCost, found = r, r.cost, true
-			}
+		}
+	}
+	// Most promising first, so the best cost drops early and the rest are
+	// cut by their bound. Ties keep index order, so answers are stable.
+	sort.SliceStable(cands, func(i, j int) bool { return cands[i].lb < cands[j].lb })
+	var best match
+	bestCost := float32(math.Inf(1))
+	found := false
+	for _, c := range cands {
+		if c.lb > bestCost {
+			break
+		}
+		r, ok := q.align(&m.variants[c.id], bestCost)
+		if !ok {
+			continue
+		}
+		if !found || r.cost < best.cost || r.cost == best.cost && (r.literals > best.literals ||
+			r.literals == best.literals && c.id < best.variant) {
+			best, bestCost, found = r, r.cost, true
+			best.variant = c.id
 		}
 	}
 	return best, found

@@ -23,6 +23,7 @@ import (
 	"github.com/harkhq/hark/server/items"
 	"github.com/harkhq/hark/server/knowledge"
 	"github.com/harkhq/hark/server/onboarding"
+	"github.com/harkhq/hark/server/openapi"
 	"github.com/harkhq/hark/server/storage"
 	"github.com/harkhq/hark/server/store"
 	"github.com/harkhq/hark/server/surveys"
@@ -199,6 +200,11 @@ func (s *Server) build(ctx context.Context) error {
 	endpoints.Tracking(s.api, s.Tracking)
 	endpoints.Onboarding(s.api, s.Onboarding)
 
+	s.api.Handle("GET /v2/openapi.json", httpapi.Public, func(w http.ResponseWriter, r *http.Request) error {
+		w.Header().Set("Content-Type", "application/json")
+		_, err := w.Write(openapi.Document())
+		return err
+	})
 	s.api.Handle("GET /healthz", httpapi.Public, func(w http.ResponseWriter, r *http.Request) error {
 		w.Header().Set("Content-Type", "text/plain")
 		_, err := w.Write([]byte("ok\n"))

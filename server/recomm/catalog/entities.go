@@ -344,9 +344,6 @@ func (c *Catalog) DeleteEntity(ctx context.Context, ws int64, scope, id string) 
 		return err
 	}
 	c.changed(ws, scope)
-	if scope == Users {
-		c.changedAllTables(ws)
-	}
 	return nil
 }
 
@@ -375,19 +372,7 @@ func (c *Catalog) DeleteAllUsers(ctx context.Context, ws int64) error {
 		return err
 	}
 	c.changed(ws, Users)
-	c.changedAllTables(ws)
 	return nil
-}
-
-// changedAllTables marks every table of ws changed (interactions moved).
-func (c *Catalog) changedAllTables(ws int64) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	for k := range c.gens {
-		if k.ws == ws {
-			c.gens[k]++
-		}
-	}
 }
 
 // ListQuery selects and pages entities. Filter and Sort are RSQL; Limit 0

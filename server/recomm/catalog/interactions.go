@@ -232,11 +232,7 @@ func (c *Catalog) DeleteInteraction(ctx context.Context, ws int64, table, id str
 	if _, err := tx.ExecContext(ctx, `DELETE FROM recomm_interaction_defs WHERE key = ?`, d.key); err != nil {
 		return err
 	}
-	if err := tx.Commit(); err != nil {
-		return err
-	}
-	c.changed(ws, table)
-	return nil
+	return tx.Commit()
 }
 
 type storedInteraction struct {
@@ -347,7 +343,6 @@ func (c *Catalog) AddRecord(ctx context.Context, ws int64, table, interactionID,
 	if _, err := c.db.ExecContext(ctx, q, d.key, user, item, ts, v); err != nil {
 		return fmt.Errorf("record interaction: %w", err)
 	}
-	c.changed(ws, table)
 	return nil
 }
 
@@ -392,7 +387,6 @@ func (c *Catalog) DeleteRecord(ctx context.Context, ws int64, table, interaction
 	if n, _ := res.RowsAffected(); n == 0 {
 		return apierr.NotFoundf("no %s interaction of user %q with item %q at %d", interactionID, userID, itemID, timestamp)
 	}
-	c.changed(ws, table)
 	return nil
 }
 

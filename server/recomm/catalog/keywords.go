@@ -45,11 +45,7 @@ func (c *Catalog) AddKeywords(ctx context.Context, ws int64, userID string, keyw
 			return err
 		}
 	}
-	if err := tx.Commit(); err != nil {
-		return err
-	}
-	c.changed(ws, Users)
-	return nil
+	return tx.Commit()
 }
 
 // Keywords lists a user's keywords in order.
@@ -81,7 +77,6 @@ func (c *Catalog) DeleteKeywords(ctx context.Context, ws int64, userID string, k
 	}
 	if keywords == nil {
 		_, err := c.db.ExecContext(ctx, `DELETE FROM recomm_keywords WHERE ws = ? AND user = ?`, ws, userID)
-		c.changed(ws, Users)
 		return err
 	}
 	tx, err := c.db.BeginTx(ctx, nil)
@@ -94,11 +89,7 @@ func (c *Catalog) DeleteKeywords(ctx context.Context, ws int64, userID string, k
 			return err
 		}
 	}
-	if err := tx.Commit(); err != nil {
-		return err
-	}
-	c.changed(ws, Users)
-	return nil
+	return tx.Commit()
 }
 
 // AllKeywords returns the keywords of every user of a workspace who has some.

@@ -9,7 +9,9 @@ import (
 	"math/rand/v2"
 	"reflect"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 )
 
 // twoTastes builds a catalog with two disjoint tastes: items 0-14 are action films, 15-29 romance;
@@ -554,4 +556,70 @@ func FuzzLoad(f *testing.F) {
 			m.SimilarUsers(sub, Query{Limit: 3})
 		}
 	})
+}
+
+// randomCatalog is a larger random dataset for deadline and concurrency tests.
+func randomCatalog(users, items, per int) *Dataset {
+	var uids, iids []string
+	for u := range users {
+		uids = append(uids, fmt.Sprintf("u%d", u))
+	}
+	for i := range items {
+		iids = append(iids, fmt.Sprintf("i%d", i))
+	}
+	ds := NewDataset(uids, iids)
+	rng := rand.New(rand.NewPCG(1, 2))
+	for i := range items {
+		ds.AddItemTokens("genre", int32(i), fmt.Sprintf("g%d", i%7))
+		ds.SetItemText("title", int32(i), fmt.Sprintf("title number %d of genre %d", i, i%7))
+	}
+	for u := range users {
+		for range per {
+			ds.Add(int32(u), int32(rng.IntN(items)), 1+float64(rng.IntN(5)), 1, true, int64(rng.IntN(1e9)), "view")
+		}
+	}
+	return ds
+}
+
+func TestTrainDeadline(t *testing.T) {
+	ds := randomCatalog(3000, 2000, 30)
+	for _, engine := range []string{Hybrid, FM, ISVD} {
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+		start := time.Now()
+		_, err := Train(ctx, engine, ds, TrainConfig{Iterations: 1000})
+		cancel()
+		if !errors.Is(err, context.DeadlineExceeded) {
+			t.Errorf("%s: %v after %v, want the deadline error", engine, err, time.Since(start))
+		}
+	}
+}
+
+func TestConcurrentQueries(t *testing.T) {
+	ds := twoTastes()
+	for _, engine := range append([]string{Popular}, learnedEngines...) {
+		m := train(t, engine, ds)
+		var wg sync.WaitGroup
+		for w := range 3 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for n := range 6 {
+					sub := Subject{ID: fmt.Sprintf("cold%d", w), History: []Event{{ItemID: fmt.Sprintf("i%d", n%30), UserID: "x", Value: 1, Weight: 1, Positive: true}}}
+					m.ItemsForUser(sub, Query{Limit: 5, Diversity: 0.3})
+					m.SimilarUsers(Subject{ID: "u1"}, Query{Limit: 5})
+					m.UsersForItem(Subject{ID: "i2", History: sub.History}, Query{Limit: 5})
+				}
+			}()
+		}
+		if up, ok := m.(Updatable); ok {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for n := range 10 {
+					up.Update([]Event{{UserID: fmt.Sprintf("late%d", n), ItemID: "i3", Value: 1, Weight: 1, Positive: true}})
+				}
+			}()
+		}
+		wg.Wait()
+	}
 }

@@ -81,13 +81,13 @@ func (k *Items) Weather(ctx context.Context, q dialogue.WeatherQuery) (dialogue.
 	info := dialogue.WeatherInfo{City: c.Name, Unit: unit}
 	if len(w.Hours) > 0 {
 		info.Temp = conv(w.Hours[0].Temp)
-		info.Condition = w.Hours[0].Condition.String()
+		info.Condition = condition(w.Hours[0].Condition, q.Lang)
 	}
 	if len(w.Days) > 0 {
 		info.TempMin, info.TempMax = conv(w.Days[0].TMin), conv(w.Days[0].TMax)
 	}
 	for _, d := range w.Days {
-		info.Forecast = append(info.Forecast, dialogue.DayForecast{Date: d.Date, Condition: d.Condition.String(),
+		info.Forecast = append(info.Forecast, dialogue.DayForecast{Date: d.Date, Condition: condition(d.Condition, q.Lang),
 			TempMin: conv(d.TMin), TempMax: conv(d.TMax)})
 	}
 	if !q.Day.IsZero() {
@@ -95,10 +95,27 @@ func (k *Items) Weather(ctx context.Context, q dialogue.WeatherQuery) (dialogue.
 		if err != nil {
 			return dialogue.WeatherInfo{}, err
 		}
-		info.Forecast = []dialogue.DayForecast{{Date: f.Day.Date, Condition: f.Day.Condition.String(),
+		info.Forecast = []dialogue.DayForecast{{Date: f.Day.Date, Condition: condition(f.Day.Condition, q.Lang),
 			TempMin: conv(f.Day.TMin), TempMax: conv(f.Day.TMax)}}
 	}
 	return info, nil
+}
+
+// spanishConditions words the sandbox's weather states in Spanish; the
+// items themselves are English, like the contract's samples.
+var spanishConditions = map[items.Condition]string{
+	items.Sunny: "soleado", items.PartlyCloudy: "parcialmente nublado", items.Cloudy: "nublado",
+	items.Showers: "chubascos", items.Rain: "lluvia", items.Thunderstorm: "tormentas", items.Snow: "nieve",
+	items.Fog: "niebla", items.ClearNight: "despejado",
+}
+
+func condition(c items.Condition, lang string) string {
+	if strings.HasPrefix(lang, "es") {
+		if s, ok := spanishConditions[c]; ok {
+			return s
+		}
+	}
+	return strings.ToLower(c.String())
 }
 
 // News answers with the top stories of a category, ordered by the user's

@@ -1,0 +1,85 @@
+package knowledge
+
+import (
+	"context"
+	"math"
+	"testing"
+	"time"
+
+	"github.com/harkhq/hark/server/dialogue"
+	"github.com/harkhq/hark/server/items"
+)
+
+type fixedUser struct{ metric bool }
+
+func (fixedUser) Profile(context.Context, int64) (map[string]float64, error) { return nil, nil }
+func (u fixedUser) Metric(context.Context, int64) bool                      { return u.metric }
+
+func newKnowledge(t *testing.T, metric bool) *Items {
+	svc, err := items.New(items.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
+	return &Items{Items: svc, Users: fixedUser{metric}, Now: func() time.Time { return now }}
+}
+
+func TestWeatherFollowsTheItemAndTheUnits(t *testing.T) {
+	k := newKnowledge(t, true)
+	ctx := context.Background()
+	c, _ := k.Items.CityByName("Madrid")
+	w, err := k.Items.WeatherAt(ctx, c, k.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	info, err := k.Weather(ctx, dialogue.WeatherQuery{Where: dialogue.Where{City: "Madrid"}, Asker: dialogue.Asker{Lang: "en"}})
+	if err != nil || info.City != "Madrid" || info.Unit != "C" || info.Temp != math.Round(w.Hours[0].Temp) {
+		t.Fatalf("weather %+v %v (item %v)", info, err, w.Hours[0].Temp)
+	}
+	es, _ := k.Weather(ctx, dialogue.WeatherQuery{Where: dialogue.Where{City: "Madrid"}, Asker: dialogue.Asker{Lang: "es"}})
+	if es.Condition == info.Condition || es.Condition == "" {
+		t.Fatalf("Spanish condition %q vs English %q", es.Condition, info.Condition)
+	}
+	f := newKnowledge(t, false)
+	inF, _ := f.Weather(ctx, dialogue.WeatherQuery{Where: dialogue.Where{City: "Madrid"}})
+	if inF.Unit != "F" || inF.Temp < info.Temp*9/5+31 || inF.Temp > info.Temp*9/5+33 {
+		t.Fatalf("imperial %+v vs metric %+v", inF, info)
+	}
+	if _, err := k.Weather(ctx, dialogue.WeatherQuery{Where: dialogue.Where{City: "Atlantis"}}); err == nil {
+		t.Fatal("an unknown city answered")
+	}
+	if _, err := k.Weather(ctx, dialogue.WeatherQuery{}); err == nil {
+		t.Fatal("no city and no position answered")
+	}
+}
+
+func TestEveryDomainAnswers(t *testing.T) {
+	k := newKnowledge(t, true)
+	ctx := context.Background()
+	lat, lon := 51.5074, -0.1278
+	where := dialogue.Where{Lat: &lat, Lon: &lon}
+	if h, err := k.News(ctx, dialogue.NewsQuery{Where: where}); err != nil || len(h) == 0 || h[0].Title == "" {
+		t.Errorf("news %+v %v", h, err)
+	}
+	if m, err := k.Movies(ctx, dialogue.MovieQuery{Where: where}); err != nil || len(m) == 0 || len(m[0].Times) == 0 {
+		t.Errorf("movies %+v %v", m, err)
+	}
+	if _, err := k.Restaurants(ctx, dialogue.RestaurantQuery{Where: where, OpenNow: true}); err != nil {
+		t.Errorf("restaurants %v", err)
+	}
+	if s, err := k.Sports(ctx, dialogue.SportsQuery{Where: where, Sport: "soccer"}); err != nil || len(s) == 0 {
+		t.Errorf("soccer %+v %v", s, err)
+	}
+	if _, err := k.Sports(ctx, dialogue.SportsQuery{Sport: "tennis"}); err != nil {
+		t.Errorf("tennis %v", err)
+	}
+	if e, err := k.Events(ctx, dialogue.EventQuery{Where: where}); err != nil || len(e) == 0 {
+		t.Errorf("events %+v %v", e, err)
+	}
+	if p, err := k.TV(ctx, dialogue.TVQuery{Where: where}); err != nil || len(p) == 0 {
+		t.Errorf("tv %+v %v", p, err)
+	}
+	if l, err := k.Locate(ctx, dialogue.LocateQuery{Name: "New York"}); err != nil || l.Lat < 40 || l.Lat > 41 {
+		t.Errorf("locate %+v %v", l, err)
+	}
+}

@@ -13,7 +13,7 @@ import (
 type fixedUser struct{ metric bool }
 
 func (fixedUser) Profile(context.Context, int64) (map[string]float64, error) { return nil, nil }
-func (u fixedUser) Metric(context.Context, int64) bool                      { return u.metric }
+func (u fixedUser) Metric(context.Context, int64) bool                       { return u.metric }
 
 func newKnowledge(t *testing.T, metric bool) *Items {
 	svc, err := items.New(items.Config{})

@@ -70,6 +70,7 @@ type Client struct {
 	Onboarding *OnboardingService
 	Items      *ItemsService
 	Tracking   *TrackingService
+	Recomm     *RecommService
 }
 
 // New checks the configuration and builds a client.
@@ -118,6 +119,7 @@ func New(cfg Config) (*Client, error) {
 	c.Onboarding = &OnboardingService{c: c}
 	c.Items = &ItemsService{c: c}
 	c.Tracking = &TrackingService{c: c}
+	c.Recomm = &RecommService{c: c}
 	return c, nil
 }
 

@@ -62,7 +62,11 @@ var (
 
 func train(t *testing.T, engine string, ds *Dataset) Model {
 	t.Helper()
-	m, err := Train(context.Background(), engine, ds, TrainConfig{Seed: 3, Workers: 2})
+	cfg := TrainConfig{Seed: 3, Workers: 2}
+	if engine == Hybrid || engine == FM {
+		cfg.Factors = 16 // the dense k×k work per row makes the defaults slow under -race
+	}
+	m, err := Train(context.Background(), engine, ds, cfg)
 	if err != nil {
 		t.Fatalf("train %s: %v", engine, err)
 	}

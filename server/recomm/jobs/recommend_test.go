@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -57,17 +58,36 @@ func newWorld(t *testing.T, budget time.Duration) *world {
 	must(cat.AddAttributes(ctx, 1, catalog.Users, []catalog.Attribute{{ID: "age", Type: rsql.Int}}))
 	must(cat.CreateInteraction(ctx, 1, "shop", catalog.InteractionDef{ID: "view", Weight: 1, Type: catalog.Unary}))
 	must(cat.CreateInteraction(ctx, 1, "shop", catalog.InteractionDef{ID: "buy", Weight: 5, Type: catalog.Unary}))
+	// bulk-load through the importers: one transaction instead of hundreds
+	var items, users, records strings.Builder
+	items.WriteString("itemId,genre,price\n")
 	for i := 0; i < 40; i++ {
-		genre := []string{"rock", "jazz"}[i%2]
-		must(cat.AddEntity(ctx, 1, "shop", fmt.Sprintf("i%02d", i), map[string]any{"genre": genre, "price": float64(i)}))
+		fmt.Fprintf(&items, "i%02d,%s,%d\n", i, []string{"rock", "jazz"}[i%2], i)
 	}
+	users.WriteString("userId,age\n")
+	records.WriteString("userId,itemId,timestamp,interactionName,value\n")
 	for u := 0; u < 30; u++ {
-		uid := fmt.Sprintf("u%02d", u)
-		must(cat.AddEntity(ctx, 1, catalog.Users, uid, map[string]any{"age": float64(20 + u)}))
+		fmt.Fprintf(&users, "u%02d,%d\n", u, 20+u)
 		for k := 0; k < 14; k++ {
-			item := fmt.Sprintf("i%02d", (u%2+2*((u+k)%20))%40)
-			ts := int64(1000 + k)
-			must(cat.AddRecord(ctx, 1, "shop", "view", uid, item, &ts, nil))
+			fmt.Fprintf(&records, "u%02d,i%02d,%d,view,\n", u, (u%2+2*((u+k)%20))%40, 1000+k)
+		}
+	}
+	opts := catalog.ImportOptions{Format: catalog.FormatCSV, Logging: true}
+	for _, load := range []func() (catalog.ImportResult, error){
+		func() (catalog.ImportResult, error) {
+			return cat.ImportEntities(ctx, 1, "shop", strings.NewReader(items.String()), opts)
+		},
+		func() (catalog.ImportResult, error) {
+			return cat.ImportEntities(ctx, 1, catalog.Users, strings.NewReader(users.String()), opts)
+		},
+		func() (catalog.ImportResult, error) {
+			return cat.ImportInteractions(ctx, 1, "shop", strings.NewReader(records.String()), opts)
+		},
+	} {
+		res, err := load()
+		must(err)
+		if res.NotAddedCount > 0 {
+			t.Fatalf("fixture rows refused: %+v", res.NotAdded)
 		}
 	}
 	ts := int64(5)

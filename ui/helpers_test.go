@@ -120,7 +120,7 @@ func (m *memSessions) ExternalID() (string, error) {
 
 func testOptions(c *client.Client, signedIn bool) Options {
 	o := Options{Client: c, Sessions: &memSessions{}, Platform: "test platform", Now: func() time.Time { return fixedNow },
-		DownloadDir: os.TempDir(), NoColor: true, StaticCursor: true}
+		DownloadDir: "/home/ann/Downloads", NoColor: true, StaticCursor: true}
 	if signedIn {
 		o.Session = &Session{Token: "tok", Name: "Ann", Email: "ann@example.com"}
 	}

@@ -155,11 +155,11 @@ func (o *onboarding) received(m stepsMsg) tea.Cmd {
 	o.input.Blur()
 	switch o.step.Type {
 	case "WAIT_INPUT":
-		o.input.SetValue(o.step.Payload.DefaultValue)
+		// The suggestion is a placeholder: enter on an empty field takes it.
+		o.input.Placeholder = o.step.Payload.DefaultValue
 		if o.step.Payload.Preference == "USERNAME" && o.ctx.Session.Name != "" {
-			o.input.SetValue(o.ctx.Session.Name)
+			o.input.Placeholder = o.ctx.Session.Name
 		}
-		o.input.CursorEnd()
 		return o.input.Focus()
 	case "SHOW_SURVEY":
 		for i, it := range o.step.Payload.Items {
@@ -250,6 +250,9 @@ func (o *onboarding) key(msg tea.KeyMsg) tea.Cmd {
 func (o *onboarding) submitInput() tea.Cmd {
 	p := o.step.Payload
 	v := strings.TrimSpace(oneLine(o.input.Value()))
+	if v == "" {
+		v = o.input.Placeholder
+	}
 	if p.Validation != nil {
 		for _, expr := range p.Validation.RegExps {
 			re, err := regexp.Compile(expr)

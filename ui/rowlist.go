@@ -232,9 +232,16 @@ func (l *rowList) View() string {
 	end := min(l.offset+h, len(l.visible))
 	for i := l.offset; i < end; i++ {
 		r := l.rows[l.visible[i]]
-		mark := "  "
+		// Marks as well as styles, so the cursor and the selection show
+		// without colour (NO_COLOR, dumb terminals).
+		mark := " "
+		if i == l.cursor {
+			mark = ">"
+		}
 		if l.selected[r.Key] {
-			mark = "✓ "
+			mark += "*"
+		} else {
+			mark += " "
 		}
 		line := fit(mark+r.Text, l.width)
 		if i == l.cursor {

@@ -52,7 +52,7 @@ func newSignIn(pc *programContext) *signIn {
 	s := &signIn{ctx: pc, keys: signInKeys{
 		Next:   key.NewBinding(key.WithKeys("tab", "down"), key.WithHelp("tab", "next field")),
 		Prev:   key.NewBinding(key.WithKeys("shift+tab", "up"), key.WithHelp("shift+tab", "previous")),
-		Mode:   key.NewBinding(key.WithKeys("ctrl+n", "alt+m"), key.WithHelp("ctrl+n", "log in/register/anonymous")),
+		Mode:   key.NewBinding(key.WithKeys("ctrl+n", "alt+m"), key.WithHelp("ctrl+n", "switch mode")),
 		Submit: key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "submit")),
 	}}
 	for i, ph := range []string{"you@example.com", "password", "your name"} {
@@ -253,7 +253,7 @@ func (s *signIn) View() string {
 	var tabs []string
 	for i, n := range modeNames {
 		if signInMode(i) == s.mode {
-			tabs = append(tabs, t.Cursor.Render(" "+n+" "))
+			tabs = append(tabs, t.Cursor.Render("["+n+"]"))
 		} else {
 			tabs = append(tabs, t.Muted.Render(" "+n+" "))
 		}

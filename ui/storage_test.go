@@ -1,0 +1,140 @@
+package ui
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func storageApp(t *testing.T) (*App, string) {
+	c := platformClient(t)
+	opt := testOptions(c, true)
+	opt.DownloadDir = t.TempDir()
+	a := newTestApp(t, opt, 120, 40)
+	press(t, a, "alt+s")
+	if a.active != screenStorage {
+		t.Fatal("storage did not open")
+	}
+	return a, opt.DownloadDir
+}
+
+func upload(t *testing.T, a *App, path string) {
+	t.Helper()
+	press(t, a, "u")
+	typeText(t, a, path)
+	press(t, a, "enter")
+}
+
+func TestStorageUploadDownloadDelete(t *testing.T) {
+	a, downloads := storageApp(t)
+	s := a.screens[screenStorage].(*storage)
+	local := t.TempDir()
+
+	upload(t, a, filepath.Join(local, "missing.txt"))
+	if !strings.Contains(a.View(), "does not exist") {
+		t.Fatalf("missing path not reported:\n%s", a.View())
+	}
+	upload(t, a, local)
+	if !strings.Contains(a.View(), "is a directory") {
+		t.Fatalf("directory not refused:\n%s", a.View())
+	}
+
+	// mkdir, enter it, upload with tab completion, download.
+	press(t, a, "n")
+	typeText(t, a, "docs")
+	press(t, a, "enter")
+	if !strings.Contains(a.View(), "docs/") {
+		t.Fatalf("folder not listed:\n%s", a.View())
+	}
+	press(t, a, "enter")
+	if s.folder != "docs" {
+		t.Fatalf("enter did not open the folder (in %q)", s.folder)
+	}
+	body := strings.Repeat("hark ", 1000)
+	if err := os.WriteFile(filepath.Join(local, "notes-2026.txt"), []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(local, "other.txt"), []byte("x"), 0o644)
+	press(t, a, "u")
+	typeText(t, a, filepath.Join(local, "no"))
+	press(t, a, "tab")
+	if got := s.input.Value(); got != filepath.Join(local, "notes-2026.txt") {
+		t.Fatalf("completion gave %q", got)
+	}
+	press(t, a, "enter")
+	if v := a.View(); !strings.Contains(v, "notes-2026.txt") || !strings.Contains(v, "4.9 KiB") {
+		t.Fatalf("uploaded file not listed with its size:\n%s", v)
+	}
+	press(t, a, "d")
+	got, err := os.ReadFile(filepath.Join(downloads, "notes-2026.txt"))
+	if err != nil || string(got) != body {
+		t.Fatalf("download: %v (%d bytes)", err, len(got))
+	}
+	press(t, a, "d") // a second download never overwrites
+	if _, err := os.Stat(filepath.Join(downloads, "notes-2026 (2).txt")); err != nil {
+		t.Fatalf("second download: %v", err)
+	}
+
+	// Delete asks first, naming the file; n keeps it, y deletes it.
+	press(t, a, "x")
+	if !strings.Contains(a.View(), `Delete file "notes-2026.txt" from docs/?`) {
+		t.Fatalf("confirmation does not name the file:\n%s", a.View())
+	}
+	press(t, a, "n")
+	if len(s.list.rows) != 1 {
+		t.Fatal("n deleted the file")
+	}
+	press(t, a, "x")
+	press(t, a, "y")
+	if len(s.list.rows) != 0 {
+		t.Fatalf("y did not delete:\n%s", a.View())
+	}
+}
+
+func TestStorageMultiSelectFilterAndClear(t *testing.T) {
+	a, _ := storageApp(t)
+	s := a.screens[screenStorage].(*storage)
+	local := t.TempDir()
+	for _, n := range []string{"a.csv", "b.csv", "c.txt"} {
+		p := filepath.Join(local, n)
+		os.WriteFile(p, []byte(n), 0o644)
+		upload(t, a, p)
+	}
+	if len(s.list.rows) != 3 {
+		t.Fatalf("%d rows after three uploads:\n%s", len(s.list.rows), a.View())
+	}
+	press(t, a, "/")
+	typeText(t, a, "csv")
+	press(t, a, "enter")
+	if len(s.list.visible) != 2 {
+		t.Fatalf("filter csv shows %d rows", len(s.list.visible))
+	}
+	press(t, a, " ")
+	press(t, a, " ")
+	press(t, a, "x")
+	if !strings.Contains(a.View(), `files "a.csv", "b.csv" from the top level`) {
+		t.Fatalf("multi-select confirmation:\n%s", a.View())
+	}
+	press(t, a, "y")
+	press(t, a, "esc") // clear the filter
+	if len(s.list.rows) != 1 || s.list.Current().Key != "f:c.txt" {
+		t.Fatalf("after deleting the selection: %+v", s.list.rows)
+	}
+	// Clear: two confirmations; a "no" at the second keeps everything.
+	press(t, a, "C")
+	press(t, a, "y")
+	if !strings.Contains(a.View(), "Second confirmation") {
+		t.Fatalf("no second confirmation:\n%s", a.View())
+	}
+	press(t, a, "n")
+	if len(s.list.rows) != 1 {
+		t.Fatal("clear went ahead after a no")
+	}
+	press(t, a, "C")
+	press(t, a, "y")
+	press(t, a, "y")
+	if len(s.list.rows) != 0 || !strings.Contains(a.View(), "cleared 1 files") {
+		t.Fatalf("clear did not empty the workspace:\n%s", a.View())
+	}
+}

@@ -58,8 +58,10 @@ type exitError struct{ code int }
 
 func (e exitError) Error() string { return fmt.Sprintf("exit %d", e.code) }
 
+func newFlagSet() *flag.FlagSet { return flag.NewFlagSet("hark", flag.ContinueOnError) }
+
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("hark", flag.ContinueOnError)
+	fs := newFlagSet()
 	fs.SetOutput(stderr)
 	fs.Usage = func() { fmt.Fprint(stderr, usage); fs.PrintDefaults() }
 	resolve := configFlags(fs)

@@ -1,0 +1,172 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/harkhq/hark/server"
+	"github.com/harkhq/hark/server/servertest"
+)
+
+// isolate points every XDG place and the secrets at a temporary home.
+func isolate(t *testing.T) string {
+	home := t.TempDir()
+	for _, v := range []string{"XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME"} {
+		t.Setenv(v, filepath.Join(home, strings.ToLower(v)))
+	}
+	t.Setenv("HOME", home)
+	t.Setenv("HARK_KEYRING", "off")
+	for _, v := range []string{"HARK_BASE_URL", "HARK_STORAGE_URL", "HARK_RECOMM_URL", "HARK_API_KEY", "HARK_PRIVATE_KEY", "HARK_PASSWORD", "HARK_LANG"} {
+		t.Setenv(v, "")
+	}
+	return home
+}
+
+func hark(t *testing.T, stdin string, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code = run(args, strings.NewReader(stdin), &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+func remote(t *testing.T) []string {
+	p := servertest.Start(t, server.Config{})
+	return []string{"--base-url", p.BaseURL, "--api-key", p.PublicKey, "--private-key", p.PrivateKey}
+}
+
+func TestConfigPrecedence(t *testing.T) {
+	home := isolate(t)
+	cfgDir := filepath.Join(home, "xdg_config_home", "hark")
+	os.MkdirAll(cfgDir, 0o700)
+	os.WriteFile(filepath.Join(cfgDir, "config.json"), []byte(`{"base_url":"http://file/v2","api_key":"file-key","language":"es"}`), 0o600)
+	t.Setenv("HARK_API_KEY", "env-key")
+	fs := newFlagSet()
+	resolve := configFlags(fs)
+	fs.Parse([]string{"--base-url", "http://flag/v2"})
+	c, err := resolve()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.BaseURL != "http://flag/v2" || c.APIKey != "env-key" || c.Language != "es" {
+		t.Fatalf("precedence wrong: %+v", c)
+	}
+	os.WriteFile(filepath.Join(cfgDir, "config.json"), []byte(`{not json`), 0o600)
+	if code, _, errOut := hark(t, "", "storage", "du"); code != 2 || !strings.Contains(errOut, "config file") {
+		t.Fatalf("a broken config file: exit %d, %q", code, errOut)
+	}
+}
+
+func TestSecretsFileIsPrivate(t *testing.T) {
+	home := isolate(t)
+	s := openSecrets(filepath.Join(home, "c"))
+	if err := s.Set("session:x", "tok"); err != nil {
+		t.Fatal(err)
+	}
+	info, err := os.Stat(filepath.Join(home, "c", "secrets.json"))
+	if err != nil || info.Mode().Perm() != 0o600 {
+		t.Fatalf("secrets file: %v %v", info.Mode(), err)
+	}
+	if v, ok, _ := s.Get("session:x"); !ok || v != "tok" {
+		t.Fatal("secret not read back")
+	}
+	s.Delete("session:x")
+	if _, ok, _ := s.Get("session:x"); ok {
+		t.Fatal("secret not deleted")
+	}
+}
+
+func TestSubcommandsAgainstAPlatform(t *testing.T) {
+	isolate(t)
+	r := remote(t)
+	t.Setenv("HARK_PASSWORD", "correct horse")
+	if code, out, errOut := hark(t, "", append(r, "register", "--email", "ann@example.com", "--name", "Ann")...); code != 0 {
+		t.Fatalf("register: %d %s %s", code, out, errOut)
+	}
+	code, _, errOut := hark(t, "", append(r, "register", "--email", "ann@example.com")...)
+	if code != 1 || !strings.Contains(errOut, "EntityAlreadyExists (HTTP 409)") {
+		t.Fatalf("second register: %d %q", code, errOut)
+	}
+	code, out, errOut := hark(t, "", append(r, "say", "hello")...)
+	if code != 0 || strings.TrimSpace(out) == "" {
+		t.Fatalf("say: %d %q %q", code, out, errOut)
+	}
+	code, out, _ = hark(t, "", append(r, "say", "--json", "what time is it")...)
+	if code != 0 || !strings.Contains(out, `"responses"`) {
+		t.Fatalf("say --json: %d %q", code, out)
+	}
+
+	local := filepath.Join(t.TempDir(), "notes.txt")
+	os.WriteFile(local, []byte("hello storage"), 0o644)
+	for _, args := range [][]string{{"storage", "mkdir", "docs"}, {"storage", "put", local, "docs"}} {
+		if code, out, errOut := hark(t, "", append(r, args...)...); code != 0 {
+			t.Fatalf("%v: %d %s %s", args, code, out, errOut)
+		}
+	}
+	if _, out, _ := hark(t, "", append(r, "storage", "ls", "docs")...); !strings.Contains(out, "notes.txt") || !strings.Contains(out, "13") {
+		t.Fatalf("ls docs: %q", out)
+	}
+	if _, out, _ := hark(t, "", append(r, "storage", "get", "docs/notes.txt", "-")...); out != "hello storage" {
+		t.Fatalf("get -: %q", out)
+	}
+	if _, out, _ := hark(t, "", append(r, "storage", "du")...); strings.TrimSpace(out) != "13" {
+		t.Fatalf("du: %q", out)
+	}
+	if code, _, errOut := hark(t, "", append(r, "storage", "put", t.TempDir())...); code != 1 || !strings.Contains(errOut, "is a directory") {
+		t.Fatalf("put a directory: %d %q", code, errOut)
+	}
+	if code, _, _ := hark(t, "", append(r, "storage", "put", "/nonexistent/file")...); code != 1 {
+		t.Fatal("put of a missing file succeeded")
+	}
+	if code, _, _ := hark(t, "", append(r, "storage", "clear")...); code != 2 {
+		t.Fatal("clear without --yes ran")
+	}
+	if _, out, _ := hark(t, "", append(r, "storage", "clear", "--yes")...); !strings.Contains(out, "cleared 1 files and 1 folders") {
+		t.Fatalf("clear: %q", out)
+	}
+	if code, out, _ := hark(t, "", append(r, "logout")...); code != 0 || !strings.Contains(out, "logged out") {
+		t.Fatalf("logout: %d %q", code, out)
+	}
+	if code, _, errOut := hark(t, "", append(r, "say", "hello")...); code != 1 || !strings.Contains(errOut, "not signed in") {
+		t.Fatalf("say after logout: %d %q", code, errOut)
+	}
+}
+
+func TestBadPlatforms(t *testing.T) {
+	isolate(t)
+	p := servertest.Start(t, server.Config{})
+	code, _, errOut := hark(t, "", "--base-url", p.BaseURL, "--api-key", p.PublicKey, "--private-key", "wrong", "storage", "du")
+	if code != 1 || !strings.Contains(errOut, "HTTP 401") {
+		t.Fatalf("wrong private key: %d %q", code, errOut)
+	}
+	code, _, errOut = hark(t, "", "--base-url", "http://127.0.0.1:1/v2", "--api-key", "k", "storage", "du")
+	if code != 1 || !strings.Contains(errOut, "connection refused") {
+		t.Fatalf("unreachable: %d %q", code, errOut)
+	}
+	if code, _, errOut := hark(t, "", "--base-url", "ftp://x", "--api-key", "k", "storage", "du"); code != 1 || !strings.Contains(errOut, "http(s)") {
+		t.Fatalf("bad URL: %d %q", code, errOut)
+	}
+	if code, _, _ := hark(t, "", "frobnicate"); code != 2 {
+		t.Fatal("unknown command accepted")
+	}
+	if code, out, _ := hark(t, "", "version"); code != 0 || !strings.HasPrefix(out, "hark ") {
+		t.Fatalf("version: %d %q", code, out)
+	}
+}
+
+func TestEmbeddedPlatformIsRemembered(t *testing.T) {
+	isolate(t)
+	t.Setenv("HARK_PASSWORD", "correct horse")
+	if code, _, errOut := hark(t, "", "register", "--email", "kim@example.com"); code != 0 {
+		t.Fatalf("register on the embedded platform: %s", errOut)
+	}
+	// A second run finds the same workspace and the remembered session.
+	if code, out, errOut := hark(t, "", "say", "hello"); code != 0 || out == "" {
+		t.Fatalf("say on the second run: %d %q %q", code, out, errOut)
+	}
+	if code, _, errOut := hark(t, "", "login", "--email", "kim@example.com"); code != 0 {
+		t.Fatalf("login on a later run: %s", errOut)
+	}
+}

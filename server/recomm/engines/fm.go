@@ -311,8 +311,9 @@ func (m *fmModel) score(kind queryKind, sub Subject) (scoring, error) {
 	}
 	switch kind {
 	case itemsForUser:
+		v32 := to32(v)
 		return scoring{ids: s.ItemIDs, self: -1, unit: logisticUnit,
-			raw: func(i int32) float64 { return dot32(s.Q[int(i)*k:int(i+1)*k], v) + float64(s.B[i]) }}, nil
+			raw: func(i int32) float64 { return float64(dotF32(s.Q[int(i)*k:int(i+1)*k], v32) + s.B[i]) }}, nil
 	case usersForItem:
 		_, b, _, _ := m.vector(sub, false)
 		return scoring{ids: s.UserIDs, self: -1, unit: logisticUnit,

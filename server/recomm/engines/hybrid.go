@@ -12,7 +12,7 @@ import (
 // Hybrid defaults, tuned on a validation split of MovieLens latest-small carved from the training
 // part (see package evaluate).
 const (
-	hybridFactors         = 64
+	hybridFactors         = 48
 	hybridIterations      = 15
 	hybridRegularization  = 0.3
 	hybridAlpha           = 1.0
@@ -184,20 +184,39 @@ func (s *alsSide) refitMap(k, workers int) {
 	})
 }
 
-// sweep re-solves every row of self with the other side fixed.
+// sweep re-solves every row of self with the other side fixed. Rows without interactions all share
+// the matrix G + (λ+β)I, so they are solved exactly with one Cholesky factorisation.
 func sweep(self, other *alsSide, g []float64, k int, lambda, alpha, beta float64, steps, workers int, stop func() bool) {
 	n := len(self.x) / k
 	scratch := make([][]float64, workers)
 	for w := range scratch {
 		scratch[w] = make([]float64, 4*k)
 	}
+	var empty []float64
+	if beta > 0 {
+		empty = append([]float64(nil), g...)
+		for c := range k {
+			empty[c*k+c] += rowLambda(lambda, 0) + beta
+		}
+		if cholesky(empty, k) != nil {
+			empty = nil
+		}
+	}
 	parallelRows(n, workers, stop, func(w, r int) {
 		cols, net := self.interact.row(r)
+		x := self.x[r*k : (r+1)*k]
 		var prior []float64
 		if beta > 0 {
 			prior = self.prior[r*k : (r+1)*k]
 		}
-		solveCG(self.x[r*k:(r+1)*k], g, other.x, cols, net, k, rowLambda(lambda, len(cols)), alpha, beta, prior, steps, scratch[w])
+		if len(cols) == 0 && empty != nil {
+			for c := range k {
+				x[c] = beta * prior[c]
+			}
+			cholSolve(empty, k, x)
+			return
+		}
+		solveCG(x, g, other.x, cols, net, k, rowLambda(lambda, len(cols)), alpha, beta, prior, steps, scratch[w])
 	})
 }
 
@@ -395,8 +414,9 @@ func (m *hybridModel) side(users bool) (ids []string, x []float32, norms []float
 func (m *hybridModel) byDot(v []float64, users bool) scoring {
 	ids, x, norms := m.side(users)
 	k := m.S.K
+	v32 := to32(v)
 	return scoring{ids: ids, self: -1, unit: preferenceUnit, sim: m.cosine(x, norms),
-		raw: func(i int32) float64 { return dot32(x[int(i)*k:int(i+1)*k], v) }}
+		raw: func(i int32) float64 { return float64(dotF32(x[int(i)*k:int(i+1)*k], v32)) }}
 }
 
 // byCosine scores one side by cosine with v, leaving self out.
@@ -404,12 +424,13 @@ func (m *hybridModel) byCosine(v []float64, self int32, users bool) scoring {
 	ids, x, norms := m.side(users)
 	k := m.S.K
 	nv := norm(v)
+	v32 := to32(v)
 	return scoring{ids: ids, self: self, unit: func(c float64) float64 { return max(c, 0) }, sim: m.cosine(x, norms),
 		raw: func(i int32) float64 {
 			if nv == 0 || norms[i] == 0 {
 				return 0
 			}
-			return dot32(x[int(i)*k:int(i+1)*k], v) / (nv * norms[i])
+			return float64(dotF32(x[int(i)*k:int(i+1)*k], v32)) / (nv * norms[i])
 		}}
 }
 
@@ -420,11 +441,7 @@ func (m *hybridModel) cosine(x []float32, norms []float64) func(a, b int32) floa
 		if norms[a] == 0 || norms[b] == 0 {
 			return 0
 		}
-		s := 0.0
-		for c, va := range x[int(a)*k : int(a+1)*k] {
-			s += float64(va) * float64(x[int(b)*k+c])
-		}
-		return s / (norms[a] * norms[b])
+		return float64(dotF32(x[int(a)*k:int(a+1)*k], x[int(b)*k:int(b+1)*k])) / (norms[a] * norms[b])
 	}
 }
 

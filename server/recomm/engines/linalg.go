@@ -22,6 +22,24 @@ func dot32(a []float32, b []float64) float64 {
 	return s
 }
 
+// dotF32 is the float32 dot product used when ranking: factor vectors are stored as float32, and
+// accumulating in float32 is precise enough to order candidates while avoiding conversions.
+func dotF32(a, b []float32) float32 {
+	var s0, s1, s2, s3 float32
+	n := min(len(a), len(b))
+	i := 0
+	for ; i+4 <= n; i += 4 {
+		s0 += a[i] * b[i]
+		s1 += a[i+1] * b[i+1]
+		s2 += a[i+2] * b[i+2]
+		s3 += a[i+3] * b[i+3]
+	}
+	for ; i < n; i++ {
+		s0 += a[i] * b[i]
+	}
+	return (s0 + s1) + (s2 + s3)
+}
+
 func axpy(alpha float64, x, y []float64) {
 	for i := range x {
 		y[i] += alpha * x[i]

@@ -3,22 +3,25 @@ package engines
 import (
 	"container/heap"
 	"math"
+	"slices"
 	"sort"
 )
 
-// candidate is one entity in a ranking: rel is its relevance in [0,1] after the multiplier (it decides
-// the order and the match), raw the engine score after the multiplier.
+// candidate is one entity in a ranking. key decides the order: the raw score when the query has no
+// multiplier (every unit map is monotone, so this is the order of relevance, with ties that the map
+// would create broken by the raw score), else the relevance unit(raw)·multiplier. raw is the engine
+// score.
 type candidate struct {
 	idx int32
-	rel float64
+	key float64
 	raw float64
 }
 
-// before reports whether a ranks before b: higher relevance, then higher raw score, then lower index,
-// so that every ranking is a strict total order and afterId paging is stable.
+// before reports whether a ranks before b: higher key, then higher raw score, then lower index, so
+// that every ranking is a strict total order and afterId paging is stable.
 func before(a, b candidate) bool {
-	if a.rel != b.rel {
-		return a.rel > b.rel
+	if a.key != b.key {
+		return a.key > b.key
 	}
 	if a.raw != b.raw {
 		return a.raw > b.raw
@@ -54,66 +57,67 @@ func (q Query) multiplier(id string) float64 {
 	if math.IsNaN(m) || m < 0 {
 		return 0
 	}
-	return m
+	return min(m, math.MaxFloat64)
 }
 
-// candidates scores every accepted entity.
-func (s scoring) candidates(q Query) []candidate {
-	out := make([]candidate, 0, len(s.ids))
-	for i := range s.ids {
-		i := int32(i)
-		if i == s.self || (q.Accept != nil && !q.Accept(s.ids[i])) {
-			continue
-		}
-		raw := s.raw(i)
-		if math.IsNaN(raw) {
-			continue
-		}
-		m := q.multiplier(s.ids[i])
-		out = append(out, candidate{idx: i, rel: clamp01(s.unit(raw)) * m, raw: raw * m})
+// candidate scores entity i, or reports that the query leaves it out.
+func (s scoring) candidate(i int32, q Query) (candidate, bool) {
+	if i == s.self || (q.Accept != nil && !q.Accept(s.ids[i])) {
+		return candidate{}, false
 	}
-	return out
+	raw := s.raw(i)
+	if math.IsNaN(raw) {
+		return candidate{}, false
+	}
+	if q.Multiplier == nil {
+		return candidate{idx: i, key: raw, raw: raw}, true
+	}
+	m := q.multiplier(s.ids[i])
+	return candidate{idx: i, key: clamp01(s.unit(raw)) * m, raw: raw}, true
+}
+
+// relevance is the relevance in [0,1] of a candidate, the match divided by 100.
+func (s scoring) relevance(c candidate, q Query) float64 {
+	return clamp01(clamp01(s.unit(c.raw)) * q.multiplier(s.ids[c.idx]))
 }
 
 // top returns the best limit candidates after the q.After id, best first.
 func (s scoring) top(q Query) []Scored {
-	cands := s.candidates(q)
 	limit := q.limit()
-	var bound *candidate
+	var bound candidate
 	if q.After != "" {
-		found := false
-		for _, c := range cands {
-			if s.ids[c.idx] == q.After {
-				c := c
-				bound, found = &c, true
-				break
-			}
-		}
-		if !found {
+		i := slices.Index(s.ids, q.After)
+		if i < 0 {
 			return []Scored{}
 		}
+		c, ok := s.candidate(int32(i), q)
+		if !ok {
+			return []Scored{}
+		}
+		bound = c
 	}
-	h := &minHeap{}
-	for _, c := range cands {
-		if bound != nil && !before(*bound, c) {
+	h := make(minHeap, 0, limit)
+	for i := range s.ids {
+		c, ok := s.candidate(int32(i), q)
+		if !ok || (q.After != "" && !before(bound, c)) {
 			continue
 		}
-		if h.Len() < limit {
-			heap.Push(h, c)
-		} else if before(c, (*h)[0]) {
-			(*h)[0] = c
-			heap.Fix(h, 0)
+		if len(h) < limit {
+			heap.Push(&h, c)
+		} else if before(c, h[0]) {
+			h[0] = c
+			heap.Fix(&h, 0)
 		}
 	}
-	best := []candidate(*h)
+	best := []candidate(h)
 	sort.Slice(best, func(a, b int) bool { return before(best[a], best[b]) })
-	return s.results(best)
+	return s.results(best, q)
 }
 
-func (s scoring) results(cs []candidate) []Scored {
+func (s scoring) results(cs []candidate, q Query) []Scored {
 	out := make([]Scored, len(cs))
 	for k, c := range cs {
-		out[k] = Scored{ID: s.ids[c.idx], Score: c.raw, Match: math.Round(1000*clamp01(c.rel)) / 10}
+		out[k] = Scored{ID: s.ids[c.idx], Score: c.raw * q.multiplier(s.ids[c.idx]), Match: math.Round(1000*s.relevance(c, q)) / 10}
 	}
 	return out
 }
@@ -161,7 +165,12 @@ func indexOf(ids []string) map[string]int32 {
 // (1−λ)·relevance − λ·(largest similarity to an entity already ranked), λ = q.Diversity. The pool is
 // the most relevant candidates (three times the page, or the largest page when paging with After).
 func (s scoring) mmr(q Query) []Scored {
-	cands := s.candidates(q)
+	var cands []candidate
+	for i := range s.ids {
+		if c, ok := s.candidate(int32(i), q); ok {
+			cands = append(cands, c)
+		}
+	}
 	sort.Slice(cands, func(a, b int) bool { return before(cands[a], cands[b]) })
 	limit := q.limit()
 	pool := 3*limit + 100
@@ -170,6 +179,10 @@ func (s scoring) mmr(q Query) []Scored {
 	}
 	cands = cands[:min(len(cands), pool)]
 	lambda := min(q.Diversity, 1)
+	rel := make([]float64, len(cands))
+	for i, c := range cands {
+		rel[i] = s.relevance(c, q)
+	}
 	maxSim := make([]float64, len(cands))
 	for i := range maxSim {
 		maxSim[i] = math.Inf(-1)
@@ -180,7 +193,7 @@ func (s scoring) mmr(q Query) []Scored {
 	var page []candidate
 	for len(page) < limit && len(order) < len(cands) {
 		best, bestScore := -1, math.Inf(-1)
-		for i, c := range cands {
+		for i := range cands {
 			if used[i] {
 				continue
 			}
@@ -188,7 +201,7 @@ func (s scoring) mmr(q Query) []Scored {
 			if len(order) > 0 {
 				penalty = maxSim[i]
 			}
-			if v := (1-lambda)*c.rel - lambda*penalty; v > bestScore {
+			if v := (1-lambda)*rel[i] - lambda*penalty; v > bestScore {
 				best, bestScore = i, v
 			}
 		}
@@ -206,7 +219,7 @@ func (s scoring) mmr(q Query) []Scored {
 			afterSeen = true
 		}
 	}
-	return s.results(page)
+	return s.results(page, q)
 }
 
 // queryKind is one of the four recommendation directions.

@@ -38,11 +38,13 @@ func BenchmarkTrain(b *testing.B) {
 	}
 	for _, c := range cases {
 		b.Run(c.name, func(b *testing.B) {
+			cpu := processCPU()
 			for b.Loop() {
 				if _, err := engines.Train(context.Background(), c.engine, ds, c.cfg); err != nil {
 					b.Fatal(err)
 				}
 			}
+			b.ReportMetric((processCPU()-cpu).Seconds()/float64(b.N), "cpu-s/op")
 		})
 	}
 }
@@ -50,11 +52,13 @@ func BenchmarkTrain(b *testing.B) {
 // BenchmarkTrainHybrid is the hybrid training time alone (target <= 15 s on 2 cores).
 func BenchmarkTrainHybrid(b *testing.B) {
 	ds := loadBench(b)
+	cpu := processCPU()
 	for b.Loop() {
 		if _, err := engines.Train(context.Background(), engines.Hybrid, ds, engines.TrainConfig{Seed: 1}); err != nil {
 			b.Fatal(err)
 		}
 	}
+	b.ReportMetric((processCPU()-cpu).Seconds()/float64(b.N), "cpu-s/op")
 }
 
 // BenchmarkItemsForUser measures one items-to-user answer with a candidate filter (a genre, through

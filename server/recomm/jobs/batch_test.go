@@ -92,3 +92,45 @@ func TestBatchRecommendations(t *testing.T) {
 		t.Error("interactionFilter accepted on items-to-items")
 	}
 }
+
+// TestBatchCancelRefunds holds the workspace's queue with a training so a
+// batch order stays queued, cancels it, and checks the quota got its
+// count back.
+func TestBatchCancelRefunds(t *testing.T) {
+	w := newWorld(t, 0)
+	ctx := context.Background()
+	if j := w.train(t, "popular", nil); j.Status != CompletedWithErrors {
+		t.Fatalf("training = %s", j.Status)
+	}
+	gate := make(chan struct{})
+	hold := func(ctx context.Context, j Job) (string, any, error) {
+		<-gate
+		return Completed, nil, nil
+	}
+	b := &Batcher{Rec: w.rec, Storage: &memWriter{folders: map[string]bool{}, files: map[string][]byte{}}, DB: w.tr.DB,
+		Quota: func(int64) int64 { return 100 }}
+	q, err := Open(ctx, w.tr.DB, map[string]Runner{Train: hold, Recommend: b.Run}, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer q.Close()
+	defer close(gate)
+	if _, err := q.Submit(ctx, 1, "shop", Train, TrainRequest{Engine: "popular"}); err != nil {
+		t.Fatal(err)
+	}
+	req := BatchRequest{Slot: catalog.SlotUsersToUser, Engine: "popular", Configuration: map[string]any{"limit": 2.0}}
+	j, count, err := b.Schedule(ctx, q, 1, "shop", req)
+	if err != nil || count != 60 { // 30 users × 2
+		t.Fatalf("schedule = %d, %v", count, err)
+	}
+	if _, _, err := b.Schedule(ctx, q, 1, "shop", req); err == nil {
+		t.Fatal("a second order of 60 fits a quota of 100")
+	}
+	c, err := b.Cancel(ctx, q, 1, "shop", j.ID)
+	if err != nil || c.Status != Canceled {
+		t.Fatalf("cancel = %+v, %v", c, err)
+	}
+	if _, _, err := b.Schedule(ctx, q, 1, "shop", req); err != nil {
+		t.Errorf("after the refund the order does not fit: %v", err)
+	}
+}

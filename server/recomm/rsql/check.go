@@ -1,7 +1,6 @@
 package rsql
 
 import (
-	"slices"
 	"strings"
 )
 
@@ -139,10 +138,13 @@ func eval(n Node, v Values) bool {
 func compare(c *Comparison, x any) bool {
 	if members, ok := x.([]string); ok {
 		anyIn := false
+	members:
 		for _, m := range members {
-			if slices.Contains(c.Values, any(m)) {
-				anyIn = true
-				break
+			for _, w := range c.Values {
+				if s, _ := w.(string); s == m {
+					anyIn = true
+					break members
+				}
 			}
 		}
 		if c.Op == Ne || c.Op == Out {

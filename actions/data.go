@@ -106,7 +106,7 @@ type (
 		Label string          `json:"label"`
 	}
 	timerData struct {
-		Duration *json.Number `json:"duration"`
+		Duration json.RawMessage `json:"duration"`
 		Label    string       `json:"label"`
 	}
 	appointmentData struct {
@@ -131,8 +131,8 @@ type (
 		Number  string `json:"number"`
 	}
 	levelData struct {
-		Level *json.Number `json:"level"`
-		Delta *json.Number `json:"delta"`
+		Level json.RawMessage `json:"level"`
+		Delta json.RawMessage `json:"delta"`
 	}
 	featureData struct {
 		Feature string `json:"feature"`
@@ -179,17 +179,18 @@ func decodeLevel(code string, data json.RawMessage) (level, error) {
 	if err := decode(code, data, &d); err != nil {
 		return level{}, err
 	}
+	hasLevel, hasDelta := present(d.Level), present(d.Delta)
 	switch {
-	case d.Level != nil && d.Delta != nil:
+	case hasLevel && hasDelta:
 		return level{}, &DataError{Code: code, Problem: "has both level and delta"}
-	case d.Level != nil:
-		v, err := wholeNumber(*d.Level, 0, 100)
+	case hasLevel:
+		v, err := wholeNumber(d.Level, 0, 100)
 		if err != nil {
 			return level{}, &DataError{Code: code, Field: "level", Problem: err.Error()}
 		}
 		return level{absolute: true, value: v}, nil
-	case d.Delta != nil:
-		v, err := wholeNumber(*d.Delta, -100, 100)
+	case hasDelta:
+		v, err := wholeNumber(d.Delta, -100, 100)
 		if err != nil {
 			return level{}, &DataError{Code: code, Field: "delta", Problem: err.Error()}
 		}
@@ -198,29 +199,52 @@ func decodeLevel(code string, data json.RawMessage) (level, error) {
 	return level{}, &DataError{Code: code, Problem: "needs level (0..100) or delta (-100..100)"}
 }
 
+// present tells whether a field was given a value other than null.
+func present(raw json.RawMessage) bool {
+	raw = bytes.TrimSpace(raw)
+	return len(raw) > 0 && string(raw) != "null"
+}
+
+// number reads a JSON number, or a string holding one (some vendors quote every value).
+func number(raw json.RawMessage) (float64, bool) {
+	raw = bytes.TrimSpace(raw)
+	s := string(raw)
+	if strings.HasPrefix(s, `"`) {
+		if err := json.Unmarshal(raw, &s); err != nil {
+			return 0, false
+		}
+		s = strings.TrimSpace(s)
+	}
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
+		return 0, false
+	}
+	return f, true
+}
+
 // wholeNumber reads an integer in lo..hi; 40.0 counts, 40.5 does not.
-func wholeNumber(n json.Number, lo, hi int) (int, error) {
-	f, err := strconv.ParseFloat(string(n), 64)
-	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) || f != math.Trunc(f) {
-		return 0, fmt.Errorf("%.40q is not a whole number", string(n))
+func wholeNumber(raw json.RawMessage, lo, hi int) (int, error) {
+	f, ok := number(raw)
+	if !ok || f != math.Trunc(f) {
+		return 0, fmt.Errorf("%.40s is not a whole number", raw)
 	}
 	if f < float64(lo) || f > float64(hi) {
-		return 0, fmt.Errorf("%s is outside %d..%d", n, lo, hi)
+		return 0, fmt.Errorf("%s is outside %d..%d", strconv.FormatFloat(f, 'f', -1, 64), lo, hi)
 	}
 	return int(f), nil
 }
 
 // decodeDuration reads SET_TIMER's duration in milliseconds.
-func decodeDuration(code string, n *json.Number) (time.Duration, error) {
-	if n == nil {
+func decodeDuration(code string, raw json.RawMessage) (time.Duration, error) {
+	if !present(raw) {
 		return 0, &DataError{Code: code, Field: "duration", Problem: "missing"}
 	}
-	f, err := strconv.ParseFloat(string(*n), 64)
-	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
+	f, ok := number(raw)
+	if !ok {
 		return 0, &DataError{Code: code, Field: "duration", Problem: "must be milliseconds"}
 	}
 	if f <= 0 || f > float64(maxDuration/time.Millisecond) {
-		return 0, &DataError{Code: code, Field: "duration", Problem: fmt.Sprintf("%s ms is outside 1 ms..366 days", *n)}
+		return 0, &DataError{Code: code, Field: "duration", Problem: fmt.Sprintf("%.40s ms is outside 1 ms..366 days", raw)}
 	}
 	return time.Duration(f * float64(time.Millisecond)), nil
 }

@@ -581,7 +581,7 @@ func (r *Registry) setAppointment(_ context.Context, code string, data json.RawM
 	if err := r.add(e); err != nil {
 		return failed(code, err)
 	}
-	return done(code, fmt.Sprintf("%s on %s–%s added to the calendar", title, r.when(start), r.clockTime(end)))
+	return done(code, fmt.Sprintf("%s, %s–%s, added to the calendar", title, r.when(start), r.clockTime(end)))
 }
 
 func withLabel(s, label string) string {

@@ -348,7 +348,7 @@ func TestHandEditedStateIsSanitised(t *testing.T) {
 		t.Fatalf("devices: %+v", d)
 	}
 	g.do(t, "SET_TIMER", `{"duration":1000}`)
-	if id := g.Scheduled()[1].ID; id != 8 {
+	if id := g.Scheduled()[0].ID; id != 8 { // the timer, due first
 		t.Fatalf("new id %d, want 8 (after the highest kept)", id)
 	}
 }

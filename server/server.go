@@ -9,6 +9,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -24,6 +25,7 @@ import (
 	"github.com/harkhq/hark/server/knowledge"
 	"github.com/harkhq/hark/server/onboarding"
 	"github.com/harkhq/hark/server/openapi"
+	"github.com/harkhq/hark/server/recomm/recommhttp"
 	"github.com/harkhq/hark/server/storage"
 	"github.com/harkhq/hark/server/store"
 	"github.com/harkhq/hark/server/surveys"
@@ -70,6 +72,7 @@ type Server struct {
 	Tracking   *tracking.Service
 	Onboarding *onboarding.Service
 	Dialogue   *dialogue.Engine
+	Recomm     *recommhttp.Service
 }
 
 func (c *Config) defaults() {
@@ -170,6 +173,12 @@ func (s *Server) build(ctx context.Context) error {
 		return err
 	}
 
+	if s.Recomm, err = recommhttp.New(ctx, recommhttp.Config{DB: s.db, DataDir: cfg.DataDir, FetchAllow: cfg.FetchAllow,
+		MaxImportBytes: cfg.MaxImport, Storage: recommStorage{s.Storage, cfg.MaxUpload}, MinInteractions: cfg.MinInteractions,
+		Logger: cfg.Logger}); err != nil {
+		return err
+	}
+
 	prefs := preferences{s}
 	s.Dialogue = dialogue.New(dialogue.Config{
 		Knowledge: &knowledge.Items{Items: s.Items, Users: prefs, Now: cfg.Now},
@@ -199,6 +208,7 @@ func (s *Server) build(ctx context.Context) error {
 	endpoints.Icons(s.api)
 	endpoints.Tracking(s.api, s.Tracking)
 	endpoints.Onboarding(s.api, s.Onboarding)
+	s.Recomm.Register(s.api)
 
 	s.api.Handle("GET /v2/openapi.json", httpapi.Public, func(w http.ResponseWriter, r *http.Request) error {
 		w.Header().Set("Content-Type", "application/json")
@@ -250,7 +260,32 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 // Close releases the store. Serve calls it; tests that only use Handler
 // call it themselves.
 func (s *Server) Close() error {
+	s.Recomm.Close()
 	return errors.Join(s.Tracking.Close(), s.db.Close())
+}
+
+// recommStorage is the workspace storage as the recommendation jobs see it:
+// import files come from it and batch results go to it.
+type recommStorage struct {
+	st    *storage.Store
+	limit int64
+}
+
+func (r recommStorage) Open(ws int64, folder, name string) (io.ReadCloser, error) {
+	f, _, err := r.st.Open(ws, folder, name)
+	if err != nil {
+		return nil, err
+	}
+	return f, nil
+}
+
+func (r recommStorage) CreateFolder(_ context.Context, ws int64, folder string) error {
+	return r.st.CreateFolder(ws, folder)
+}
+
+func (r recommStorage) Put(ctx context.Context, ws int64, folder, name string, rd io.Reader) error {
+	_, err := r.st.Put(ctx, ws, folder, name, rd, r.limit)
+	return err
 }
 
 // preferences joins what the items need to know of a user.

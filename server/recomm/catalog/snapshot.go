@@ -29,6 +29,15 @@ func (s *Snapshot) Values(id string) (rsql.MapValues, bool) {
 	return s.values[i], true
 }
 
+// Index returns the position of an id in IDs.
+func (s *Snapshot) Index(id string) (int, bool) {
+	i, ok := s.pos[id]
+	return i, ok
+}
+
+// At returns the values of the entity at a position of IDs.
+func (s *Snapshot) At(i int) rsql.MapValues { return s.values[i] }
+
 // Has reports whether the id exists.
 func (s *Snapshot) Has(id string) bool {
 	_, ok := s.pos[id]

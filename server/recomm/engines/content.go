@@ -148,12 +148,14 @@ func (m *contentModel) keywordVector(keywords []string) map[int32]float64 {
 
 func normalised(w map[int32]float64) termVector {
 	idx := make([]int32, 0, len(w))
-	s := 0.0
-	for i, v := range w {
+	for i := range w {
 		idx = append(idx, i)
-		s += v * v
 	}
 	sort.Slice(idx, func(a, b int) bool { return idx[a] < idx[b] })
+	s := 0.0
+	for _, i := range idx {
+		s += w[i] * w[i]
+	}
 	v := termVector{Idx: idx, Val: make([]float32, len(idx))}
 	if s == 0 {
 		return termVector{}

@@ -7,6 +7,20 @@
 // Entities are named by their string ids at the API boundary (Subject, Query predicates, Scored), so
 // a model keeps working when the catalog grows after training and an ensemble can mix models trained
 // on different snapshots. Inside a Dataset and a model they are dense int32 indices.
+//
+// Engines and their percent match (details on each model type):
+//
+//	popular        decayed distinct-user count; match = 100·raw/max
+//	hybrid         iALS + attribute priors; match = 100·tanh(2·max(x_u·y_i, 0)), cosine for similar
+//	content_based  BM25 text vectors and profiles; match = 100·max(cos, 0)
+//	fm             BPR factorisation machine; match = 100·σ(raw), cosine for similar
+//	isvd           PureSVD with fold-in updates; match = 100·tanh(max(raw,0)/mean |entry|)
+//	ensemble       weighted min-max normalised relevances; match = 100·mix
+//
+// Interactions of a user-item pair are combined into one net strength, Σ weight·value over positive
+// interactions minus the same over negative ones; every engine but popular learns from it, so
+// negative polarity subtracts everywhere. Training is deterministic for a given seed, dataset and
+// Workers count (parallel sums are split by worker).
 package engines
 
 import (

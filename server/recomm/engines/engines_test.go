@@ -627,3 +627,17 @@ func TestConcurrentQueries(t *testing.T) {
 		wg.Wait()
 	}
 }
+
+func TestTrainingIsDeterministic(t *testing.T) {
+	ds := randomCatalog(60, 40, 6)
+	for _, engine := range append([]string{Popular}, learnedEngines...) {
+		a, b := train(t, engine, ds), train(t, engine, ds)
+		for _, u := range []string{"u0", "u7", "u33"} {
+			ra, _ := a.ItemsForUser(Subject{ID: u}, Query{Limit: 10})
+			rb, _ := b.ItemsForUser(Subject{ID: u}, Query{Limit: 10})
+			if !reflect.DeepEqual(ra, rb) {
+				t.Errorf("%s: two trainings with the same seed differ for %s:\n%v\n%v", engine, u, ra, rb)
+			}
+		}
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"time"
 )
 
@@ -70,8 +71,13 @@ func trainPopular(ctx context.Context, ds *Dataset, cfg TrainConfig) (*popularMo
 	}
 	s := popularState{UserIDs: ds.UserIDs, ItemIDs: ds.ItemIDs,
 		ItemScore: make([]float64, len(ds.ItemIDs)), UserScore: make([]float64, len(ds.UserIDs))}
-	for key, ts := range latest {
-		d := decay(ts)
+	keys := make([]uint64, 0, len(latest))
+	for key := range latest {
+		keys = append(keys, key)
+	}
+	slices.Sort(keys) // a fixed summation order keeps the scores bit-identical between runs
+	for _, key := range keys {
+		d := decay(latest[key])
 		s.UserScore[key>>32] += d
 		s.ItemScore[uint32(key)] += d
 	}

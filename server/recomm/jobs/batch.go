@@ -133,12 +133,8 @@ func (b *Batcher) plan(ctx context.Context, ws int64, table string, req BatchReq
 			bp.recipients = append(bp.recipients, id)
 		}
 	}
-	for _, id := range p.candidates.IDs {
-		v, _ := p.candidates.Values(id)
-		if p.candidates == p.items && p.items.Expired(id, p.now) {
-			continue
-		}
-		if !p.popular[id] && (p.filter == nil || p.filter.Eval(v)) {
+	for _, ok := range p.eligible {
+		if ok {
 			bp.candidates++
 		}
 	}

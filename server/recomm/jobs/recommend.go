@@ -23,7 +23,22 @@ type Recommender struct {
 
 	mu        sync.Mutex
 	ensembles map[ensembleKey]*builtEnsemble
+	eligible  map[eligibleKey][]bool
 }
+
+// eligibleKey names one computation of the candidates that pass the
+// request-independent checks (existence, expiry, filter, popularFilter):
+// requests repeating a filter reuse it until the snapshot changes or the
+// minute turns, so expiry and popularity are at most a minute stale.
+type eligibleKey struct {
+	snap    *catalog.Snapshot
+	filter  string
+	popular string
+	minute  int64
+}
+
+// maxEligible bounds the cache; it is cleared when full.
+const maxEligible = 64
 
 type ensembleKey struct {
 	ws    int64
@@ -81,6 +96,7 @@ type plan struct {
 	limit         int
 	diversity     float64
 	now           int64
+	eligible      []bool // by position in candidates: passes expiry, popularFilter and filter
 }
 
 // Recommend answers one request.
@@ -194,7 +210,31 @@ func (r *Recommender) prepare(ctx context.Context, ws int64, table string, q Rec
 		now = r.Now
 	}
 	p.now = now().UnixMilli()
+	p.eligible = r.eligibleFor(p, eligibleKey{p.candidates, q.Filter, q.PopularFilter, p.now / 60000})
 	return p, nil
+}
+
+func (r *Recommender) eligibleFor(p *plan, k eligibleKey) []bool {
+	r.mu.Lock()
+	if e, ok := r.eligible[k]; ok {
+		r.mu.Unlock()
+		return e
+	}
+	r.mu.Unlock()
+	e := make([]bool, len(p.candidates.IDs))
+	for i, id := range p.candidates.IDs {
+		if p.candidates == p.items && p.items.Expired(id, p.now) || p.popular[id] {
+			continue
+		}
+		e[i] = p.filter == nil || p.filter.Eval(p.candidates.At(i))
+	}
+	r.mu.Lock()
+	if r.eligible == nil || len(r.eligible) >= maxEligible {
+		r.eligible = map[eligibleKey][]bool{}
+	}
+	r.eligible[k] = e
+	r.mu.Unlock()
+	return e
 }
 
 // model returns the table's model for an engine, building ensembles from
@@ -284,14 +324,8 @@ func (p *plan) run(ctx context.Context, subjectID string, paged bool) ([]Result,
 		q.Limit = engines.MaxLimit
 	}
 	q.Accept = func(id string) bool {
-		v, ok := p.candidates.Values(id)
-		if !ok || id == subjectID && p.candidates == p.subjects {
-			return false
-		}
-		if p.candidates == p.items && p.items.Expired(id, p.now) {
-			return false
-		}
-		if p.popular[id] || (p.filter != nil && !p.filter.Eval(v)) {
+		i, ok := p.candidates.Index(id)
+		if !ok || !p.eligible[i] || id == subjectID && p.candidates == p.subjects {
 			return false
 		}
 		if pairsApply {
@@ -343,11 +377,20 @@ func (p *plan) run(ctx context.Context, subjectID string, paged bool) ([]Result,
 		return out, nil
 	}
 	if p.sort != nil {
-		slices.SortStableFunc(out, func(a, b Result) int {
-			va, _ := p.candidates.Values(a.ID)
-			vb, _ := p.candidates.Values(b.ID)
-			return rsql.Compare(p.sort, va, vb)
-		})
+		// look each result's values up once, not at every comparison
+		type keyed struct {
+			r Result
+			v rsql.MapValues
+		}
+		ks := make([]keyed, len(out))
+		for i, r := range out {
+			ks[i].r = r
+			ks[i].v, _ = p.candidates.Values(r.ID)
+		}
+		slices.SortStableFunc(ks, func(a, b keyed) int { return rsql.Compare(p.sort, a.v, b.v) })
+		for i := range ks {
+			out[i] = ks[i].r
+		}
 	}
 	start := 0
 	if p.afterID != "" {

@@ -40,7 +40,7 @@ type contentState struct {
 	Items            []termVector // per item, normalised
 	UserPairs        *pairs       // training interactions, by user
 	Keywords         map[int32][]string
-	UseText, UseTok  []string // attributes used (nil = all)
+	Attributes       []string // item attributes used (nil = all), for cold items
 }
 
 // termVector is a sparse vector over terms, indices ascending.
@@ -82,7 +82,8 @@ func trainContent(ctx context.Context, ds *Dataset, cfg TrainConfig) (*contentMo
 		return nil, fmt.Errorf("content_based: the items have no text or category attributes to learn from")
 	}
 	st := contentState{UserIDs: ds.UserIDs, ItemIDs: ds.ItemIDs, UserPairs: up, Keywords: ds.Keywords,
-		AvgLen: float64(total) / float64(len(docs))}
+		Attributes: cfg.ItemAttributes,
+		AvgLen:     float64(total) / float64(len(docs))}
 	st.Terms = sortedKeys(df)
 	n := float64(len(docs))
 	for _, t := range st.Terms {
@@ -259,7 +260,7 @@ func (m *contentModel) itemVector(sub Subject) (termVector, int32, error) {
 	if i, ok := m.itemIdx[sub.ID]; ok {
 		return m.S.Items[i], i, nil
 	}
-	v := m.docVector(itemTerms(sub.Attrs, m.S.UseText))
+	v := m.docVector(itemTerms(sub.Attrs, m.S.Attributes))
 	if len(v.Idx) == 0 {
 		return v, -1, ErrNoSignal
 	}

@@ -641,3 +641,27 @@ func TestTrainingIsDeterministic(t *testing.T) {
 		}
 	}
 }
+
+func TestAttributeRestriction(t *testing.T) {
+	ds := twoTastes()
+	m, err := Train(context.Background(), ContentBased, ds, TrainConfig{ItemAttributes: []string{"genre"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	titleOnly := Subject{ID: "new", Attrs: EntityAttrs{Text: map[string]string{"title": "love story"}}}
+	if _, err := m.SimilarItems(titleOnly, Query{}); !errors.Is(err, ErrNoSignal) {
+		t.Errorf("title used although only genre was allowed: %v", err)
+	}
+	genre := Subject{ID: "new", Attrs: EntityAttrs{Tokens: map[string][]string{"genre": {"action"}}}}
+	recs, err := m.SimilarItems(genre, Query{Limit: 3})
+	if err != nil || len(recs) != 3 || !isAction(recs[0].ID) {
+		t.Errorf("genre-only model: %v %v", recs, err)
+	}
+	if _, err := Train(context.Background(), ContentBased, ds, TrainConfig{ItemAttributes: []string{}}); err == nil {
+		t.Error("content_based with no attributes trained")
+	}
+	// hybrid with no attributes still trains (plain factors plus the mean as prior)
+	if _, err := Train(context.Background(), Hybrid, ds, TrainConfig{ItemAttributes: []string{}, Factors: 8}); err != nil {
+		t.Error(err)
+	}
+}

@@ -107,7 +107,7 @@ type (
 	}
 	timerData struct {
 		Duration json.RawMessage `json:"duration"`
-		Label    string       `json:"label"`
+		Label    string          `json:"label"`
 	}
 	appointmentData struct {
 		Title string          `json:"title"`

@@ -196,6 +196,15 @@ func (d *Dataset) validate() error {
 	if d == nil || len(d.Interactions) == 0 {
 		return ErrNoInteractions
 	}
+	for kind, ids := range map[string][]string{"user": d.UserIDs, "item": d.ItemIDs} {
+		seen := make(map[string]bool, len(ids))
+		for _, id := range ids {
+			if seen[id] {
+				return fmt.Errorf("engines: duplicate %s id %q", kind, id)
+			}
+			seen[id] = true
+		}
+	}
 	nu, ni := int32(len(d.UserIDs)), int32(len(d.ItemIDs))
 	for k, in := range d.Interactions {
 		if in.User < 0 || in.User >= nu || in.Item < 0 || in.Item >= ni {

@@ -398,6 +398,24 @@ func TestTrainErrors(t *testing.T) {
 	if _, err := Train(context.Background(), Hybrid, bad, TrainConfig{}); err == nil {
 		t.Error("out-of-range user accepted")
 	}
+	dup := twoTastes()
+	dup.ItemIDs[3] = dup.ItemIDs[4]
+	if _, err := Train(context.Background(), Popular, dup, TrainConfig{}); err == nil || !strings.Contains(err.Error(), "duplicate item") {
+		t.Errorf("duplicate item ids: %v", err)
+	}
+	nan := twoTastes()
+	nan.Interactions[0].Value = math.NaN()
+	if _, err := Train(context.Background(), FM, nan, TrainConfig{}); err == nil {
+		t.Error("NaN value accepted")
+	}
+	short := twoTastes()
+	short.ItemAttrs.Numeric["year"] = short.ItemAttrs.Numeric["year"][:3]
+	if _, err := Train(context.Background(), Hybrid, short, TrainConfig{}); err == nil {
+		t.Error("attribute column of the wrong length accepted")
+	}
+	if _, err := Train(context.Background(), Hybrid, twoTastes(), TrainConfig{Factors: 5000}); err == nil {
+		t.Error("5000 factors accepted")
+	}
 }
 
 func TestISVDUpdateFoldsIn(t *testing.T) {

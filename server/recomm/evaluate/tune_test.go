@@ -50,6 +50,8 @@ func TestTune(t *testing.T) {
 				cfg.AttributeWeight = x
 			case "lr":
 				cfg.LearningRate = x
+			case "attrs":
+				cfg.ItemAttributes = strings.Split(v, ",")
 			case "halflife":
 				cfg.HalfLife = time.Duration(x * float64(time.Hour) * 24)
 			}

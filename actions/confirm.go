@@ -53,8 +53,8 @@ func (r *Registry) openApp(_ context.Context, code string, data json.RawMessage,
 	if app == "" {
 		return failed(code, &DataError{Code: code, Field: "app", Problem: "missing"})
 	}
-	if strings.ContainsAny(app, `/\`) || strings.HasPrefix(app, "-") {
-		return failed(code, &DataError{Code: code, Field: "app", Problem: "is a path or an option, not an application name"})
+	if !appName(app) {
+		return failed(code, &DataError{Code: code, Field: "app", Problem: "is not an application name (letters, digits, spaces and . _ + ' - only)"})
 	}
 	opener := r.opener
 	prompt := "Open the app " + strconv.Quote(app) + "?"
@@ -181,4 +181,19 @@ func cleanMultiline(s string, max int) string {
 		n++
 	}
 	return strings.TrimSpace(b.String())
+}
+
+// appName accepts what application names are made of ("Notepad++", "VLC media player",
+// "org.gnome.Calculator") and nothing a shell or cmd.exe would read as syntax, nor a path or
+// an option.
+func appName(s string) bool {
+	if s == "" || strings.HasPrefix(s, "-") || strings.HasPrefix(s, ".") {
+		return false
+	}
+	for _, r := range s {
+		if !unicode.IsLetter(r) && !unicode.IsDigit(r) && !strings.ContainsRune(" ._+'-", r) {
+			return false
+		}
+	}
+	return true
 }

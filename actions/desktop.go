@@ -47,7 +47,7 @@ func (DesktopOpener) OpenURL(ctx context.Context, url string) error {
 }
 
 func (DesktopOpener) OpenApp(ctx context.Context, name string) error {
-	if strings.ContainsAny(name, "/\\") || strings.HasPrefix(name, "-") {
+	if !appName(name) {
 		return fmt.Errorf("%q is not an application name", name)
 	}
 	switch runtime.GOOS {

@@ -192,11 +192,11 @@ func (r *Registry) brightnessUpdate(_ context.Context, code string, data json.Ra
 	})
 }
 
-func (r *Registry) activate(ctx context.Context, code string, data json.RawMessage, _ int64) Outcome {
+func (r *Registry) activate(_ context.Context, code string, data json.RawMessage, _ int64) Outcome {
 	return r.feature(code, data, true)
 }
 
-func (r *Registry) deactivate(ctx context.Context, code string, data json.RawMessage, _ int64) Outcome {
+func (r *Registry) deactivate(_ context.Context, code string, data json.RawMessage, _ int64) Outcome {
 	return r.feature(code, data, false)
 }
 

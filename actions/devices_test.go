@@ -128,3 +128,33 @@ func TestDisplayName(t *testing.T) {
 		}
 	}
 }
+
+func TestMusicKeys(t *testing.T) {
+	g := newRig(t, "")
+	g.do(t, "PLAY_MUSIC", `{"url":"https://x.example/a.mp3","title":"A"}`)
+	g.drain()
+	if err := g.PauseMusic(); err != nil || !g.NowPlaying().Paused {
+		t.Fatalf("pause: %v %+v", err, g.NowPlaying())
+	}
+	if err := g.ResumeMusic(); err != nil || g.NowPlaying().Paused {
+		t.Fatalf("resume: %v %+v", err, g.NowPlaying())
+	}
+	if err := g.StopMusic(); err != nil || g.NowPlaying().URL != "" {
+		t.Fatalf("stop: %v %+v", err, g.NowPlaying())
+	}
+	evs := g.drain()
+	if len(evs) != 3 || evs[0].Summary != "music paused" || !evs[0].Track.Paused || evs[2].Summary != "music stopped" {
+		t.Fatalf("events %+v", evs)
+	}
+	r, err := New(Config{Clock: NewManualClock(start), Opener: &recordingOpener{}, Notifier: &recordingNotifier{}, Logger: quietLogger()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if err := r.PauseMusic(); !errors.Is(err, ErrNoPlayer) {
+		t.Fatalf("no player: %v", err)
+	}
+	if r.NowPlaying() != (Track{}) {
+		t.Fatal("no player yet a track")
+	}
+}

@@ -65,7 +65,7 @@ func FuzzDispatch(f *testing.F) {
 					t.Fatalf("email target %q", target)
 				}
 			case "OPEN_APP":
-				if target == "" || strings.ContainsAny(target, `/\`) || strings.HasPrefix(target, "-") {
+				if !appName(target) {
 					t.Fatalf("app target %q", target)
 				}
 			}

@@ -434,8 +434,8 @@ func (r *Registry) deleteAlarm(_ context.Context, code string, data json.RawMess
 		// By time first (within the minute: the spoken time is minute-precise); by label when
 		// no alarm is at that time or no time was given.
 		match := func(e Entry) bool {
-			d := e.At.Sub(at)
-			return set && d > -time.Minute && d < time.Minute
+			off := e.At.Sub(at)
+			return set && off > -time.Minute && off < time.Minute
 		}
 		if !set || !anyAlarm(st.Entries, match) {
 			match = func(e Entry) bool { return label != "" && strings.EqualFold(e.Label, label) }

@@ -100,7 +100,7 @@ func TestImportJobs(t *testing.T) {
 	for _, bad := range []ImportRequest{
 		{URL: "http://not-allowed.example/x.csv", Format: "csv"}, {URL: "ftp://" + host + "/x", Format: "csv"},
 		{URL: "http://169.254.169.254/latest", Format: "csv"}, {URL: "storage://a/b/c.csv", Format: "csv"},
-		{URL: "storage://a/", Format: "csv"}, {URL: srv.URL + "/items.csv", Format: "xml"}, {URL: "", Format: "csv"},
+		{URL: "storage://a/", Format: "csv"}, {URL: "storage://../x.csv", Format: "csv"}, {URL: srv.URL + "/items.csv", Format: "xml"}, {URL: "", Format: "csv"},
 		{URL: "http://user:pw@" + host + "/x", Format: "csv"}, {URL: "::", Format: "csv"},
 	} {
 		if err := bad.Check(src); err == nil {

@@ -69,7 +69,8 @@ func (s *Sources) CheckURL(raw string) error {
 
 func storagePath(u *url.URL) (folder, name string, err error) {
 	name = strings.TrimPrefix(u.Path, "/")
-	if name == "" || strings.Contains(name, "/") || name == "." || name == ".." || u.RawQuery != "" || u.User != nil {
+	if name == "" || strings.Contains(name, "/") || name == "." || name == ".." || u.Host == "." || u.Host == ".." ||
+		u.RawQuery != "" || u.User != nil {
 		return "", "", apierr.InvalidArgumentf("a storage url is storage://<folder>/<file> or storage:///<file>")
 	}
 	return u.Host, name, nil
@@ -132,7 +133,8 @@ func (s *Sources) client() *http.Client {
 		c = *s.Client
 	} else {
 		dialer := &net.Dialer{Timeout: 10 * time.Second, Control: refuseLinkLocal}
-		c.Transport = &http.Transport{Proxy: nil, DialContext: dialer.DialContext,
+		// one transport per download, so no idle connection outlives it
+		c.Transport = &http.Transport{Proxy: nil, DialContext: dialer.DialContext, DisableKeepAlives: true,
 			TLSHandshakeTimeout: 10 * time.Second, ResponseHeaderTimeout: time.Minute}
 	}
 	c.CheckRedirect = func(req *http.Request, via []*http.Request) error {

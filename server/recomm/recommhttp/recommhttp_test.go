@@ -38,9 +38,13 @@ func (oneKey) WorkspaceKey(_ context.Context, key string) (int64, string, error)
 type memStorage struct {
 	mu    sync.Mutex
 	files map[string][]byte // "ws/folder/name"
+	gate  chan struct{}     // when set, opening "slow.csv" waits for it
 }
 
 func (m *memStorage) Open(ws int64, folder, name string) (io.ReadCloser, error) {
+	if name == "slow.csv" && m.gate != nil {
+		<-m.gate
+	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	b, ok := m.files[fmt.Sprintf("%d/%s/%s", ws, folder, name)]
@@ -348,4 +352,44 @@ func TestEndToEnd(t *testing.T) {
 	if out := c.want(200, "GET", "/users", nil); string(out) != `[]` {
 		t.Errorf("users after DELETE /users = %s", out)
 	}
+}
+
+// TestLockedWhileImporting holds an item import open and checks that
+// schema changes of that table answer 423 while other tables stay free.
+func TestLockedWhileImporting(t *testing.T) {
+	c, st, _ := newServer(t)
+	st.gate = make(chan struct{})
+	c.want(201, "POST", "/tables", map[string]any{"tableId": "t1"})
+	c.want(201, "POST", "/tables", map[string]any{"tableId": "t2"})
+	st.files["42/in/slow.csv"] = []byte("itemId\na\n")
+	var acc map[string]any
+	json.Unmarshal(c.want(202, "POST", "/t1/items/batch", map[string]any{"url": "storage://in/slow.csv", "format": "csv"}), &acc)
+	// a second import queues behind the first and can be canceled
+	var second map[string]any
+	json.Unmarshal(c.want(202, "POST", "/t1/items/batch", map[string]any{"url": "storage://in/slow.csv", "format": "csv"}), &second)
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		var s map[string]any
+		json.Unmarshal(c.want(200, "GET", "/t1/items/batch/"+acc["requestId"].(string), nil), &s)
+		if s["status"] == "processing" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("import never started: %v", s)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	c.want(423, "POST", "/t1/attributes", map[string]any{"attributes": []map[string]any{{"attributeId": "a", "type": "int"}}})
+	c.want(423, "DELETE", "/tables/t1", nil)
+	c.want(201, "POST", "/t2/attributes", map[string]any{"attributes": []map[string]any{{"attributeId": "a", "type": "int"}}})
+	var canceled map[string]any
+	json.Unmarshal(c.want(200, "DELETE", "/t1/items/batch/"+second["requestId"].(string), nil), &canceled)
+	if canceled["status"] != "canceled" {
+		t.Errorf("cancel queued import = %v", canceled)
+	}
+	close(st.gate)
+	if s := c.wait("/t1/items/batch/" + acc["requestId"].(string)); s["status"] != "completed" {
+		t.Errorf("import = %v", s)
+	}
+	c.want(201, "POST", "/t1/attributes", map[string]any{"attributes": []map[string]any{{"attributeId": "a", "type": "int"}}})
 }

@@ -18,8 +18,8 @@ const (
 	StatusTrainingTimeOut     = "training_time_out"
 )
 
-// Terminal tells whether a request in this status has ended.
-func Terminal(status string) bool {
+// StatusEnded tells whether a request in this status has ended.
+func StatusEnded(status string) bool {
 	switch status {
 	case StatusCompleted, StatusCompletedWithErrors, StatusError, StatusCanceled, StatusTrainingTimeOut:
 		return true
@@ -68,6 +68,9 @@ type ImportJob struct {
 	InteractionsNotAdded []NotAddedEntry `json:"interactionsNotAdded,omitempty"`
 	Message              string          `json:"message,omitempty"` // why an import failed as a whole
 }
+
+// Done tells whether the import has ended.
+func (j ImportJob) Done() bool { return StatusEnded(j.Status) }
 
 // NotAdded is the skipped-elements list, whichever kind of import it is.
 func (j ImportJob) NotAdded() []NotAddedEntry {
@@ -168,8 +171,7 @@ func (s *RecommService) CancelImport(ctx context.Context, kind ImportKind, table
 // WaitImport polls an import every interval until it ends or ctx is done,
 // telling progress (when not nil) each status read; it returns the last.
 func (s *RecommService) WaitImport(ctx context.Context, kind ImportKind, tableID, requestID string, interval time.Duration, progress func(ImportJob)) (ImportJob, error) {
-	return wait(ctx, interval, progress, func(j ImportJob) string { return j.Status },
-		func() (ImportJob, error) { return s.ImportStatus(ctx, kind, tableID, requestID) })
+	return wait(ctx, interval, progress, func() (ImportJob, error) { return s.ImportStatus(ctx, kind, tableID, requestID) })
 }
 
 // ---- training
@@ -198,40 +200,42 @@ type TrainOptions struct {
 	PopularFilter  string   `json:"popularFilter,omitempty"`
 }
 
-// Job is the status of a training; Message says why one failed.
-type Job struct {
+// TrainJob is the status of a training; Message says why one failed.
+type TrainJob struct {
 	RequestID string `json:"requestId"`
 	Status    string `json:"status"`
 	Message   string `json:"message,omitempty"`
 }
 
+// Done tells whether the training has ended.
+func (j TrainJob) Done() bool { return StatusEnded(j.Status) }
+
 // Train starts a training of a table; the answer is queued. A spent
 // training budget answers 403 TrainingTimeOut.
-func (s *RecommService) Train(ctx context.Context, tableID string, req TrainRequest) (Job, error) {
-	var out Job
+func (s *RecommService) Train(ctx context.Context, tableID string, req TrainRequest) (TrainJob, error) {
+	var out TrainJob
 	err := s.call(ctx, http.MethodPost, pathOf(tableID, "train"), nil, req, &out)
 	return out, err
 }
 
 // TrainStatus reads a training's status.
-func (s *RecommService) TrainStatus(ctx context.Context, tableID, requestID string) (Job, error) {
-	var out Job
+func (s *RecommService) TrainStatus(ctx context.Context, tableID, requestID string) (TrainJob, error) {
+	var out TrainJob
 	err := s.call(ctx, http.MethodGet, pathOf(tableID, "train", requestID), nil, nil, &out)
 	return out, err
 }
 
 // CancelTrain cancels a training that is still queued.
-func (s *RecommService) CancelTrain(ctx context.Context, tableID, requestID string) (Job, error) {
-	var out Job
+func (s *RecommService) CancelTrain(ctx context.Context, tableID, requestID string) (TrainJob, error) {
+	var out TrainJob
 	err := s.call(ctx, http.MethodDelete, pathOf(tableID, "train", requestID), nil, nil, &out)
 	return out, err
 }
 
 // WaitTraining polls a training every interval until it ends or ctx is
 // done, telling progress (when not nil) each status read.
-func (s *RecommService) WaitTraining(ctx context.Context, tableID, requestID string, interval time.Duration, progress func(Job)) (Job, error) {
-	return wait(ctx, interval, progress, func(j Job) string { return j.Status },
-		func() (Job, error) { return s.TrainStatus(ctx, tableID, requestID) })
+func (s *RecommService) WaitTraining(ctx context.Context, tableID, requestID string, interval time.Duration, progress func(TrainJob)) (TrainJob, error) {
+	return wait(ctx, interval, progress, func() (TrainJob, error) { return s.TrainStatus(ctx, tableID, requestID) })
 }
 
 // SetEnsemble creates or replaces the ensemble of a table: weights >= 0
@@ -275,6 +279,9 @@ type BatchJob struct {
 	RecommendationsCount int64  `json:"recommendationsCount"`
 	Message              string `json:"message,omitempty"`
 }
+
+// Done tells whether the batch recommendation has ended.
+func (j BatchJob) Done() bool { return StatusEnded(j.Status) }
 
 func (s *RecommService) schedule(ctx context.Context, tableID, from, to string, req BatchRequest) (BatchJob, error) {
 	var out BatchJob
@@ -321,8 +328,7 @@ func (s *RecommService) CancelBatch(ctx context.Context, tableID, requestID stri
 // WaitBatch polls a batch recommendation every interval until it ends or
 // ctx is done, telling progress (when not nil) each status read.
 func (s *RecommService) WaitBatch(ctx context.Context, tableID, requestID string, interval time.Duration, progress func(BatchJob)) (BatchJob, error) {
-	return wait(ctx, interval, progress, func(j BatchJob) string { return j.Status },
-		func() (BatchJob, error) { return s.BatchStatus(ctx, tableID, requestID) })
+	return wait(ctx, interval, progress, func() (BatchJob, error) { return s.BatchStatus(ctx, tableID, requestID) })
 }
 
 // minPollInterval keeps a zero or tiny interval from hammering the server.
@@ -330,7 +336,7 @@ const minPollInterval = 10 * time.Millisecond
 
 // wait polls until the status is terminal, an error, or ctx is done; on
 // ctx's end it returns the last status read with ctx's error.
-func wait[T any](ctx context.Context, interval time.Duration, progress func(T), status func(T) string, poll func() (T, error)) (T, error) {
+func wait[T interface{ Done() bool }](ctx context.Context, interval time.Duration, progress func(T), poll func() (T, error)) (T, error) {
 	interval = max(interval, minPollInterval)
 	t := time.NewTimer(interval)
 	defer t.Stop()
@@ -342,7 +348,7 @@ func wait[T any](ctx context.Context, interval time.Duration, progress func(T), 
 		if progress != nil {
 			progress(j)
 		}
-		if Terminal(status(j)) {
+		if j.Done() {
 			return j, nil
 		}
 		t.Reset(interval)

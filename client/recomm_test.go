@@ -528,8 +528,8 @@ func TestRecommImportTrainRecommend(t *testing.T) {
 		t.Errorf("accepted training = %+v", hybridJob)
 	}
 	var trainSeen int
-	for _, j := range []client.Job{popJob, hybridJob} {
-		done, err := r.WaitTraining(ctx, "music", j.RequestID, 10*time.Millisecond, func(client.Job) { trainSeen++ })
+	for _, j := range []client.TrainJob{popJob, hybridJob} {
+		done, err := r.WaitTraining(ctx, "music", j.RequestID, 10*time.Millisecond, func(client.TrainJob) { trainSeen++ })
 		must(t, err)
 		if done.Status != client.StatusCompleted || done.RequestID != j.RequestID {
 			t.Fatalf("training = %+v", done)
@@ -951,5 +951,20 @@ func TestRecommWire(t *testing.T) {
 	}
 	if _, err := r.ImportStatus(ctx, client.ImportKind(9), "t", "r"); err == nil {
 		t.Error("an unknown import kind was sent")
+	}
+}
+
+func TestStatusEnded(t *testing.T) {
+	for status, ended := range map[string]bool{
+		client.StatusQueued: false, client.StatusProcessing: false, client.StatusCompleted: true,
+		client.StatusCompletedWithErrors: true, client.StatusError: true, client.StatusCanceled: true,
+		client.StatusTrainingTimeOut: true, "": false, "paused": false,
+	} {
+		if client.StatusEnded(status) != ended {
+			t.Errorf("StatusEnded(%q) = %v", status, !ended)
+		}
+		if (client.BatchJob{Status: status}).Done() != ended || (client.ImportJob{Status: status}).Done() != ended || (client.TrainJob{Status: status}).Done() != ended {
+			t.Errorf("Done disagrees with StatusEnded for %q", status)
+		}
 	}
 }

@@ -142,6 +142,10 @@ func (o *onboarding) received(m stepsMsg) tea.Cmd {
 		st := m.steps[i]
 		if st.Type == "END" {
 			o.step = nil
+			if i > 0 && m.steps[i-1].Payload.Message != "" {
+				// The farewell would vanish with the screen: keep it as a toast.
+				return tea.Batch(openScreen(screenConsole), toast(o.personal(m.steps[i-1].Payload.Message)))
+			}
 			return openScreen(screenConsole)
 		}
 		if st.Payload.Message != "" {

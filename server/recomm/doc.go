@@ -42,8 +42,11 @@
 //     existing users and items.
 //   - Jobs: cancelling a request that is no longer queued answers 400.
 //     Cancelling a batch recommendation gives its count back to the quota.
-//   - Recommendations: interactionId is checked (it must exist, and is
-//     required with attributeId when the table has several interactions);
-//     scores come from models trained on the weighted mix of interactions.
-//     A subject the model knows nothing about gets an empty list.
+//   - Models: one per engine and table, trained on the weighted mix of the
+//     interactions, plus one per engine and interactionsFilter
+//     (<engine>@<ids>). A recommendation naming interactionId is scored by
+//     the model trained on that interaction alone when there is one, else by
+//     the mixed model. interactionId must exist, and is required with
+//     attributeId when the table has several interactions. A subject the
+//     model knows nothing about gets an empty list.
 package recomm

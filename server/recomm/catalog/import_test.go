@@ -206,15 +206,13 @@ func movieLensInteractions(b *testing.B) (file []byte, users, items []string) {
 	return buf.Bytes(), users, items
 }
 
-// BenchmarkImportInteractionsCSV loads the 100,004 MovieLens ratings; the
+// BenchmarkImportInteractionsCSV loads the 100,004 MovieLens ratings into
+// a fresh table each iteration (users and items are loaded untimed); the
 // rows/s metric is the figure to hold against the 200,000 rows/s target.
 func BenchmarkImportInteractionsCSV(b *testing.B) {
 	file, users, items := movieLensInteractions(b)
 	rows := bytes.Count(file, []byte("\n")) - 1
 	ctx := context.Background()
-	c := newCatalog(b)
-	must(b, c.CreateTable(ctx, ws, "movies", nil, nil))
-	must(b, c.CreateInteraction(ctx, ws, "movies", InteractionDef{ID: "rating", Weight: 1, Type: Continuous, Min: fptr(0.5), Max: fptr(5)}))
 	var uf, itf strings.Builder
 	uf.WriteString("userId\n")
 	for _, u := range users {
@@ -224,23 +222,32 @@ func BenchmarkImportInteractionsCSV(b *testing.B) {
 	for _, i := range items {
 		itf.WriteString(i + "\n")
 	}
-	_, err := c.ImportEntities(ctx, ws, Users, strings.NewReader(uf.String()), importOpts(FormatCSV))
-	must(b, err)
-	_, err = c.ImportEntities(ctx, ws, "movies", strings.NewReader(itf.String()), importOpts(FormatCSV))
-	must(b, err)
 	b.SetBytes(int64(len(file)))
-	cpu0 := cpuTime()
+	var cpu time.Duration
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
+		b.StopTimer()
+		c := newCatalog(b)
+		must(b, c.CreateTable(ctx, ws, "movies", nil, nil))
+		must(b, c.CreateInteraction(ctx, ws, "movies", InteractionDef{ID: "rating", Weight: 1, Type: Continuous, Min: fptr(0.5), Max: fptr(5)}))
+		_, err := c.ImportEntities(ctx, ws, Users, strings.NewReader(uf.String()), importOpts(FormatCSV))
+		must(b, err)
+		_, err = c.ImportEntities(ctx, ws, "movies", strings.NewReader(itf.String()), importOpts(FormatCSV))
+		must(b, err)
+		cpu0 := cpuTime()
+		b.StartTimer()
 		res, err := c.ImportInteractions(ctx, ws, "movies", bytes.NewReader(file), importOpts(FormatCSV))
+		b.StopTimer()
+		cpu += cpuTime() - cpu0
 		if err != nil || res.Added != rows {
 			b.Fatalf("import: %+v %v", res.NotAdded[:min(3, len(res.NotAdded))], err)
 		}
+		b.StartTimer()
 	}
 	b.ReportMetric(float64(rows*b.N)/b.Elapsed().Seconds(), "rows/s")
 	// the machine is shared: rows per CPU second of this process is the
 	// figure that does not depend on what else runs
-	b.ReportMetric(float64(rows*b.N)/(cpuTime()-cpu0).Seconds(), "rows/cpu-s")
+	b.ReportMetric(float64(rows*b.N)/cpu.Seconds(), "rows/cpu-s")
 }
 
 func cpuTime() time.Duration {

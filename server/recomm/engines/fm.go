@@ -12,7 +12,7 @@ import (
 // fm defaults, tuned on the validation split of MovieLens (see package evaluate).
 const (
 	fmFactors        = 32
-	fmEpochs         = 20
+	fmEpochs         = 10
 	fmLearningRate   = 0.05
 	fmRegularization = 0.0005
 	fmNegatives      = 3

@@ -125,7 +125,7 @@ func (r *Recommender) prepare(ctx context.Context, ws int64, table string, q Rec
 	if engine == "" {
 		engine = t.Engines.For(q.Slot)
 	}
-	if p.model, err = r.model(ws, t, engine); err != nil {
+	if p.model, err = r.model(ws, t, engine, q.InteractionID); err != nil {
 		return nil, err
 	}
 	if q.Diversity < 0 || q.Diversity > 1 || math.IsNaN(q.Diversity) {
@@ -238,13 +238,23 @@ func (r *Recommender) eligibleFor(p *plan, k eligibleKey) []bool {
 }
 
 // model returns the table's model for an engine, building ensembles from
-// their trained parts.
-func (r *Recommender) model(ws int64, t catalog.Table, engine string) (engines.Model, error) {
+// their trained parts. With interactionId, a model trained on that
+// interaction alone (interactionsFilter of one id) scores the request;
+// otherwise the model trained on the weighted mix of interactions does.
+func (r *Recommender) model(ws int64, t catalog.Table, engine, interaction string) (engines.Model, error) {
+	get := func(engine string) engines.Model {
+		if interaction != "" {
+			if m := r.Models.Get(ws, t.ID, ModelName(engine, []string{interaction})); m != nil {
+				return m
+			}
+		}
+		return r.Models.Get(ws, t.ID, engine)
+	}
 	if engine != engines.Ensemble {
 		if !catalog.Trainable(engine) {
 			return nil, apierr.InvalidArgumentf("unknown engine %q", engine)
 		}
-		m := r.Models.Get(ws, t.ID, engine)
+		m := get(engine)
 		if m == nil {
 			return nil, apierr.NotFoundf("table %q has no trained %s model (POST /%s/train first)", t.ID, engine, t.ID)
 		}
@@ -255,7 +265,7 @@ func (r *Recommender) model(ws int64, t catalog.Table, engine string) (engines.M
 	}
 	parts := make([]engines.Model, len(t.Ensemble))
 	for i, w := range t.Ensemble {
-		if parts[i] = r.Models.Get(ws, t.ID, w.Engine); parts[i] == nil {
+		if parts[i] = get(w.Engine); parts[i] == nil {
 			return nil, apierr.InvalidArgumentf("engine %s of the ensemble is not trained", w.Engine)
 		}
 	}

@@ -255,6 +255,22 @@ func TestTrainAndRecommend(t *testing.T) {
 func TestTrainingRules(t *testing.T) {
 	w := newWorld(t, 0)
 	ctx := context.Background()
+	// a model trained on one interaction answers requests naming it
+	req := TrainRequest{Engine: "popular", InteractionsFilter: []string{"view"}}
+	j, _ := w.q.Submit(ctx, 1, "shop", Train, req)
+	if j := waitStatus(t, w.q, 1, "shop", Train, j.ID); j.Status != Completed {
+		t.Fatalf("training on view = %s %s", j.Status, j.Result)
+	}
+	if w.models.Get(1, "shop", "popular@view") == nil {
+		t.Error("no popular@view model stored")
+	}
+	if _, err := w.rec.Recommend(ctx, 1, "shop", RecQuery{Slot: catalog.SlotItemsToUser, SubjectID: "u01", Engine: "popular", InteractionID: "view"}); err != nil {
+		t.Errorf("recommend with interactionId view: %v", err)
+	}
+	_, err := w.rec.Recommend(ctx, 1, "shop", RecQuery{Slot: catalog.SlotItemsToUser, SubjectID: "u01", Engine: "popular"})
+	if e, ok := apierr.As(err); !ok || e.Status != 404 {
+		t.Errorf("without interactionId there is no general popular model: %v", err)
+	}
 	w.tr.MinInteractions = 1000
 	if j := w.train(t, "hybrid", nil); j.Status != Error {
 		t.Errorf("training under the minimum = %s %s", j.Status, j.Result)

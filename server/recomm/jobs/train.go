@@ -304,7 +304,7 @@ func (t *Trainer) Run(ctx context.Context, j Job) (string, any, error) {
 	case err != nil:
 		return "", nil, err
 	}
-	if err := t.Models.Put(j.WS, j.Scope, req.Engine, model); err != nil {
+	if err := t.Models.Put(j.WS, j.Scope, ModelName(req.Engine, req.InteractionsFilter), model); err != nil {
 		return "", nil, err
 	}
 	cfg := req.Configuration
@@ -321,6 +321,18 @@ func (t *Trainer) Run(ctx context.Context, j Job) (string, any, error) {
 		return CompletedWithErrors, res, nil
 	}
 	return Completed, res, nil
+}
+
+// ModelName names the stored model of a training: the engine, plus the
+// interactions it was restricted to. Recommendations with interactionId
+// look for the model of that one interaction first.
+func ModelName(engine string, interactions []string) string {
+	if len(interactions) == 0 {
+		return engine
+	}
+	ids := slices.Clone(interactions)
+	slices.Sort(ids)
+	return engine + "@" + strings.Join(slices.Compact(ids), "+")
 }
 
 func (t *Trainer) min() int {

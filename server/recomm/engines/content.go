@@ -200,8 +200,10 @@ func (m *contentModel) afterLoad() error {
 	return nil
 }
 
-// profile builds the normalised profile of a user from training interactions (when u >= 0), the
-// subject's extra history and keywords, and the stored warm-up keywords.
+// profile builds the normalised profile of a user. The subject's History, when given, stands for the
+// user's interactions (the catalog passes the complete current history), otherwise the training
+// interactions of a known user are used; likewise the subject's Keywords, when given, stand for the
+// warm-up keywords stored at training.
 func (m *contentModel) profile(u int32, sub Subject) termVector {
 	w := map[int32]float64{}
 	strength, count := 0.0, 0
@@ -212,17 +214,20 @@ func (m *contentModel) profile(u int32, sub Subject) termVector {
 		strength += math.Abs(net)
 		count++
 	}
-	keywords := sub.Keywords
-	if u >= 0 {
+	if len(sub.History) > 0 {
+		hc, hn := historyPairs(sub.History, m.itemIdx, true)
+		for k, c := range hc {
+			add(c, float64(hn[k]))
+		}
+	} else if u >= 0 {
 		cols, net := m.S.UserPairs.row(int(u))
 		for k, c := range cols {
 			add(c, float64(net[k]))
 		}
-		keywords = append(append([]string(nil), keywords...), m.S.Keywords[u]...)
 	}
-	hc, hn := historyPairs(sub.History, m.itemIdx, true)
-	for k, c := range hc {
-		add(c, float64(hn[k]))
+	keywords := sub.Keywords
+	if len(keywords) == 0 && u >= 0 {
+		keywords = m.S.Keywords[u]
 	}
 	if kw := m.keywordVector(keywords); len(kw) > 0 {
 		scale := 1.0

@@ -683,3 +683,28 @@ func TestAttributeRestriction(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+func TestContentHistoryReplacesTraining(t *testing.T) {
+	ds := twoTastes()
+	m := train(t, ContentBased, ds)
+	var history []Event
+	for _, in := range ds.Interactions {
+		if in.User == 3 {
+			history = append(history, Event{UserID: "u3", ItemID: ds.ItemIDs[in.Item], Value: in.Value,
+				Weight: in.Weight, Positive: in.Positive, Timestamp: in.Timestamp, Type: in.Type})
+		}
+	}
+	plain, _ := m.ItemsForUser(Subject{ID: "u3"}, Query{Limit: 30})
+	withHistory, _ := m.ItemsForUser(Subject{ID: "u3", History: history}, Query{Limit: 30})
+	if !reflect.DeepEqual(plain, withHistory) {
+		t.Errorf("the same history changed the ranking:\n%v\n%v", plain, withHistory)
+	}
+	// a history that moved to the other taste moves the recommendations
+	moved := []Event{{UserID: "u3", ItemID: "i20", Value: 1, Weight: 1, Positive: true}}
+	recs, _ := m.ItemsForUser(Subject{ID: "u3", History: moved}, Query{Limit: 3, Accept: func(id string) bool { return id != "i20" }})
+	for _, r := range recs {
+		if isAction(r.ID) {
+			t.Errorf("new romance history still gives action: %v", recs)
+		}
+	}
+}

@@ -36,9 +36,11 @@ type EntityAttrs struct {
 //
 // When ID is known to the model, the trained representation is used. Otherwise the subject is cold:
 // engines that can (hybrid, content_based, fm, isvd) build a representation from Attrs, Keywords (users)
-// and History (interactions the catalog knows about that the model has not seen: for a user, events on
-// items; for an item, events by users). Without anything usable the call returns ErrNoSignal.
-// content_based also adds Keywords and History to a known user's profile.
+// and History (the interactions the catalog knows about: for a user, events on items; for an item,
+// events by users). Without anything usable the call returns ErrNoSignal.
+// content_based builds every user profile at query time: a given History replaces the training
+// interactions of a known user and given Keywords replace the stored warm-up keywords, so the catalog
+// can pass the complete current history and keywords without counting anything twice.
 type Subject struct {
 	ID       string
 	Attrs    EntityAttrs

@@ -340,11 +340,16 @@ func wait[T interface{ Done() bool }](ctx context.Context, interval time.Duratio
 	interval = max(interval, minPollInterval)
 	t := time.NewTimer(interval)
 	defer t.Stop()
+	var last T
 	for {
 		j, err := poll()
 		if err != nil {
+			if ctx.Err() != nil { // the end came during a poll
+				return last, ctx.Err()
+			}
 			return j, err
 		}
+		last = j
 		if progress != nil {
 			progress(j)
 		}

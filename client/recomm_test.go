@@ -521,22 +521,25 @@ func TestRecommImportTrainRecommend(t *testing.T) {
 	wantCode(t, err, 404, "EntityNotFound") // nothing trained yet
 	popJob, err := r.Train(ctx, "music", client.TrainRequest{Engine: client.EnginePopular})
 	must(t, err)
-	hybridJob, err := r.Train(ctx, "music", client.TrainRequest{Engine: client.EngineHybrid, InteractionsFilter: []string{"view"},
-		Configuration: &client.TrainOptions{ItemAttributes: []string{"genre"}, UserAttributes: []string{}}})
+	hybridJob, err := r.Train(ctx, "music", client.TrainRequest{Engine: client.EngineHybrid})
 	must(t, err)
-	if hybridJob.Status != client.StatusQueued {
-		t.Errorf("accepted training = %+v", hybridJob)
+	// a model of the view interaction alone, for requests naming it
+	viewJob, err := r.Train(ctx, "music", client.TrainRequest{Engine: client.EngineHybrid, InteractionsFilter: []string{"view"},
+		Configuration: &client.TrainOptions{ItemAttributes: []string{"genre"}, UserAttributes: []string{}, PopularFilter: "0"}})
+	must(t, err)
+	if viewJob.Status != client.StatusQueued {
+		t.Errorf("accepted training = %+v", viewJob)
 	}
 	var trainSeen int
-	for _, j := range []client.TrainJob{popJob, hybridJob} {
+	for _, j := range []client.TrainJob{popJob, hybridJob, viewJob} {
 		done, err := r.WaitTraining(ctx, "music", j.RequestID, 10*time.Millisecond, func(client.TrainJob) { trainSeen++ })
 		must(t, err)
 		if done.Status != client.StatusCompleted || done.RequestID != j.RequestID {
 			t.Fatalf("training = %+v", done)
 		}
 	}
-	if trainSeen < 2 {
-		t.Errorf("progress told %d times for two trainings", trainSeen)
+	if trainSeen < 3 {
+		t.Errorf("progress told %d times for three trainings", trainSeen)
 	}
 	_, err = r.Train(ctx, "music", client.TrainRequest{Engine: "magic"})
 	wantCode(t, err, 400, "InvalidArgument")
@@ -556,17 +559,17 @@ func TestRecommImportTrainRecommend(t *testing.T) {
 	var trained []string
 	for _, tc := range table.TrainConfig {
 		for _, ec := range tc.EngineConfig {
-			trained = append(trained, ec.Engine)
+			trained = append(trained, tc.InteractionID+":"+ec.Engine)
 			if at, err := ec.Finished(); err != nil || time.Since(at) > time.Minute || time.Since(at) < -time.Minute {
 				t.Errorf("%s finished at %q (%v)", ec.Engine, ec.Timestamp, err)
 			}
-			if ec.Engine == client.EngineHybrid && fmt.Sprint(ec.Configuration["itemAttributes"]) != "[genre]" {
-				t.Errorf("hybrid trainConfig configuration = %v", ec.Configuration)
+			if tc.InteractionID == "view" && (fmt.Sprint(ec.Configuration["itemAttributes"]) != "[genre]" || ec.Configuration["popularFilter"] != "0") {
+				t.Errorf("trainConfig configuration of view = %v", ec.Configuration)
 			}
 		}
 	}
 	sort.Strings(trained)
-	if !slices.Equal(trained, []string{client.EngineHybrid, client.EnginePopular}) {
+	if !slices.Equal(trained, []string{":hybrid", ":popular", "view:hybrid"}) {
 		t.Errorf("trainConfig = %+v", table.TrainConfig)
 	}
 

@@ -126,15 +126,37 @@ func (d *Decoder) Start() error {
 	return nil
 }
 
-// Process feeds samples of the current utterance.
+// Process feeds samples of the current utterance. The model normalises
+// cepstra per block of audio (-cmn batch in its feat.params), so the
+// larger the blocks the better; see DecodeUtterance.
 func (d *Decoder) Process(samples []int16) error {
+	return d.process(samples, false)
+}
+
+// DecodeUtterance decodes a whole utterance in one block (Start, the
+// audio marked as complete, End), normalised over all of it.
+func (d *Decoder) DecodeUtterance(samples []int16) error {
+	if err := d.Start(); err != nil {
+		return err
+	}
+	if err := d.process(samples, true); err != nil {
+		return err
+	}
+	return d.End()
+}
+
+func (d *Decoder) process(samples []int16, whole bool) error {
 	if !d.inUtt {
 		return errors.New("sphinx: no utterance started")
 	}
 	if len(samples) == 0 {
 		return nil
 	}
-	if C.ps_process_raw(d.ps, (*C.int16)(unsafe.Pointer(&samples[0])), C.size_t(len(samples)), 0, 0) < 0 {
+	full := C.int(0)
+	if whole {
+		full = 1
+	}
+	if C.ps_process_raw(d.ps, (*C.int16)(unsafe.Pointer(&samples[0])), C.size_t(len(samples)), 0, full) < 0 {
 		return errors.New("sphinx: ps_process_raw failed")
 	}
 	return nil

@@ -25,10 +25,11 @@ func openDB(t *testing.T) (*sql.DB, string) {
 	return db, path
 }
 
-// waitStatus polls until the job reaches a final status (bounded).
+// waitStatus polls until the job reaches a final status, bounded by a
+// minute: trainings under -race on a loaded machine take seconds.
 func waitStatus(t *testing.T, q *Queue, ws int64, scope, kind, id string) Job {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(60 * time.Second)
 	for time.Now().Before(deadline) {
 		j, err := q.Get(context.Background(), ws, scope, kind, id)
 		if err != nil {
@@ -72,7 +73,7 @@ func TestOrderPerWorkspace(t *testing.T) {
 		t.Errorf("accepted job status = %s", first.Status)
 	}
 	// the first job holds the workspace; the table is busy meanwhile
-	deadline := time.Now().Add(5 * time.Second)
+	deadline := time.Now().Add(30 * time.Second)
 	for !q.Busy(1, "t") && time.Now().Before(deadline) {
 		time.Sleep(time.Millisecond)
 	}

@@ -105,7 +105,7 @@ func (c client) want(status int, method, path string, body any) []byte {
 
 func (c client) wait(path string) map[string]any {
 	c.t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
+	deadline := time.Now().Add(60 * time.Second)
 	for time.Now().Before(deadline) {
 		var st map[string]any
 		json.Unmarshal(c.want(200, "GET", path, nil), &st)
@@ -367,7 +367,7 @@ func TestLockedWhileImporting(t *testing.T) {
 	// a second import queues behind the first and can be canceled
 	var second map[string]any
 	json.Unmarshal(c.want(202, "POST", "/t1/items/batch", map[string]any{"url": "storage://in/slow.csv", "format": "csv"}), &second)
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(30 * time.Second)
 	for {
 		var s map[string]any
 		json.Unmarshal(c.want(200, "GET", "/t1/items/batch/"+acc["requestId"].(string), nil), &s)

@@ -30,9 +30,12 @@ func must(t *testing.T, err error) {
 func fptr(v float64) *float64 { return &v }
 
 func TestRecommCatalogRoundTrip(t *testing.T) {
-	c, _ := newClient(t, server.Config{MinInteractions: 5})
+	c, p := newClient(t, server.Config{MinInteractions: 5})
 	ctx := ctxT(t)
 	r := c.Recomm
+
+	_, err := clientFor(t, p, p.PublicKey, "not-the-key").Recomm.Tables(ctx)
+	wantCode(t, err, 401, "InvalidSignature")
 
 	// tables
 	must(t, r.CreateTable(ctx, client.NewTable{TableID: "books",
@@ -194,6 +197,12 @@ func TestRecommCatalogRoundTrip(t *testing.T) {
 	wantCode(t, err, 400, "InvalidArgument")
 	_, err = r.ItemsWithAttributes(ctx, "books", client.ListQuery{}, "colour")
 	wantCode(t, err, 400, "InvalidArgument")
+	// ids travel escaped in paths
+	must(t, r.CreateItem(ctx, "books", "b 7 é", map[string]any{"pages": 7}))
+	if it, err := r.Item(ctx, "books", "b 7 é"); err != nil || it["itemId"] != "b 7 é" {
+		t.Errorf("item with a spaced id = %v, %v", it, err)
+	}
+	must(t, r.DeleteItem(ctx, "books", "b 7 é"))
 	must(t, r.DeleteItem(ctx, "books", "b6"))
 	_, err = r.Item(ctx, "books", "b6")
 	wantCode(t, err, 404, "EntityNotFound")

@@ -32,14 +32,20 @@ const (
 	screenOnboarding
 	screenConsole
 	screenStorage
+	screenItems
+	screenSurveys
 )
+
+// allScreens is the broadcast order.
+var allScreens = []screenID{screenSignIn, screenOnboarding, screenConsole, screenStorage, screenItems, screenSurveys}
 
 var screenTitles = map[screenID]string{
 	screenSignIn: "Sign in", screenOnboarding: "Welcome", screenConsole: "Console", screenStorage: "Storage",
+	screenItems: "Items", screenSurveys: "Surveys",
 }
 
 type globalKeys struct {
-	Quit, Help, Console, Storage, Logout key.Binding
+	Quit, Help, Console, Storage, Items, Surveys, Logout key.Binding
 }
 
 func newGlobalKeys() globalKeys {
@@ -48,6 +54,8 @@ func newGlobalKeys() globalKeys {
 		Help:    key.NewBinding(key.WithKeys("f1", "?"), key.WithHelp("?/f1", "help")),
 		Console: key.NewBinding(key.WithKeys("alt+c"), key.WithHelp("alt+c", "console")),
 		Storage: key.NewBinding(key.WithKeys("alt+s"), key.WithHelp("alt+s", "storage")),
+		Items:   key.NewBinding(key.WithKeys("alt+i"), key.WithHelp("alt+i", "items")),
+		Surveys: key.NewBinding(key.WithKeys("alt+u"), key.WithHelp("alt+u", "surveys")),
 		Logout:  key.NewBinding(key.WithKeys("alt+l"), key.WithHelp("alt+l", "log out")),
 	}
 }
@@ -94,12 +102,17 @@ func New(opt Options) *App {
 	if opt.NoColor {
 		a.help.Styles = help.Styles{}
 	}
+	if info := opt.Client.RequestInfo(); info.Lat == nil || info.Lon == nil {
+		setCity(opt.Client, 0) // items and answers need a position; c on the items page changes it
+	}
 	a.signingIn = newSignIn(pc)
 	a.screens = map[screenID]screen{
 		screenSignIn:     a.signingIn,
 		screenOnboarding: newOnboarding(pc),
 		screenConsole:    newConsole(pc),
 		screenStorage:    newStorage(pc),
+		screenItems:      newItems(pc),
+		screenSurveys:    newSurveys(pc),
 	}
 	a.active = screenSignIn
 	if opt.Session != nil && opt.Session.Token != "" {
@@ -225,7 +238,7 @@ func (a *App) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 
 func (a *App) broadcast(msg tea.Msg) tea.Cmd {
 	var cmds []tea.Cmd
-	for _, id := range []screenID{screenSignIn, screenOnboarding, screenConsole, screenStorage} {
+	for _, id := range allScreens {
 		_, cmd := a.screens[id].Update(msg)
 		cmds = append(cmds, cmd)
 	}
@@ -251,6 +264,10 @@ func (a *App) globalKey(msg tea.KeyMsg) (tea.Cmd, bool) {
 		return a.show(screenConsole), true
 	case key.Matches(msg, a.keys.Storage):
 		return a.show(screenStorage), true
+	case key.Matches(msg, a.keys.Items):
+		return a.show(screenItems), true
+	case key.Matches(msg, a.keys.Surveys):
+		return a.show(screenSurveys), true
 	case key.Matches(msg, a.keys.Logout):
 		c, store := a.ctx.Client, a.ctx.Sessions
 		return a.ctx.task("log out", func(ctx context.Context) tea.Msg {
@@ -301,7 +318,7 @@ func (a *App) globalHelp() []key.Binding {
 	if a.ctx.Session.Token == "" || a.active == screenSignIn || a.active == screenOnboarding {
 		return []key.Binding{a.keys.Help, a.keys.Quit}
 	}
-	return []key.Binding{a.keys.Console, a.keys.Storage, a.keys.Logout, a.keys.Help, a.keys.Quit}
+	return []key.Binding{a.keys.Console, a.keys.Items, a.keys.Storage, a.keys.Surveys, a.keys.Logout, a.keys.Help, a.keys.Quit}
 }
 
 // keyMaps joins the active screen's keys with the global ones.

@@ -3,6 +3,7 @@ package ui
 import (
 	"bytes"
 	"fmt"
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -44,7 +45,58 @@ func storageFixture(f *fakePlatform) {
 	f.json("GET /v2/storage/total-size", 200, 5<<20+1234+987654)
 }
 
+func itemsFixture(f *fakePlatform) {
+	env := func(list ...map[string]any) map[string]any {
+		return map[string]any{"criteria": map[string]any{"lat": 37.7749, "lon": -122.4194, "pageCriteria": map[string]any{"page": 1, "count": len(list)}}, "list": list}
+	}
+	f.json("GET /v2/items/movies", 200, env(
+		map[string]any{"dataId": "m1", "type": "MOVIE", "itemTitle": "The Long Night", "movie": map[string]any{"title": "The Long Night", "averageRating": 7.8, "genres": []string{"Drama"}, "certification": map[string]any{"name": "PG-13"}},
+			"theater": map[string]any{"name": "Castro Theatre", "address": "429 Castro St", "schedule": "17:30 20:15"}},
+		map[string]any{"dataId": "m2", "type": "MOVIE", "itemTitle": "Harbour Lights", "movie": map[string]any{"title": "Harbour Lights", "averageRating": 6.4},
+			"theater": map[string]any{"name": "Roxie", "schedule": "19:00"}}))
+	f.json("GET /v2/items/restaurants", 200, env(
+		map[string]any{"dataId": "r1", "type": "RESTAURANT", "name": "Tartine", "latitude": "37.7614", "longitude": "-122.4241", "open": true, "rating": "4.5", "openingHours": "08:00-19:00", "categories": []string{"Bakery"}},
+		map[string]any{"dataId": "r2", "type": "RESTAURANT", "name": "Zuni Café", "latitude": "37.7736", "longitude": "-122.4218", "open": false, "rating": "4.3"}))
+	var hours []map[string]any
+	for h := range 24 {
+		hours = append(hours, map[string]any{"hour": fmt.Sprintf("%02d:00", h), "temp": 10 + 8*math.Sin(float64(h-9)/24*2*math.Pi), "rain": math.Max(0, float64(h-15)*0.4)})
+	}
+	f.json("GET /v2/items/weather", 200, env(map[string]any{"type": "WEATHER", "metric": 1,
+		"current":    map[string]any{"city": "San Francisco", "country": "US", "date": "2026-03-14", "tempCurrent": 14, "tempMin": 9, "tempMax": 18, "tempUnit": "°C", "textWeather": "Partly cloudy", "windSpeed": 12, "windSpeedUnit": "km/h", "rain": 0.4, "rainUnit": "mm"},
+		"byHour":     hours,
+		"byDay":      []map[string]any{{"weekDay3C": "Sat", "tempMin": 9, "tempMax": 18, "description": "Sunny"}, {"weekDay3C": "Sun", "tempMin": 11, "tempMax": 15, "description": "Showers"}, {"weekDay3C": "Mon", "tempMin": 7, "tempMax": 20, "description": "Clear"}},
+		"solarInfo":  map[string]any{"sunRise": "07:18", "sunSet": "19:14"},
+		"moonPhases": []map[string]any{{"date": "2026-03-19", "text": "New Moon", "value": "new"}, {"date": "2026-03-25", "text": "First Quarter", "value": "first quarter"}}}))
+	f.json("GET /v2/surveys/", 200, []map[string]any{{"surveyId": 1, "title": "News topics"}, {"surveyId": 2, "title": "Cuisine"}})
+	f.json("GET /v2/surveys/1", 200, map[string]any{"id": 1, "title": "News topics", "items": []map[string]any{
+		{"id": 1, "texto": "Politics", "selected": true, "weight": 1}, {"id": 2, "texto": "Science", "selected": false, "weight": 0.35}, {"id": 3, "texto": "Sports", "weight": 0}}})
+}
+
 var goldenScreens = []goldenScreen{
+	{name: "items-movies", signedIn: true, setup: itemsFixture, steps: func(t *testing.T, tm *teatest.TestModel) {
+		send(tm, "alt+i")
+		waitFor(t, tm, "Castro")
+	}},
+	{name: "items-restaurants", signedIn: true, setup: itemsFixture, steps: func(t *testing.T, tm *teatest.TestModel) {
+		send(tm, "alt+i")
+		waitFor(t, tm, "Castro")
+		send(tm, "tab")
+		waitFor(t, tm, "Tartine")
+	}},
+	{name: "items-weather", signedIn: true, setup: itemsFixture, steps: func(t *testing.T, tm *teatest.TestModel) {
+		send(tm, "alt+i")
+		waitFor(t, tm, "Castro")
+		send(tm, "shift+tab", "shift+tab", "shift+tab", "shift+tab", "shift+tab", "shift+tab", "shift+tab", "shift+tab", "shift+tab", "shift+tab")
+		waitFor(t, tm, "sunrise")
+	}},
+	{name: "surveys", signedIn: true, setup: itemsFixture, steps: func(t *testing.T, tm *teatest.TestModel) {
+		send(tm, "alt+u")
+		waitFor(t, tm, "Cuisine")
+		send(tm, "enter")
+		waitFor(t, tm, "Politics")
+		send(tm, "down", " ")
+		waitFor(t, tm, "not saved")
+	}},
 	{name: "signin", steps: func(t *testing.T, tm *teatest.TestModel) {
 		waitFor(t, tm, "E-mail")
 	}},

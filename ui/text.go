@@ -77,3 +77,7 @@ func ansiFit(s string, width int) string { return ansi.Truncate(s, max(width, 0)
 func sortStrings(s []string) { sort.Strings(s) }
 
 func cellWidth(s string) int { return ansi.StringWidth(s) }
+
+func formatLatLon(lat, lon float64) string {
+	return strconv.FormatFloat(lat, 'f', 4, 64) + "," + strconv.FormatFloat(lon, 'f', 4, 64)
+}

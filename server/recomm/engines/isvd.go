@@ -10,9 +10,9 @@ import (
 	"sync"
 )
 
-// isvd defaults: rank 48, but at most a quarter of the smaller side of the matrix.
+// isvd defaults: rank 32 (validation split), but at most a quarter of the smaller side of the matrix.
 const (
-	isvdFactors     = 48
+	isvdFactors     = 32
 	isvdOversample  = 10
 	isvdPowerRounds = 3
 )

@@ -105,15 +105,16 @@ type Updatable interface {
 type TrainConfig struct {
 	Seed       int64 // random seed; training is deterministic given the seed and the dataset
 	Workers    int   // goroutines; 0 means GOMAXPROCS
-	Factors    int   // latent dimensions (hybrid, fm, isvd)
-	Iterations int   // alternating steps (hybrid) or epochs (fm)
-	// Regularization is the L2 penalty (hybrid, fm).
+	Factors    int   // latent dimensions (hybrid 48, fm 32, isvd 32)
+	Iterations int   // alternating steps (hybrid, 15) or epochs (fm, 10)
+	// Regularization is the L2 penalty: hybrid's λ of the weighted rule λ·(1+interactions of the row),
+	// fm's weight decay.
 	Regularization float64
-	// Alpha scales the confidence of implicit feedback in hybrid: c = 1 + Alpha*weight*value.
+	// Alpha scales the confidence of implicit feedback in hybrid: c = 1 + Alpha*weight*value (1).
 	Alpha float64
 	// LearningRate is the Adagrad step of fm.
 	LearningRate float64
-	// AttributeWeight scales how strongly attribute features pull the hybrid factors (0 = default,
+	// AttributeWeight is β, how strongly attribute features pull the hybrid factors (0 = default 20,
 	// negative = no attribute features, that is plain iALS).
 	AttributeWeight float64
 	// HalfLife is the time decay of popular (0 = the span of the interactions, negative = no decay).

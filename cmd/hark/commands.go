@@ -35,7 +35,7 @@ func runCommand(ctx context.Context, cfg config, args []string, stdin io.Reader,
 	}
 	name, rest := args[0], args[1:]
 	switch name {
-	case "say", "login", "register", "logout", "storage":
+	case "say", "login", "register", "logout", "storage", "recomm":
 	default:
 		fmt.Fprintf(stderr, "hark: unknown command %q (hark -h lists them)\n", name)
 		return exitError{2}
@@ -59,6 +59,8 @@ func runCommand(ctx context.Context, cfg config, args []string, stdin io.Reader,
 			fmt.Fprintln(stdout, "logged out")
 		}
 		return err
+	case "recomm":
+		return cmdRecomm(ctx, p, rest, stdout, stderr)
 	default:
 		return cmdStorage(ctx, p, rest, stdout, stderr)
 	}

@@ -2,7 +2,8 @@
 // arguments it opens the full-screen console; the subcommands serve scripts:
 //
 //	hark [global flags] [say [--json] TEXT | login | register | logout |
-//	      storage ls|put|get|rm|mkdir|rmdir|du|clear | version]
+//	      storage ls|put|get|rm|mkdir|rmdir|du|clear |
+//	      recomm tables|import|train|recommend | version]
 //
 // With no --base-url (nor HARK_BASE_URL nor config file entry) hark starts
 // the platform in-process on a loopback port, its data under the XDG data
@@ -44,6 +45,10 @@ commands:
   storage mkdir FOLDER | rmdir FOLDER
   storage du                        total size of the workspace
   storage clear [--yes]             delete every file and folder
+  recomm tables                     list the recommendation tables
+  recomm import --table T --kind K --url U [--wait]
+  recomm train --table T --engine E [--wait]
+  recomm recommend --table T (--user U | --item I) [--want items|users] [--engine E] [--filter F] [--diversity D]
   version                           print the version
 
 flags:

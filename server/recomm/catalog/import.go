@@ -380,16 +380,19 @@ func (c *Catalog) ImportInteractions(ctx context.Context, ws int64, table string
 	}
 	// one-row statements: multi-row VALUES measured no faster, because
 	// SQLite then keeps a statement journal for every insert
-	var replace, add *sql.Stmt
+	var insert, replace, add *sql.Stmt
 	k := &chunker{ctx: ctx, db: c.db,
 		begin: func(tx *sql.Tx) (err error) {
+			if insert, err = tx.PrepareContext(ctx, insertRecord); err != nil {
+				return err
+			}
 			if replace, err = tx.PrepareContext(ctx, upsertReplace); err != nil {
 				return err
 			}
 			add, err = tx.PrepareContext(ctx, upsertAdd)
 			return err
 		},
-		release: func() { replace.Close(); add.Close() },
+		release: func() { insert.Close(); replace.Close(); add.Close() },
 	}
 	defer k.abort()
 	store := func(userID, itemID, ts, name, value string) error {
@@ -435,11 +438,17 @@ func (c *Catalog) ImportInteractions(ctx context.Context, ws int64, table string
 		if _, err := k.next(); err != nil {
 			return err
 		}
-		st := replace
-		if d.Cumulative {
-			st = add
+		// a plain insert first: most records are new, and it skips the
+		// conflict check that an upsert pays on every row
+		_, err = insert.ExecContext(ctx, d.key, user, item, t, v)
+		if isUniqueViolation(err) {
+			st := replace
+			if d.Cumulative {
+				st = add
+			}
+			_, err = st.ExecContext(ctx, d.key, user, item, t, v)
 		}
-		if _, err := st.ExecContext(ctx, d.key, user, item, t, v); err != nil {
+		if err != nil {
 			return fmt.Errorf("store interaction: %w", err)
 		}
 		res.Added++

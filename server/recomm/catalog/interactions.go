@@ -312,6 +312,7 @@ var recordSchema = rsql.Schema{"userId": rsql.String, "itemId": rsql.String, "ti
 // upsert statements: a repeated record (same user, item, timestamp) adds
 // its value when the interaction is cumulative and replaces it otherwise.
 const (
+	insertRecord  = `INSERT INTO recomm_interactions(def, user, item, ts, value) VALUES(?, ?, ?, ?, ?)`
 	upsertReplace = `INSERT INTO recomm_interactions(def, user, item, ts, value) VALUES(?, ?, ?, ?, ?)
 		ON CONFLICT(def, user, item, ts) DO UPDATE SET value = excluded.value`
 	upsertAdd = `INSERT INTO recomm_interactions(def, user, item, ts, value) VALUES(?, ?, ?, ?, ?)

@@ -1,0 +1,87 @@
+// Package media is harkd's music library: a catalogue of tracks whose audio
+// is synthesised on first request (additive and FM synthesis of a chord
+// progression, bass, melody and drums in the manner of the track's genre,
+// deterministic from the track id), encoded as MP3 with libmp3lame and
+// cached in a directory, so that no audio is committed or downloaded.
+package media
+
+import "sort"
+
+// Track is one piece of music in the catalogue.
+type Track struct {
+	ID     string `json:"id"` // lowercase letters, digits and underscores
+	Title  string `json:"title"`
+	Artist string `json:"artist"`
+	Genre  string `json:"genre"`
+}
+
+// Genres of the catalogue.
+const (
+	Rock       = "rock"
+	Jazz       = "jazz"
+	Classical  = "classical"
+	Pop        = "pop"
+	Electronic = "electronic"
+	Ambient    = "ambient"
+)
+
+// The artists are invented: the tracks are synthesised here.
+var catalogue = []Track{
+	{"rock_midnight_highway", "Midnight Highway", "The Loud Hours", Rock},
+	{"rock_iron_sparrow", "Iron Sparrow", "The Loud Hours", Rock},
+	{"rock_broken_amplifier", "Broken Amplifier", "Gravel Kings", Rock},
+	{"rock_desert_thunder", "Desert Thunder", "Gravel Kings", Rock},
+	{"jazz_blue_corner", "Blue Corner", "Nina Marlowe Trio", Jazz},
+	{"jazz_late_night_walk", "Late Night Walk", "Nina Marlowe Trio", Jazz},
+	{"jazz_smoke_rings", "Smoke Rings", "Oscar Bell Quartet", Jazz},
+	{"jazz_rainy_avenue", "Rainy Avenue", "Oscar Bell Quartet", Jazz},
+	{"classical_morning_prelude", "Morning Prelude", "Aurelia Chamber Strings", Classical},
+	{"classical_garden_minuet", "Garden Minuet", "Aurelia Chamber Strings", Classical},
+	{"classical_autumn_elegy", "Autumn Elegy", "Teodor Vance", Classical},
+	{"pop_summer_lights", "Summer Lights", "Mia Sol", Pop},
+	{"pop_paper_hearts", "Paper Hearts", "Mia Sol", Pop},
+	{"pop_city_of_stars", "City of Stars Tonight", "The Polaroids", Pop},
+	{"electronic_neon_pulse", "Neon Pulse", "Circuit Garden", Electronic},
+	{"electronic_night_drive", "Night Drive", "Circuit Garden", Electronic},
+	{"electronic_binary_sunset", "Binary Sunset", "Vektor Lane", Electronic},
+	{"ambient_still_water", "Still Water", "Halden Fields", Ambient},
+	{"ambient_northern_glow", "Northern Glow", "Halden Fields", Ambient},
+	{"ambient_slow_clouds", "Slow Clouds", "Mirrorlake", Ambient},
+}
+
+var byID = func() map[string]Track {
+	m := make(map[string]Track, len(catalogue))
+	for _, t := range catalogue {
+		m[t.ID] = t
+	}
+	return m
+}()
+
+// Tracks returns the catalogue, ordered by genre then title.
+func Tracks() []Track {
+	out := append([]Track(nil), catalogue...)
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Genre != out[j].Genre {
+			return out[i].Genre < out[j].Genre
+		}
+		return out[i].Title < out[j].Title
+	})
+	return out
+}
+
+// Lookup returns the track with id.
+func Lookup(id string) (Track, bool) {
+	t, ok := byID[id]
+	return t, ok
+}
+
+// ByGenre returns the tracks of one genre (none for an unknown genre).
+func ByGenre(genre string) []Track {
+	var out []Track
+	for _, t := range Tracks() {
+		if t.Genre == genre {
+			out = append(out, t)
+		}
+	}
+	return out
+}

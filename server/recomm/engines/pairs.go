@@ -6,48 +6,36 @@ import "sort"
 // carries the net strength of its interactions: the sum of weight*value over positive interactions
 // minus the same sum over negative ones. Pairs whose net strength is zero are dropped.
 type pairs struct {
-	Rows   int
-	Start  []int32 // row r spans [Start[r], Start[r+1])
-	Col    []int32
-	Net    []float32
-	Latest []int64 // latest interaction timestamp of the pair
+	Rows  int
+	Start []int32 // row r spans [Start[r], Start[r+1])
+	Col   []int32
+	Net   []float32
 }
 
 // userItemPairs aggregates the interactions of ds by user (rows) and item (columns).
 func userItemPairs(ds *Dataset) *pairs {
-	type agg struct {
-		net    float64
-		latest int64
-	}
-	m := make(map[uint64]*agg, len(ds.Interactions))
+	m := make(map[uint64]float64, len(ds.Interactions))
 	for _, in := range ds.Interactions {
 		key := uint64(uint32(in.User))<<32 | uint64(uint32(in.Item))
-		a := m[key]
-		if a == nil {
-			a = &agg{}
-			m[key] = a
-		}
 		s := in.Weight * in.Value
 		if !in.Positive {
 			s = -s
 		}
-		a.net += s
-		a.latest = max(a.latest, in.Timestamp)
+		m[key] += s
 	}
 	keys := make([]uint64, 0, len(m))
-	for k, a := range m {
-		if a.net != 0 {
+	for k, net := range m {
+		if net != 0 {
 			keys = append(keys, k)
 		}
 	}
 	sort.Slice(keys, func(i, j int) bool { return keys[i] < keys[j] })
 	p := &pairs{Rows: len(ds.UserIDs), Start: make([]int32, len(ds.UserIDs)+1),
-		Col: make([]int32, len(keys)), Net: make([]float32, len(keys)), Latest: make([]int64, len(keys))}
+		Col: make([]int32, len(keys)), Net: make([]float32, len(keys))}
 	for k, key := range keys {
 		p.Start[key>>32+1]++
 		p.Col[k] = int32(uint32(key))
-		p.Net[k] = float32(m[key].net)
-		p.Latest[k] = m[key].latest
+		p.Net[k] = float32(m[key])
 	}
 	for r := range p.Rows {
 		p.Start[r+1] += p.Start[r]
@@ -58,7 +46,7 @@ func userItemPairs(ds *Dataset) *pairs {
 // transpose returns the same pairs by column (items as rows).
 func (p *pairs) transpose(cols int) *pairs {
 	t := &pairs{Rows: cols, Start: make([]int32, cols+1), Col: make([]int32, len(p.Col)),
-		Net: make([]float32, len(p.Col)), Latest: make([]int64, len(p.Col))}
+		Net: make([]float32, len(p.Col))}
 	for _, c := range p.Col {
 		t.Start[c+1]++
 	}
@@ -71,7 +59,7 @@ func (p *pairs) transpose(cols int) *pairs {
 			c := p.Col[k]
 			d := fill[c]
 			fill[c]++
-			t.Col[d], t.Net[d], t.Latest[d] = int32(r), p.Net[k], p.Latest[k]
+			t.Col[d], t.Net[d] = int32(r), p.Net[k]
 		}
 	}
 	return t

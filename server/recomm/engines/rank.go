@@ -146,9 +146,6 @@ func clamp01(x float64) float64 {
 	return x
 }
 
-// cosineUnit maps a cosine similarity in [-1,1] to [0,1].
-func cosineUnit(c float64) float64 { return (c + 1) / 2 }
-
 // logisticUnit maps an unbounded score to (0,1).
 func logisticUnit(x float64) float64 { return 1 / (1 + math.Exp(-x)) }
 

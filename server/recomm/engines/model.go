@@ -56,8 +56,8 @@ type Query struct {
 	// RSQL filter, already-interacted exclusion and popularFilter. The subject itself is always left
 	// out of similar-entity answers.
 	Accept func(id string) bool
-	// Multiplier, when set, multiplies each candidate's relevance before ranking (attributeId).
-	// Negative or NaN multipliers count as 0.
+	// Multiplier, when set, multiplies each candidate's relevance (match/100) before ranking
+	// (attributeId); the match it yields is capped at 100. Negative or NaN multipliers count as 0.
 	Multiplier func(id string) float64
 	// After, when set, returns the results that come after this id in the ranking (afterId paging).
 	// An id that is not in the ranking yields an empty page.

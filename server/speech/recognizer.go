@@ -268,7 +268,11 @@ func (r *Recognizer) Start(ctx context.Context, lang string, rate int) (*Utteran
 	if rate == 8000 {
 		u.up = resample.NewUpsampler()
 	}
+	// Held while registering: a context already cancelled runs the
+	// callback at once, and it must see u.stop set.
+	u.mu.Lock()
 	u.stop = context.AfterFunc(ctx, func() { u.end(fmt.Errorf("speech: utterance cancelled: %w", ctx.Err())) })
+	u.mu.Unlock()
 	return u, nil
 }
 

@@ -441,3 +441,23 @@ func BenchmarkRecognizeUtterance(b *testing.B) {
 	}
 	b.ReportMetric(b.Elapsed().Seconds()/float64(b.N)/seconds, "RTF")
 }
+
+func TestStartWithCancelledContextLeaksNothing(t *testing.T) {
+	rec := testRecognizer(t)
+	waitIdle(t, rec)
+	for range 20 {
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel()
+		u, err := rec.Start(ctx, "en", 16000)
+		if err == nil {
+			// The slot was free: the cancellation aborts the utterance.
+			for i := 0; i < 200 && rec.Idle() != rec.Slots(); i++ {
+				time.Sleep(5 * time.Millisecond)
+			}
+			if _, err := u.Finish(); err == nil {
+				t.Fatal("Finish on a cancelled utterance succeeded")
+			}
+		}
+	}
+	waitIdle(t, rec)
+}

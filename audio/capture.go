@@ -237,7 +237,7 @@ func (c *Capture) armLocked() error {
 func (c *Capture) Start() (*Recording, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.rec != nil && c.rec.reason == StopNone {
+	if c.rec != nil && !c.rec.ended() {
 		return nil, ErrRecording
 	}
 	if err := c.armLocked(); err != nil {

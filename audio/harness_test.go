@@ -245,7 +245,7 @@ func testPlayer(t *testing.T) *Player {
 
 // setMic points the default microphone at a fixture of raw PCM, padded with silence
 // because ALSA's file plugin repeats its last periods forever at the end of the file.
-func setMic(t *testing.T, env string, pcm []byte) {
+func setMic(t testing.TB, env string, pcm []byte) {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "mic.raw")
 	padded := append(append([]byte(nil), pcm...), make([]byte, 4*CaptureRate*2)...)

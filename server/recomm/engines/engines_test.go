@@ -708,3 +708,23 @@ func TestContentHistoryReplacesTraining(t *testing.T) {
 		}
 	}
 }
+
+func TestHybridKeywordsWarmUp(t *testing.T) {
+	ds := twoTastes()
+	m := train(t, Hybrid, ds)
+	for _, kw := range [][]string{{"Romance"}, {"romances"}} {
+		recs, err := m.ItemsForUser(Subject{ID: "newcomer", Keywords: kw}, Query{Limit: 8})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range recs {
+			if isAction(r.ID) {
+				t.Errorf("keywords %v gave action: %v", kw, recs)
+			}
+		}
+	}
+	// keywords matching nothing leave the cold user at the attribute prior (no error)
+	if _, err := m.ItemsForUser(Subject{ID: "newcomer", Keywords: []string{"zzz"}}, Query{Limit: 3}); err != nil {
+		t.Error(err)
+	}
+}

@@ -6,6 +6,8 @@ import (
 	"io"
 	"math"
 	"math/rand/v2"
+	"sort"
+	"strings"
 	"sync"
 )
 
@@ -19,6 +21,8 @@ const (
 	hybridAttributeWeight = 20.0
 	hybridCGSteps         = 3
 	hybridMapRidge        = 1.0
+	// hybridKeywordItems caps the items a cold user's warm-up keywords stand for.
+	hybridKeywordItems = 200
 )
 
 // hybridModel is implicit-feedback matrix factorisation (iALS, Hu-Koren-Volinsky confidence
@@ -27,7 +31,9 @@ const (
 // entity's attribute features, λ(1+n)‖x‖² + β‖x − Aᵀf‖² (n the row's interactions), and the map A is refit by ridge regression after
 // every sweep. Negative interactions become preference 0 with their own confidence. An entity the
 // model has not seen gets Aᵀf from its attributes (the mean vector when it has none), or a fold-in
-// solve when the caller passes its interaction history.
+// solve when the caller passes its interaction history. A cold user's warm-up keywords that match
+// category tokens of items count as one unit interaction with each of up to 200 matching items
+// (those with the largest factor norms), folded in the same way.
 //
 // Raw score user-item: the predicted preference x_u·y_i (≈ 0 to 1); match = 100·tanh(2·max(raw,0)).
 // Similar items and users: cosine of the factor vectors; match = 100·max(cos, 0).
@@ -37,8 +43,9 @@ type hybridModel struct {
 
 	userIdx, itemIdx map[string]int32
 	once             sync.Once
-	userGram         []float64 // UᵀU, for folding items in
-	itemGram         []float64 // VᵀV, for folding users in
+	featureItems     map[string][]int32 // folded token → items having it, for keyword warm-up
+	userGram         []float64          // UᵀU, for folding items in
+	itemGram         []float64          // VᵀV, for folding users in
 	userNorm         []float64
 	itemNorm         []float64
 }
@@ -48,7 +55,8 @@ type hybridState struct {
 	K                int
 	U, V             []float32
 	UserFS, ItemFS   *featureSpace
-	UserMap, ItemMap []float32 // d×K attribute maps; nil without attribute features
+	UserMap, ItemMap []float32   // d×K attribute maps; nil without attribute features
+	ItemFeats        []sparseVec // per item attribute features, for keyword warm-up; nil without
 	Lambda, Beta     float64
 	Alpha            float64
 }
@@ -115,6 +123,7 @@ func trainHybrid(ctx context.Context, ds *Dataset, cfg TrainConfig) (*hybridMode
 		users.refitMap(k, cfg.Workers)
 		items.refitMap(k, cfg.Workers)
 		st.UserMap, st.ItemMap = to32(users.attrMap), to32(items.attrMap)
+		st.ItemFeats = items.feats
 	}
 	st.U, st.V = to32(users.x), to32(items.x)
 	m := &hybridModel{S: st}
@@ -283,7 +292,55 @@ func (m *hybridModel) afterLoad() error {
 	}
 	m.userIdx, m.itemIdx = indexOf(s.UserIDs), indexOf(s.ItemIDs)
 	m.userNorm, m.itemNorm = rowNorms(s.U, s.K), rowNorms(s.V, s.K)
+	if s.ItemFeats != nil {
+		if s.ItemFS == nil || len(s.ItemFeats) != len(s.ItemIDs) {
+			return fmt.Errorf("hybrid: item features do not match the items")
+		}
+		tokenOf := map[int32]string{}
+		for key, f := range s.ItemFS.Tokens {
+			_, tok, _ := strings.Cut(key, "\x00")
+			tokenOf[f] = keywordKey(tok)
+		}
+		m.featureItems = map[string][]int32{}
+		for i, fv := range s.ItemFeats {
+			for _, f := range fv.Idx {
+				if f < 0 || int(f) >= s.ItemFS.Dim {
+					return fmt.Errorf("hybrid: item feature out of range")
+				}
+				if tok, ok := tokenOf[f]; ok && tok != "" {
+					m.featureItems[tok] = append(m.featureItems[tok], int32(i))
+				}
+			}
+		}
+	}
 	return nil
+}
+
+// keywordKey normalises a keyword or a category token for matching: analysed terms joined, so
+// "Sci-Fi", "sci fi" and "SCI-FI" meet, and "comedies" meets "Comedy".
+func keywordKey(s string) string { return strings.Join(terms(s), " ") }
+
+// keywordItems returns the items whose category tokens match a warm-up keyword: at most
+// hybridKeywordItems of them, those with the largest factor norms (a proxy for popularity).
+func (m *hybridModel) keywordItems(keywords []string) []int32 {
+	seen := map[int32]bool{}
+	var items []int32
+	for _, kw := range keywords {
+		for _, i := range m.featureItems[keywordKey(kw)] {
+			if !seen[i] {
+				seen[i] = true
+				items = append(items, i)
+			}
+		}
+	}
+	sort.Slice(items, func(a, b int) bool {
+		na, nb := m.itemNorm[items[a]], m.itemNorm[items[b]]
+		if na != nb {
+			return na > nb
+		}
+		return items[a] < items[b]
+	})
+	return items[:min(len(items), hybridKeywordItems)]
 }
 
 func rowNorms(x []float32, k int) []float64 {
@@ -331,6 +388,18 @@ func (m *hybridModel) vector(sub Subject, isUser bool) ([]float64, int32, error)
 		}
 	}
 	cols, net := historyPairs(sub.History, otherIdx, isUser)
+	if isUser && len(sub.Keywords) > 0 {
+		// warm-up keywords stand for one unit interaction with each matching item
+		known := map[int32]bool{}
+		for _, c := range cols {
+			known[c] = true
+		}
+		for _, i := range m.keywordItems(sub.Keywords) {
+			if !known[i] {
+				cols, net = append(cols, i), append(net, 1)
+			}
+		}
+	}
 	if len(cols) == 0 {
 		if !hasPrior {
 			return nil, -1, ErrNoSignal

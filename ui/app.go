@@ -34,18 +34,19 @@ const (
 	screenStorage
 	screenItems
 	screenSurveys
+	screenRecomm
 )
 
 // allScreens is the broadcast order.
-var allScreens = []screenID{screenSignIn, screenOnboarding, screenConsole, screenStorage, screenItems, screenSurveys}
+var allScreens = []screenID{screenSignIn, screenOnboarding, screenConsole, screenStorage, screenItems, screenSurveys, screenRecomm}
 
 var screenTitles = map[screenID]string{
 	screenSignIn: "Sign in", screenOnboarding: "Welcome", screenConsole: "Console", screenStorage: "Storage",
-	screenItems: "Items", screenSurveys: "Surveys",
+	screenItems: "Items", screenSurveys: "Surveys", screenRecomm: "Recommendations",
 }
 
 type globalKeys struct {
-	Quit, Help, Console, Storage, Items, Surveys, Logout key.Binding
+	Quit, Help, Console, Storage, Items, Surveys, Recomm, Logout key.Binding
 }
 
 func newGlobalKeys() globalKeys {
@@ -56,6 +57,7 @@ func newGlobalKeys() globalKeys {
 		Storage: key.NewBinding(key.WithKeys("alt+s"), key.WithHelp("alt+s", "storage")),
 		Items:   key.NewBinding(key.WithKeys("alt+i"), key.WithHelp("alt+i", "items")),
 		Surveys: key.NewBinding(key.WithKeys("alt+u"), key.WithHelp("alt+u", "surveys")),
+		Recomm:  key.NewBinding(key.WithKeys("alt+r"), key.WithHelp("alt+r", "recommendations")),
 		Logout:  key.NewBinding(key.WithKeys("alt+l"), key.WithHelp("alt+l", "log out")),
 	}
 }
@@ -113,6 +115,7 @@ func New(opt Options) *App {
 		screenStorage:    newStorage(pc),
 		screenItems:      newItems(pc),
 		screenSurveys:    newSurveys(pc),
+		screenRecomm:     newRecomm(pc),
 	}
 	a.active = screenSignIn
 	if opt.Session != nil && opt.Session.Token != "" {
@@ -268,6 +271,8 @@ func (a *App) globalKey(msg tea.KeyMsg) (tea.Cmd, bool) {
 		return a.show(screenItems), true
 	case key.Matches(msg, a.keys.Surveys):
 		return a.show(screenSurveys), true
+	case key.Matches(msg, a.keys.Recomm):
+		return a.show(screenRecomm), true
 	case key.Matches(msg, a.keys.Logout):
 		c, store := a.ctx.Client, a.ctx.Sessions
 		return a.ctx.task("log out", func(ctx context.Context) tea.Msg {
@@ -318,7 +323,7 @@ func (a *App) globalHelp() []key.Binding {
 	if a.ctx.Session.Token == "" || a.active == screenSignIn || a.active == screenOnboarding {
 		return []key.Binding{a.keys.Help, a.keys.Quit}
 	}
-	return []key.Binding{a.keys.Console, a.keys.Items, a.keys.Storage, a.keys.Surveys, a.keys.Logout, a.keys.Help, a.keys.Quit}
+	return []key.Binding{a.keys.Console, a.keys.Items, a.keys.Storage, a.keys.Surveys, a.keys.Recomm, a.keys.Logout, a.keys.Help, a.keys.Quit}
 }
 
 // keyMaps joins the active screen's keys with the global ones.

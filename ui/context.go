@@ -153,3 +153,18 @@ func newInput(pc *programContext) textinput.Model {
 	}
 	return in
 }
+
+// inputField is a text field whose Update takes only keys, with pasted
+// control characters removed.
+type inputField struct{ textinput.Model }
+
+func newInputField(pc *programContext) inputField { return inputField{newInput(pc)} }
+
+func (f *inputField) Update(msg tea.KeyMsg) tea.Cmd {
+	if msg.Paste {
+		msg.Runes = []rune(oneLine(string(msg.Runes)))
+	}
+	var cmd tea.Cmd
+	f.Model, cmd = f.Model.Update(msg)
+	return cmd
+}

@@ -2,8 +2,10 @@ package ui
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"math"
+	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -72,7 +74,35 @@ func itemsFixture(f *fakePlatform) {
 		{"id": 1, "texto": "Politics", "selected": true, "weight": 1}, {"id": 2, "texto": "Science", "selected": false, "weight": 0.35}, {"id": 3, "texto": "Sports", "weight": 0}}})
 }
 
+func recommFixture(f *fakePlatform) {
+	f.json("GET /v2/recomm/tables", 200, []string{"films", "books"})
+	f.json("GET /v2/recomm/films/attributes", 200, []map[string]any{{"attributeId": "genre", "type": "category", "indexed": true}, {"attributeId": "year", "type": "int"}})
+	f.handle("GET /v2/recomm/films/items/f01/items", func(w http.ResponseWriter, r *http.Request) {
+		recs := []map[string]any{{"itemId": "f10", "match": 100}, {"itemId": "f08", "match": 81.5}, {"itemId": "f06", "match": 60}}
+		if r.URL.Query().Get("engine") == "hybrid" {
+			recs = []map[string]any{{"itemId": "f03", "match": 92}, {"itemId": "f10", "match": 44}}
+		}
+		json.NewEncoder(w).Encode(recs)
+	})
+}
+
 var goldenScreens = []goldenScreen{
+	{name: "recomm-attributes", signedIn: true, setup: recommFixture, steps: func(t *testing.T, tm *teatest.TestModel) {
+		send(tm, "alt+r")
+		waitFor(t, tm, "books")
+		send(tm, "down", "enter")
+		waitFor(t, tm, "genre")
+	}},
+	{name: "recomm-side-by-side", signedIn: true, setup: recommFixture, steps: func(t *testing.T, tm *teatest.TestModel) {
+		send(tm, "alt+r")
+		waitFor(t, tm, "books")
+		send(tm, "down", "enter")
+		waitFor(t, tm, "genre")
+		send(tm, "a")
+		tm.Type("item=f01 engine=popular vs=hybrid")
+		send(tm, "enter")
+		waitFor(t, tm, "f03")
+	}},
 	{name: "items-movies", signedIn: true, setup: itemsFixture, steps: func(t *testing.T, tm *teatest.TestModel) {
 		send(tm, "alt+i")
 		waitFor(t, tm, "Castro")

@@ -1,9 +1,11 @@
 package engines
 
 import (
+	"fmt"
 	"math"
 	"slices"
 	"sort"
+	"strings"
 )
 
 // maxTokenFeatures caps the token vocabulary of a feature space: the most frequent (attribute, token)
@@ -188,4 +190,61 @@ func (fs *featureSpace) valid() bool {
 		}
 	}
 	return true
+}
+
+// keywordKey normalises a keyword or a category token for matching: analysed terms joined, so
+// "Sci-Fi", "sci fi" and "SCI-FI" meet, and "comedies" meets "Comedy".
+func keywordKey(s string) string { return strings.Join(terms(s), " ") }
+
+// keywordIndex maps each normalised category token of a feature space to the items having it.
+func keywordIndex(fs *featureSpace, feats []sparseVec, items int) (map[string][]int32, error) {
+	if fs == nil || len(feats) != items {
+		return nil, fmt.Errorf("item features do not match the items")
+	}
+	tokenOf := map[int32]string{}
+	for key, f := range fs.Tokens {
+		_, tok, _ := strings.Cut(key, "\x00")
+		tokenOf[f] = keywordKey(tok)
+	}
+	index := map[string][]int32{}
+	for i, fv := range feats {
+		if len(fv.Val) != len(fv.Idx) {
+			return nil, fmt.Errorf("inconsistent item features")
+		}
+		for _, f := range fv.Idx {
+			if f < 0 || int(f) >= fs.Dim {
+				return nil, fmt.Errorf("item feature out of range")
+			}
+			if tok, ok := tokenOf[f]; ok && tok != "" {
+				index[tok] = append(index[tok], int32(i))
+			}
+		}
+	}
+	return index, nil
+}
+
+// maxKeywordItems caps the items a cold user's warm-up keywords stand for.
+const maxKeywordItems = 200
+
+// keywordItems returns the items whose category tokens match a warm-up keyword: at most
+// maxKeywordItems of them, those with the largest factor norms (a proxy for popularity).
+func keywordItems(index map[string][]int32, norms []float64, keywords []string) []int32 {
+	seen := map[int32]bool{}
+	var items []int32
+	for _, kw := range keywords {
+		for _, i := range index[keywordKey(kw)] {
+			if !seen[i] {
+				seen[i] = true
+				items = append(items, i)
+			}
+		}
+	}
+	sort.Slice(items, func(a, b int) bool {
+		na, nb := norms[items[a]], norms[items[b]]
+		if na != nb {
+			return na > nb
+		}
+		return items[a] < items[b]
+	})
+	return items[:min(len(items), maxKeywordItems)]
 }

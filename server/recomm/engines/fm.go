@@ -30,23 +30,26 @@ const (
 // Raw score: p_u·q_i + b_i (unbounded; only differences matter under BPR); match = 100·σ(raw).
 // Similar items and users: cosine of the embeddings; match = 100·max(cos, 0).
 // A cold user or item is the sum of its attribute-feature embeddings plus the mean embedding of the
-// entities in its history (negative polarity subtracting).
+// entities in its history (negative polarity subtracting); a cold user's warm-up keywords add the
+// items whose category tokens match them (up to 200, largest vectors first) to that history.
 type fmModel struct {
 	S fmState
 
 	userIdx, itemIdx map[string]int32
 	pNorm, qNorm     []float64
+	featureItems     map[string][]int32 // folded token → items having it, for keyword warm-up
 }
 
 type fmState struct {
 	UserIDs, ItemIDs []string
 	K                int
 	UserFS, ItemFS   *featureSpace
-	P, Q             []float32 // composed user and item vectors (id plus attribute features)
-	B                []float32 // composed item linear terms
-	UserFeat         []float32 // user feature embeddings, UserFS.Dim × K, for cold users
-	ItemFeat         []float32 // item feature embeddings, ItemFS.Dim × K, for cold items
-	ItemFeatBias     []float32 // item feature linear terms, for cold items
+	P, Q             []float32   // composed user and item vectors (id plus attribute features)
+	B                []float32   // composed item linear terms
+	UserFeat         []float32   // user feature embeddings, UserFS.Dim × K, for cold users
+	ItemFeat         []float32   // item feature embeddings, ItemFS.Dim × K, for cold items
+	ItemFeatBias     []float32   // item feature linear terms, for cold items
+	ItemFeats        []sparseVec // per item attribute features, for keyword warm-up
 }
 
 // fmParams is one block of trainable rows with row-wise Adagrad accumulators (one per row, the mean
@@ -232,6 +235,7 @@ func trainFM(ctx context.Context, ds *Dataset, cfg TrainConfig) (*fmModel, error
 	}
 	st.UserFeat, st.ItemFeat = to32(users.w[nu*k:]), to32(items.w[ni*k:])
 	st.ItemFeatBias = to32(bias.w[ni:])
+	st.ItemFeats = itemFeats
 	m := &fmModel{S: st}
 	return m, m.afterLoad()
 }
@@ -247,6 +251,10 @@ func (m *fmModel) afterLoad() error {
 	}
 	m.userIdx, m.itemIdx = indexOf(s.UserIDs), indexOf(s.ItemIDs)
 	m.pNorm, m.qNorm = rowNorms(s.P, k), rowNorms(s.Q, k)
+	var err error
+	if m.featureItems, err = keywordIndex(s.ItemFS, s.ItemFeats, ni); err != nil {
+		return fmt.Errorf("fm: %w", err)
+	}
 	return nil
 }
 
@@ -277,6 +285,18 @@ func (m *fmModel) vector(sub Subject, isUser bool) ([]float64, float64, int32, e
 		}
 	}
 	cols, net := historyPairs(sub.History, otherIdx, isUser)
+	if isUser && len(sub.Keywords) > 0 {
+		// warm-up keywords stand for one unit interaction with each matching item
+		known := map[int32]bool{}
+		for _, c := range cols {
+			known[c] = true
+		}
+		for _, i := range keywordItems(m.featureItems, m.qNorm, sub.Keywords) {
+			if !known[i] {
+				cols, net = append(cols, i), append(net, 1)
+			}
+		}
+	}
 	if len(cols) == 0 && len(f.Idx) <= 1 && len(sub.Attrs.Numeric)+len(sub.Attrs.Tokens) == 0 {
 		return nil, 0, -1, ErrNoSignal
 	}

@@ -6,8 +6,6 @@ import (
 	"io"
 	"math"
 	"math/rand/v2"
-	"sort"
-	"strings"
 	"sync"
 )
 
@@ -21,8 +19,6 @@ const (
 	hybridAttributeWeight = 20.0
 	hybridCGSteps         = 3
 	hybridMapRidge        = 1.0
-	// hybridKeywordItems caps the items a cold user's warm-up keywords stand for.
-	hybridKeywordItems = 200
 )
 
 // hybridModel is implicit-feedback matrix factorisation (iALS, Hu-Koren-Volinsky confidence
@@ -293,66 +289,12 @@ func (m *hybridModel) afterLoad() error {
 	m.userIdx, m.itemIdx = indexOf(s.UserIDs), indexOf(s.ItemIDs)
 	m.userNorm, m.itemNorm = rowNorms(s.U, s.K), rowNorms(s.V, s.K)
 	if s.ItemFeats != nil {
-		if s.ItemFS == nil || len(s.ItemFeats) != len(s.ItemIDs) {
-			return fmt.Errorf("hybrid: item features do not match the items")
-		}
-		tokenOf := map[int32]string{}
-		for key, f := range s.ItemFS.Tokens {
-			_, tok, _ := strings.Cut(key, "\x00")
-			tokenOf[f] = keywordKey(tok)
-		}
-		m.featureItems = map[string][]int32{}
-		for i, fv := range s.ItemFeats {
-			for _, f := range fv.Idx {
-				if f < 0 || int(f) >= s.ItemFS.Dim {
-					return fmt.Errorf("hybrid: item feature out of range")
-				}
-				if tok, ok := tokenOf[f]; ok && tok != "" {
-					m.featureItems[tok] = append(m.featureItems[tok], int32(i))
-				}
-			}
+		var err error
+		if m.featureItems, err = keywordIndex(s.ItemFS, s.ItemFeats, len(s.ItemIDs)); err != nil {
+			return fmt.Errorf("hybrid: %w", err)
 		}
 	}
 	return nil
-}
-
-// keywordKey normalises a keyword or a category token for matching: analysed terms joined, so
-// "Sci-Fi", "sci fi" and "SCI-FI" meet, and "comedies" meets "Comedy".
-func keywordKey(s string) string { return strings.Join(terms(s), " ") }
-
-// keywordItems returns the items whose category tokens match a warm-up keyword: at most
-// hybridKeywordItems of them, those with the largest factor norms (a proxy for popularity).
-func (m *hybridModel) keywordItems(keywords []string) []int32 {
-	seen := map[int32]bool{}
-	var items []int32
-	for _, kw := range keywords {
-		for _, i := range m.featureItems[keywordKey(kw)] {
-			if !seen[i] {
-				seen[i] = true
-				items = append(items, i)
-			}
-		}
-	}
-	sort.Slice(items, func(a, b int) bool {
-		na, nb := m.itemNorm[items[a]], m.itemNorm[items[b]]
-		if na != nb {
-			return na > nb
-		}
-		return items[a] < items[b]
-	})
-	return items[:min(len(items), hybridKeywordItems)]
-}
-
-func rowNorms(x []float32, k int) []float64 {
-	out := make([]float64, len(x)/k)
-	for i := range out {
-		s := 0.0
-		for _, v := range x[i*k : (i+1)*k] {
-			s += float64(v) * float64(v)
-		}
-		out[i] = math.Sqrt(s)
-	}
-	return out
 }
 
 func (m *hybridModel) grams() {
@@ -394,7 +336,7 @@ func (m *hybridModel) vector(sub Subject, isUser bool) ([]float64, int32, error)
 		for _, c := range cols {
 			known[c] = true
 		}
-		for _, i := range m.keywordItems(sub.Keywords) {
+		for _, i := range keywordItems(m.featureItems, m.itemNorm, sub.Keywords) {
 			if !known[i] {
 				cols, net = append(cols, i), append(net, 1)
 			}

@@ -154,3 +154,16 @@ func parallelRows(n, workers int, stop func() bool, fn func(worker, row int)) {
 	}
 	wg.Wait()
 }
+
+// rowNorms returns the Euclidean norm of each k-wide row of x.
+func rowNorms(x []float32, k int) []float64 {
+	out := make([]float64, len(x)/k)
+	for i := range out {
+		s := 0.0
+		for _, v := range x[i*k : (i+1)*k] {
+			s += float64(v) * float64(v)
+		}
+		out[i] = math.Sqrt(s)
+	}
+	return out
+}

@@ -17,6 +17,9 @@
 //	isvd           PureSVD with fold-in updates; match = 100·tanh(max(raw,0)/mean |entry|)
 //	ensemble       weighted min-max normalised relevances; match = 100·mix
 //
+// Warm-up keywords: content_based matches them against item text and tokens; hybrid and fm fold in,
+// for a cold user, the items whose category tokens match them.
+//
 // Interactions of a user-item pair are combined into one net strength, Σ weight·value over positive
 // interactions minus the same over negative ones; every engine but popular learns from it, so
 // negative polarity subtracts everywhere. Training is deterministic for a given seed, dataset and

@@ -26,6 +26,7 @@ import (
 	"github.com/harkhq/hark/server/onboarding"
 	"github.com/harkhq/hark/server/openapi"
 	"github.com/harkhq/hark/server/recomm/recommhttp"
+	"github.com/harkhq/hark/server/spoken"
 	"github.com/harkhq/hark/server/storage"
 	"github.com/harkhq/hark/server/store"
 	"github.com/harkhq/hark/server/surveys"
@@ -54,6 +55,9 @@ type Config struct {
 	MaxUpload                int64 // default 1 GiB
 	MaxImport                int64 // default 1 GiB
 	DrainTimeout             time.Duration
+	// AudioIdleTimeout bounds the wait for the next piece of a streamed
+	// audio upload; default 10 s.
+	AudioIdleTimeout time.Duration
 
 	Logger *slog.Logger
 	Now    func() time.Time
@@ -73,6 +77,7 @@ type Server struct {
 	Onboarding *onboarding.Service
 	Dialogue   *dialogue.Engine
 	Recomm     *recommhttp.Service
+	voice      *voice
 }
 
 func (c *Config) defaults() {
@@ -96,6 +101,9 @@ func (c *Config) defaults() {
 	}
 	if c.MaxImport <= 0 {
 		c.MaxImport = 1 << 30
+	}
+	if c.AudioIdleTimeout <= 0 {
+		c.AudioIdleTimeout = 10 * time.Second
 	}
 	if c.DrainTimeout <= 0 {
 		c.DrainTimeout = 15 * time.Second
@@ -204,7 +212,15 @@ func (s *Server) build(ctx context.Context) error {
 	endpoints.Storage(s.api, s.Storage, cfg.MaxUpload)
 	endpoints.Surveys(s.api, s.Surveys)
 	endpoints.Items(s.api, s.Items, prefs)
-	endpoints.Dialogue(s.api, s.Dialogue, nil)
+	s.voice = loadVoice(cfg.Logger, s.Dialogue)
+	answers, err := spoken.New(ctx, s.db, filepath.Join(cfg.DataDir, "answers"), s.voice.spokenSynth, cfg.Now)
+	if err != nil {
+		return err
+	}
+	audio := &endpoints.Audio{Engine: s.Dialogue, Spoken: answers, Recognizer: s.voice.recognizer,
+		Synthesizer: s.voice.synthesizer, MaxAudio: cfg.MaxAudio, IdleTimeout: cfg.AudioIdleTimeout, Logger: cfg.Logger}
+	endpoints.Dialogue(s.api, s.Dialogue, audio)
+	audio.Routes(s.api)
 	endpoints.Icons(s.api)
 	endpoints.Tracking(s.api, s.Tracking)
 	endpoints.Onboarding(s.api, s.Onboarding)
@@ -260,6 +276,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 // Close releases the store. Serve calls it; tests that only use Handler
 // call it themselves.
 func (s *Server) Close() error {
+	s.voice.shutdown()
 	s.Recomm.Close()
 	return errors.Join(s.Tracking.Close(), s.db.Close())
 }

@@ -12,9 +12,8 @@ import (
 	"github.com/harkhq/hark/server/httpapi"
 )
 
-// Dialogue registers POST /query/text. speak, when not nil, gives each
-// answer with speech its audio URL (the speech service, when installed).
-func Dialogue(api *httpapi.API, engine *dialogue.Engine, speak func(r *http.Request, resp *dialogue.Response)) {
+// Dialogue registers POST /query/text; audio gives each answer its audio URL.
+func Dialogue(api *httpapi.API, engine *dialogue.Engine, audio *Audio) {
 	api.Handle("POST /v2/query/text", httpapi.Token, func(w http.ResponseWriter, r *http.Request) error {
 		q, err := queryText(w, r, api.MaxJSONBody())
 		if err != nil {
@@ -28,8 +27,8 @@ func Dialogue(api *httpapi.API, engine *dialogue.Engine, speak func(r *http.Requ
 		if err != nil {
 			return err
 		}
-		if speak != nil {
-			speak(r, &resp)
+		if err := audio.Speak(r, req.Lang, &resp); err != nil {
+			return err
 		}
 		return httpapi.WriteJSON(w, http.StatusOK, resp)
 	})

@@ -3,6 +3,7 @@ package endpoints
 import (
 	"context"
 	"encoding/json"
+	"io"
 	"math"
 	"net/http"
 	"time"
@@ -91,4 +92,12 @@ func withBaseURL(r *http.Request) context.Context {
 func BaseURL(ctx context.Context) string {
 	s, _ := ctx.Value(baseURLKey{}).(string)
 	return s
+}
+
+// jsonEncoder writes compact JSON without HTML escaping, so a dialogue
+// answer's html reads the same in a header as in a body.
+func jsonEncoder(w io.Writer) *json.Encoder {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	return enc
 }

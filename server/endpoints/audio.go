@@ -1,0 +1,256 @@
+package endpoints
+
+import (
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"mime"
+	"net/http"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/harkhq/hark/server/apierr"
+	"github.com/harkhq/hark/server/dialogue"
+	"github.com/harkhq/hark/server/httpapi"
+	"github.com/harkhq/hark/server/speech"
+	"github.com/harkhq/hark/server/speech/tts"
+	"github.com/harkhq/hark/server/spoken"
+)
+
+// Audio is what the audio endpoints need. Recognizer and Synthesizer wait
+// for the speech engines to load (bounded by ctx) and answer a 503
+// Unavailable naming the missing package when they cannot.
+type Audio struct {
+	Engine      *dialogue.Engine
+	Spoken      *spoken.Store
+	Recognizer  func(ctx context.Context) (*speech.Recognizer, error)
+	Synthesizer func(ctx context.Context) (*tts.Synthesizer, error)
+	MaxAudio    int64
+	// IdleTimeout bounds the wait for the next piece of a streamed upload.
+	IdleTimeout time.Duration
+	Logger      *slog.Logger
+}
+
+// Speak gives an answer its audio URL (DECISIONS §6): every answer gets
+// one, text answers too; an answer without speech answers 204 there.
+func (a *Audio) Speak(r *http.Request, lang string, resp *dialogue.Response) error {
+	id, err := a.Spoken.Register(r.Context(), lang, resp.Responses.Speech)
+	if err != nil {
+		return err
+	}
+	resp.Responses.Audio = baseURL(r) + "/v2/query/audio/" + strconv.FormatInt(id, 10)
+	return nil
+}
+
+// Routes registers /query/audio/*.
+func (a *Audio) Routes(api *httpapi.API) {
+	api.Handle("POST /v2/query/audio/data", httpapi.Token, a.data)
+	api.Handle("POST /v2/query/audio/stream", httpapi.Token, a.stream)
+	api.Handle("GET /v2/query/audio/{id}", httpapi.Public, a.file)
+}
+
+// audioRate reads the rate from the Content-Type, which must be one of the
+// two the contract allows.
+func audioRate(r *http.Request) (int, error) {
+	ct := r.Header.Get("Content-Type")
+	mt, params, err := mime.ParseMediaType(ct)
+	if err != nil || mt != "audio/x-wav" || !strings.EqualFold(params["codec"], "pcm") || params["bit"] != "16" {
+		return 0, apierr.BadRequestf("Content-Type must be audio/x-wav;codec=pcm;bit=16;rate=8000 or ...;rate=16000, not %q", ct)
+	}
+	switch params["rate"] {
+	case "8000":
+		return 8000, nil
+	case "16000":
+		return 16000, nil
+	}
+	return 0, apierr.BadRequestf("the rate must be 8000 or 16000, not %q", params["rate"])
+}
+
+// recognise reads the WAV body and answers it as a dialogue turn.
+func (a *Audio) recognise(w http.ResponseWriter, r *http.Request, body io.Reader) (dialogue.Response, string, error) {
+	rate, err := audioRate(r)
+	if err != nil {
+		return dialogue.Response{}, "", err
+	}
+	lang := language(r)
+	if err := speech.Available(lang); err != nil {
+		return dialogue.Response{}, "", err
+	}
+	req, err := dialogueRequest(r, "")
+	if err != nil {
+		return dialogue.Response{}, "", err
+	}
+	rec, err := a.Recognizer(r.Context())
+	if err != nil {
+		return dialogue.Response{}, "", err
+	}
+	limited := http.MaxBytesReader(w, io.NopCloser(body), a.MaxAudio)
+	res, err := rec.Recognize(r.Context(), lang, rate, limited)
+	if err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			return dialogue.Response{}, "", apierr.TooLargef("the audio is larger than %d bytes", a.MaxAudio)
+		}
+		return dialogue.Response{}, "", err
+	}
+	a.Logger.Info("recognised", "request_id", httpapi.RequestID(r.Context()), "source", res.Source,
+		"audio_ms", res.Audio.Milliseconds(), "margin", res.Margin)
+	if strings.TrimSpace(res.Text) == "" {
+		return notHeard(lang, req.Ref), lang, nil
+	}
+	req.Query = res.Text
+	resp, err := a.Engine.Answer(r.Context(), req)
+	return resp, lang, err
+}
+
+// notHeard answers audio in which nothing was recognised: it says so and
+// reopens the microphone, keeping the conversation's ref.
+func notHeard(lang string, ref int64) dialogue.Response {
+	text := "Sorry, I didn't catch that. Could you say it again?"
+	if lang == "es" {
+		text = "Perdona, no te he entendido. ¿Puedes repetirlo?"
+	}
+	return dialogue.Response{
+		Context:     dialogue.Context{ID: uuid.NewString(), Ref: ref},
+		Responses:   dialogue.Responses{Text: text, Speech: text, HTML: "<p>" + text + "</p>"},
+		NextActions: []dialogue.NextAction{{Action: "OPEN_ASR", Data: ""}},
+	}
+}
+
+func (a *Audio) data(w http.ResponseWriter, r *http.Request) error {
+	resp, lang, err := a.recognise(w, r, r.Body)
+	if err != nil {
+		return err
+	}
+	if err := a.Speak(r, lang, &resp); err != nil {
+		return err
+	}
+	return httpapi.WriteJSON(w, http.StatusOK, resp)
+}
+
+// stream recognises the body while it arrives, then streams the spoken
+// answer as MP3, flushing as frames are encoded, with the dialogue JSON in
+// Service-Response-Info.
+func (a *Audio) stream(w http.ResponseWriter, r *http.Request) error {
+	synth, err := a.Synthesizer(r.Context())
+	if err != nil {
+		return err
+	}
+	rc := http.NewResponseController(w)
+	body := &idleReader{r: r.Body, rc: rc, idle: a.IdleTimeout}
+	resp, lang, err := a.recognise(w, r, body)
+	rc.SetReadDeadline(time.Time{})
+	if err != nil {
+		if body.timedOut {
+			return apierr.BadRequestf("the upload stalled for more than %s", a.IdleTimeout)
+		}
+		return err
+	}
+	id, err := a.Spoken.Register(r.Context(), lang, resp.Responses.Speech)
+	if err != nil {
+		return err
+	}
+	resp.Responses.Audio = baseURL(r) + "/v2/query/audio/" + strconv.FormatInt(id, 10)
+	info, err := jsonLine(resp)
+	if err != nil {
+		return err
+	}
+	h := w.Header()
+	h.Set("Chunked", "1")
+	h.Set("Content-Type", "application/octet-stream")
+	h.Set("Service-Response-Info", info)
+	w.WriteHeader(http.StatusOK)
+	rc.Flush()
+
+	save, commit, abort, err := a.Spoken.Writer(id)
+	if err != nil {
+		a.Logger.Warn("answer audio not kept", "err", err)
+		save, commit, abort = io.Discard, func() error { return nil }, func() {}
+	}
+	out := &flushWriter{w: w, rc: rc, save: save}
+	if err := synth.Stream(r.Context(), lang, resp.Responses.Speech, out); err != nil {
+		abort()
+		if r.Context().Err() == nil {
+			a.Logger.Warn("answer stream ended early", "request_id", httpapi.RequestID(r.Context()), "err", err)
+		}
+		return nil // the status is sent; the client sees a short stream
+	}
+	if err := commit(); err != nil {
+		a.Logger.Warn("answer audio not kept", "err", err)
+	}
+	return nil
+}
+
+// jsonLine encodes v on one line for a header.
+func jsonLine(v any) (string, error) {
+	var b strings.Builder
+	if err := jsonEncoder(&b).Encode(v); err != nil {
+		return "", err
+	}
+	return strings.TrimSpace(b.String()), nil
+}
+
+// flushWriter sends each write to the client at once and keeps a copy.
+type flushWriter struct {
+	w    io.Writer
+	rc   *http.ResponseController
+	save io.Writer
+}
+
+func (f *flushWriter) Write(p []byte) (int, error) {
+	n, err := f.w.Write(p)
+	if err != nil {
+		return n, err
+	}
+	f.save.Write(p)
+	return n, f.rc.Flush()
+}
+
+// idleReader gives up on an upload that stops sending: each read must
+// bring data within idle, so a stalled client cannot hold a decoder.
+type idleReader struct {
+	r        io.Reader
+	rc       *http.ResponseController
+	idle     time.Duration
+	timedOut bool
+}
+
+func (i *idleReader) Read(p []byte) (int, error) {
+	if i.idle > 0 {
+		i.rc.SetReadDeadline(time.Now().Add(i.idle))
+	}
+	n, err := i.r.Read(p)
+	if err != nil && errors.Is(err, os.ErrDeadlineExceeded) {
+		i.timedOut = true
+	}
+	return n, err
+}
+
+func (a *Audio) file(w http.ResponseWriter, r *http.Request) error {
+	id, err := strconv.ParseInt(r.PathValue("id"), 10, 64)
+	if err != nil || id <= 0 {
+		return apierr.BadRequestf("the audio id must be a positive integer, not %q", r.PathValue("id"))
+	}
+	f, err := a.Spoken.Open(r.Context(), id)
+	if err != nil {
+		return err
+	}
+	if f == nil {
+		w.WriteHeader(http.StatusNoContent)
+		return nil
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "audio/mpeg")
+	w.Header().Set("Cache-Control", "private, max-age=86400")
+	http.ServeContent(w, r, "", fi.ModTime(), f)
+	return nil
+}

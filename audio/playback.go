@@ -29,6 +29,12 @@ type voice interface {
 // Player plays MP3 streams on the process's single output context.
 type Player struct {
 	newVoice func(io.Reader) voice
+	// device pauses the output once nothing has played for idleSuspend, so an idle
+	// console costs no CPU; nil when there is nothing to pause.
+	device    outputDevice
+	idleAfter time.Duration
+	suspended bool
+	idle      *time.Timer
 
 	mu     sync.Mutex
 	volume float64
@@ -43,8 +49,42 @@ const voiceBuffer = 100 * time.Millisecond
 // resolution of FirstSample.
 const monitorPeriod = 2 * time.Millisecond
 
-func newPlayer(newVoice func(io.Reader) voice) *Player {
-	return &Player{newVoice: newVoice, volume: 1, active: map[*Playback]struct{}{}}
+// outputDevice is the output context's suspend and resume.
+type outputDevice interface {
+	Suspend() error
+	Resume() error
+}
+
+// idleSuspend is how long the output keeps running after the last playback: long enough
+// for the device's buffers to play out, so the end of an answer is never held back.
+const idleSuspend = time.Second
+
+func newPlayer(newVoice func(io.Reader) voice, device outputDevice) *Player {
+	p := &Player{newVoice: newVoice, device: device, idleAfter: idleSuspend, volume: 1,
+		active: map[*Playback]struct{}{}}
+	p.mu.Lock()
+	p.scheduleSuspend()
+	p.mu.Unlock()
+	return p
+}
+
+// scheduleSuspend suspends the output after idleSuspend unless a playback starts; called
+// with p.mu held when the last playback ends.
+func (p *Player) scheduleSuspend() {
+	if p.device == nil {
+		return
+	}
+	if p.idle != nil {
+		p.idle.Stop()
+	}
+	p.idle = time.AfterFunc(p.idleAfter, func() {
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		if len(p.active) == 0 && !p.suspended {
+			p.device.Suspend()
+			p.suspended = true
+		}
+	})
 }
 
 // Play starts playing an MP3 stream as its bytes arrive and returns at once. The stream is
@@ -74,6 +114,13 @@ func (p *Player) PlayLength(r io.Reader, contentLength int64) (*Playback, error)
 	}
 	pb.voice = p.newVoice(stream)
 	pb.voice.SetVolume(p.volume)
+	if p.idle != nil {
+		p.idle.Stop()
+	}
+	if p.suspended {
+		p.device.Resume()
+		p.suspended = false
+	}
 	p.active[pb] = struct{}{}
 	pb.voice.Play()
 	go pb.monitor()
@@ -112,8 +159,11 @@ func (p *Player) playbacks() []*Playback {
 
 func (p *Player) forget(pb *Playback) {
 	p.mu.Lock()
+	defer p.mu.Unlock()
 	delete(p.active, pb)
-	p.mu.Unlock()
+	if len(p.active) == 0 {
+		p.scheduleSuspend()
+	}
 }
 
 func clampVolume(v float64) float64 {

@@ -44,7 +44,7 @@ func NewPlayer() (*Player, error) {
 			v := ctx.NewPlayer(r)
 			v.SetBufferSize(int(voiceBuffer.Seconds() * OutputRate * 8))
 			return v
-		})
+		}, ctx)
 	})
 	return output.player, output.err
 }

@@ -48,6 +48,12 @@ type Config struct {
 	// and recommendation imports may fetch from; the server's own address is
 	// always allowed.
 	FetchAllow []string
+	// TrainingBudget is each workspace's total training time; 0 is
+	// unlimited. Once spent, training answers 403 TrainingTimeOut.
+	TrainingBudget time.Duration
+	// RecommendationQuota is each workspace's batch recommendation quota;
+	// default 10,000,000.
+	RecommendationQuota int64
 
 	RatePerSecond, RateBurst float64
 	MaxJSONBody              int64 // default 1 MiB
@@ -89,6 +95,9 @@ func (c *Config) defaults() {
 	}
 	if c.MinInteractions <= 0 {
 		c.MinInteractions = 500
+	}
+	if c.RecommendationQuota <= 0 {
+		c.RecommendationQuota = 10_000_000
 	}
 	if c.MaxJSONBody <= 0 {
 		c.MaxJSONBody = 1 << 20
@@ -183,7 +192,9 @@ func (s *Server) build(ctx context.Context) error {
 
 	if s.Recomm, err = recommhttp.New(ctx, recommhttp.Config{DB: s.db, DataDir: cfg.DataDir, FetchAllow: cfg.FetchAllow,
 		MaxImportBytes: cfg.MaxImport, Storage: recommStorage{s.Storage, cfg.MaxUpload}, MinInteractions: cfg.MinInteractions,
-		Logger: cfg.Logger}); err != nil {
+		TrainingBudget: func(int64) time.Duration { return cfg.TrainingBudget },
+		Quota:          func(int64) int64 { return cfg.RecommendationQuota },
+		Logger:         cfg.Logger}); err != nil {
 		return err
 	}
 

@@ -4,6 +4,7 @@
 //
 //	harkd serve --addr 127.0.0.1:8700 --data DIR [--public-key K --private-key S]
 //	            [--token-ttl 720h] [--min-interactions 500] [--fetch-allow HOST[,HOST...]]
+//	            [--training-budget 0] [--recommendation-quota 10000000] [--rate 50 --burst 100]
 //	harkd workspace create --data DIR --name NAME
 package main
 
@@ -62,6 +63,8 @@ func serve(args []string, stdout, stderr io.Writer) error {
 	ttl := fs.Duration("token-ttl", 30*24*time.Hour, "lifetime of access tokens")
 	minInter := fs.Int("min-interactions", 500, "records an interaction type needs to take part in training")
 	allow := fs.String("fetch-allow", "", "comma-separated hosts (host or host:port) that dataset and import URLs may name; the server's own address is always allowed")
+	budget := fs.Duration("training-budget", 0, "training time each workspace may spend (0: unlimited); then training answers 403 TrainingTimeOut")
+	quota := fs.Int64("recommendation-quota", 10_000_000, "batch recommendations each workspace may order; over it: 403 QuotaExceeded")
 	rate := fs.Float64("rate", 50, "requests per second per workspace and per user")
 	burst := fs.Float64("burst", 100, "burst of the rate limit")
 	printKeys := fs.Bool("print-keys", false, "print the workspace keys and URLs on stdout (creates a local workspace when none exists)")
@@ -83,15 +86,17 @@ func serve(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	srv, err := server.New(ctx, server.Config{
-		DataDir:         *data,
-		PublicKey:       *pub,
-		PrivateKey:      *priv,
-		TokenTTL:        *ttl,
-		MinInteractions: *minInter,
-		FetchAllow:      append(splitList(*allow), ln.Addr().String()),
-		RatePerSecond:   *rate,
-		RateBurst:       *burst,
-		Logger:          logger,
+		DataDir:             *data,
+		PublicKey:           *pub,
+		PrivateKey:          *priv,
+		TokenTTL:            *ttl,
+		MinInteractions:     *minInter,
+		TrainingBudget:      *budget,
+		RecommendationQuota: *quota,
+		FetchAllow:          append(splitList(*allow), ln.Addr().String()),
+		RatePerSecond:       *rate,
+		RateBurst:           *burst,
+		Logger:              logger,
 	})
 	if err != nil {
 		ln.Close()

@@ -35,18 +35,19 @@ const (
 	screenItems
 	screenSurveys
 	screenRecomm
+	screenPlaces
 )
 
 // allScreens is the broadcast order.
-var allScreens = []screenID{screenSignIn, screenOnboarding, screenConsole, screenStorage, screenItems, screenSurveys, screenRecomm}
+var allScreens = []screenID{screenSignIn, screenOnboarding, screenConsole, screenStorage, screenItems, screenSurveys, screenRecomm, screenPlaces}
 
 var screenTitles = map[screenID]string{
 	screenSignIn: "Sign in", screenOnboarding: "Welcome", screenConsole: "Console", screenStorage: "Storage",
-	screenItems: "Items", screenSurveys: "Surveys", screenRecomm: "Recommendations",
+	screenItems: "Items", screenSurveys: "Surveys", screenRecomm: "Recommendations", screenPlaces: "Places",
 }
 
 type globalKeys struct {
-	Quit, Help, Console, Storage, Items, Surveys, Recomm, Logout key.Binding
+	Quit, Help, Console, Storage, Items, Surveys, Recomm, Places, Logout key.Binding
 }
 
 func newGlobalKeys() globalKeys {
@@ -58,6 +59,7 @@ func newGlobalKeys() globalKeys {
 		Items:   key.NewBinding(key.WithKeys("alt+i"), key.WithHelp("alt+i", "items")),
 		Surveys: key.NewBinding(key.WithKeys("alt+u"), key.WithHelp("alt+u", "surveys")),
 		Recomm:  key.NewBinding(key.WithKeys("alt+r"), key.WithHelp("alt+r", "recommendations")),
+		Places:  key.NewBinding(key.WithKeys("alt+p"), key.WithHelp("alt+p", "places")),
 		Logout:  key.NewBinding(key.WithKeys("alt+l"), key.WithHelp("alt+l", "log out")),
 	}
 }
@@ -116,6 +118,7 @@ func New(opt Options) *App {
 		screenItems:      newItems(pc),
 		screenSurveys:    newSurveys(pc),
 		screenRecomm:     newRecomm(pc),
+		screenPlaces:     newPlaces(pc),
 	}
 	a.active = screenSignIn
 	if opt.Session != nil && opt.Session.Token != "" {
@@ -273,6 +276,8 @@ func (a *App) globalKey(msg tea.KeyMsg) (tea.Cmd, bool) {
 		return a.show(screenSurveys), true
 	case key.Matches(msg, a.keys.Recomm):
 		return a.show(screenRecomm), true
+	case key.Matches(msg, a.keys.Places):
+		return a.show(screenPlaces), true
 	case key.Matches(msg, a.keys.Logout):
 		c, store := a.ctx.Client, a.ctx.Sessions
 		return a.ctx.task("log out", func(ctx context.Context) tea.Msg {
@@ -323,7 +328,7 @@ func (a *App) globalHelp() []key.Binding {
 	if a.ctx.Session.Token == "" || a.active == screenSignIn || a.active == screenOnboarding {
 		return []key.Binding{a.keys.Help, a.keys.Quit}
 	}
-	return []key.Binding{a.keys.Console, a.keys.Items, a.keys.Storage, a.keys.Surveys, a.keys.Recomm, a.keys.Logout, a.keys.Help, a.keys.Quit}
+	return []key.Binding{a.keys.Console, a.keys.Items, a.keys.Storage, a.keys.Surveys, a.keys.Recomm, a.keys.Places, a.keys.Logout, a.keys.Help, a.keys.Quit}
 }
 
 // keyMaps joins the active screen's keys with the global ones.

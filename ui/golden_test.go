@@ -87,6 +87,15 @@ func recommFixture(f *fakePlatform) {
 }
 
 var goldenScreens = []goldenScreen{
+	{name: "places", signedIn: true, setup: func(f *fakePlatform) {
+		f.json("GET /v2/tracking/pois", 200, []map[string]any{
+			{"id": 1, "label": "Home", "lat": 40.4168, "lon": -3.7038, "visits": 31, "dwellMinutes": 9000},
+			{"id": 2, "label": "Work", "lat": 40.4530, "lon": -3.6883, "visits": 22, "dwellMinutes": 5200},
+			{"id": 3, "label": "Other", "lat": 40.4381, "lon": -3.6796, "visits": 6, "dwellMinutes": 300}})
+	}, steps: func(t *testing.T, tm *teatest.TestModel) {
+		send(tm, "alt+p")
+		waitFor(t, tm, "visits")
+	}},
 	{name: "recomm-attributes", signedIn: true, setup: recommFixture, steps: func(t *testing.T, tm *teatest.TestModel) {
 		send(tm, "alt+r")
 		waitFor(t, tm, "books")

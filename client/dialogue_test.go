@@ -2,6 +2,7 @@ package client_test
 
 import (
 	"encoding/json"
+	"io"
 	"math"
 	"net/http"
 	"strconv"
@@ -122,4 +123,38 @@ func TestDialogueBadInput(t *testing.T) {
 	anon, _ := newClient(t, server.Config{})
 	_, err = anon.Dialogue.Text(ctx, "hello", 0)
 	wantCode(t, err, 401, "TokenExpired")
+}
+
+// PLAY_MUSIC points at a real, playable track that harkd serves.
+func TestDialoguePlayMusic(t *testing.T) {
+	c := signedIn(t)
+	ctx := ctxT(t)
+	a, err := c.Dialogue.Text(ctx, "play some jazz", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(a.NextActions) != 1 || a.NextActions[0].Action != "PLAY_MUSIC" {
+		t.Fatalf("actions %+v", a.NextActions)
+	}
+	var m struct{ URL, Title, Artist string }
+	if err := json.Unmarshal(a.NextActions[0].Data, &m); err != nil || !strings.HasPrefix(m.URL, "http://") || m.Title == "" {
+		t.Fatalf("PLAY_MUSIC data %s: %v", a.NextActions[0].Data, err)
+	}
+	resp, err := http.Get(m.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "audio/mpeg" {
+		t.Fatalf("track: %d %s", resp.StatusCode, resp.Header.Get("Content-Type"))
+	}
+	if d := decodesAsMP3(t, data); d < 10*time.Second {
+		t.Fatalf("the track lasts %s", d)
+	}
+	resp, _ = http.Get(strings.Replace(m.URL, ".mp3", "-nope.mp3", 1))
+	resp.Body.Close()
+	if resp.StatusCode != 404 {
+		t.Fatalf("unknown track answered %d", resp.StatusCode)
+	}
 }

@@ -23,6 +23,7 @@ import (
 	"github.com/harkhq/hark/server/httpapi"
 	"github.com/harkhq/hark/server/items"
 	"github.com/harkhq/hark/server/knowledge"
+	"github.com/harkhq/hark/server/media"
 	"github.com/harkhq/hark/server/onboarding"
 	"github.com/harkhq/hark/server/openapi"
 	"github.com/harkhq/hark/server/recomm/recommhttp"
@@ -198,8 +199,18 @@ func (s *Server) build(ctx context.Context) error {
 		return err
 	}
 
+	music, err := media.New(filepath.Join(cfg.DataDir, "music"))
+	if err != nil {
+		return err
+	}
+	var tracks []dialogue.Track
+	for _, t := range media.Tracks() {
+		tracks = append(tracks, dialogue.Track{ID: t.ID, Title: t.Title, Artist: t.Artist, Genre: t.Genre})
+	}
 	prefs := preferences{s}
 	s.Dialogue = dialogue.New(dialogue.Config{
+		Music:     tracks,
+		MusicURL:  endpoints.MusicPath,
 		Knowledge: &knowledge.Items{Items: s.Items, Users: prefs, Now: cfg.Now},
 		OnTopic: func(ctx context.Context, userID int64, topic string) {
 			if _, err := s.Surveys.Nudge(ctx, userID, topic); err != nil {
@@ -233,6 +244,7 @@ func (s *Server) build(ctx context.Context) error {
 	endpoints.Dialogue(s.api, s.Dialogue, audio)
 	audio.Routes(s.api)
 	endpoints.Icons(s.api)
+	endpoints.Music(s.api, music)
 	endpoints.Tracking(s.api, s.Tracking)
 	endpoints.Onboarding(s.api, s.Onboarding)
 	s.Recomm.Register(s.api)

@@ -105,6 +105,7 @@ func (a *Audio) recognise(w http.ResponseWriter, r *http.Request, body io.Reader
 	}
 	req.Query = res.Text
 	resp, err := a.Engine.Answer(r.Context(), req)
+	absoluteURLs(r, &resp)
 	return resp, lang, err
 }
 

@@ -27,6 +27,7 @@ func Dialogue(api *httpapi.API, engine *dialogue.Engine, audio *Audio) {
 		if err != nil {
 			return err
 		}
+		absoluteURLs(r, &resp)
 		if err := audio.Speak(r, req.Lang, &resp); err != nil {
 			return err
 		}

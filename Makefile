@@ -4,7 +4,7 @@
 export PATH := /usr/local/go/bin:$(PATH)
 GO ?= go
 
-.PHONY: run test deps build bench vet fmt-check
+.PHONY: run test deps build bench eval vet fmt-check
 
 deps:
 	@scripts/install-deps.sh
@@ -26,6 +26,13 @@ fmt-check:
 
 test: deps vet fmt-check
 	$(GO) test -race -timeout 30m ./...
+	# The recommendation quality targets, without -race (training under the
+	# race detector takes minutes); reads ../shared/data/movielens-small.
+	$(GO) test -timeout 15m -run 'TestQuality$$' ./server/recomm/evaluate
+
+# Every engine's quality next to the baselines, on MovieLens.
+eval: deps
+	HARK_QUALITY_REPORT=1 $(GO) test -timeout 30m -run TestQualityReport -v ./server/recomm/evaluate
 
 bench: deps
 	@scripts/bench.sh

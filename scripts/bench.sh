@@ -16,4 +16,6 @@ go test -run '^$' -bench . -benchtime 1x -timeout 60m "${heavy[@]}" 2>&1 | tee -
 
 light=$(go list ./... | grep -v -e '/cmd/harkd$' -e '/server/recomm')
 go test -run '^$' -bench . -benchmem -timeout 60m $light 2>&1 | tee -a "$out" | grep -E '^(Benchmark|ok|FAIL|---)' || true
+echo "# recommendation quality (MovieLens, top 10)" | tee -a "$out"
+HARK_QUALITY_REPORT=1 go test -timeout 30m -run TestQualityReport -v ./server/recomm/evaluate 2>&1 | tee -a "$out" | grep -vE '^(=== RUN|--- PASS|PASS$)' || true
 echo "full output: $out"

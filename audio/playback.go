@@ -99,6 +99,9 @@ func (p *Player) Play(r io.Reader) (*Playback, error) {
 // which lets Duration give an estimate before the stream has ended. A size of -1 means
 // unknown.
 func (p *Player) PlayLength(r io.Reader, contentLength int64) (*Playback, error) {
+	if r == nil {
+		return nil, errors.New("audio: play: no stream")
+	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	stream := newMP3Stream(r, OutputRate)

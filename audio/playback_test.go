@@ -117,6 +117,9 @@ func TestPlaybackOfAStreamThatNeverStartsIsStoppable(t *testing.T) {
 	}
 	pb.Stop()
 	<-pb.Done()
+	if _, err := p.Play(nil); err == nil {
+		t.Errorf("Play(nil) accepted")
+	}
 	if !body.closed {
 		t.Errorf("Stop did not close the body")
 	}

@@ -1,8 +1,11 @@
 package speech
 
 import (
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/harkhq/hark/server/speech/sphinx"
 )
 
 func knownWords(words ...string) func(string) bool {
@@ -130,4 +133,37 @@ func TestWER(t *testing.T) {
 			t.Errorf("WER(%q, %q) = %v, want %v", c.ref, c.hyp, got, c.want)
 		}
 	}
+}
+
+// TestUnknownWordsWouldBreakPocketsphinx shows why BuildGrammar drops
+// unknown words: pocketsphinx refuses a grammar holding one, and accepts
+// the pruned grammar.
+func TestUnknownWordsWouldBreakPocketsphinx(t *testing.T) {
+	dict, err := loadDictionary(filepath.Join(DefaultModelDir, "cmudict-en-us.dict"))
+	if err != nil {
+		t.Skipf("no pocketsphinx model (Debian package pocketsphinx-en-us): %v", err)
+	}
+	src := GrammarSource{
+		Patterns: []string{"turn (on | off) {feature}"},
+		Slots:    map[string][]string{"feature": {"wifi", "bluetoothh"}},
+	}
+	cfg := sphinx.Config{HMM: filepath.Join(DefaultModelDir, "en-us"), Dict: filepath.Join(DefaultModelDir, "cmudict-en-us.dict")}
+	cfg.JSGF = "#JSGF V1.0;\ngrammar raw;\npublic <u> = turn (on | off) (wifi | bluetoothh);\n"
+	if d, err := sphinx.NewDecoder(cfg); err == nil {
+		d.Close()
+		t.Fatal("pocketsphinx accepted a grammar with an unknown word")
+	}
+	g, err := BuildGrammar(src, func(w string) bool { return dict[w] })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(g.Dropped) != 1 || !strings.Contains(g.Dropped[0], `"bluetoothh"`) {
+		t.Fatalf("dropped %q", g.Dropped)
+	}
+	cfg.JSGF = g.JSGF
+	d, err := sphinx.NewDecoder(cfg)
+	if err != nil {
+		t.Fatalf("pruned grammar refused: %v\n%s", err, g.JSGF)
+	}
+	d.Close()
 }

@@ -23,6 +23,7 @@ type turn struct {
 	actions []client.Action
 	err     string
 	ref     int64
+	voice   *voiceTurn // spoken audio, timings and action outcomes (voice.go)
 }
 
 type consoleKeys struct {
@@ -45,6 +46,7 @@ type console struct {
 	width   int
 	height  int
 	seq     int
+	voice   *voice
 }
 
 func newConsole(pc *programContext) *console {
@@ -53,7 +55,7 @@ func newConsole(pc *programContext) *console {
 	in.Prompt = "› "
 	in.CharLimit = 500
 	in.Focus()
-	return &console{ctx: pc, input: in, keys: consoleKeys{
+	return &console{ctx: pc, input: in, voice: newVoice(pc.Voice), keys: consoleKeys{
 		Send:            key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "send")),
 		HistoryUp:       key.NewBinding(key.WithKeys("up"), key.WithHelp("↑/↓", "history")),
 		HistoryDown:     key.NewBinding(key.WithKeys("down")),
@@ -63,11 +65,11 @@ func newConsole(pc *programContext) *console {
 	}}
 }
 
-func (c *console) Init() tea.Cmd    { return textinput.Blink }
+func (c *console) Init() tea.Cmd    { return tea.Batch(textinput.Blink, c.voice.init()) }
 func (c *console) SetSize(w, h int) { c.width, c.height = w, h; c.input.Width = max(w-4, 10) }
 func (c *console) Typing() bool     { return true }
 func (c *console) ShortHelp() []key.Binding {
-	return []key.Binding{c.keys.Send, c.keys.HistoryUp, c.keys.NewConversation}
+	return append([]key.Binding{c.keys.Send, c.keys.HistoryUp, c.keys.NewConversation}, c.voice.help()...)
 }
 func (c *console) FullHelp() [][]key.Binding {
 	return [][]key.Binding{{c.keys.Send, c.keys.HistoryUp, c.keys.NewConversation, c.keys.ScrollUp}}
@@ -82,10 +84,13 @@ type answerMsg struct {
 func (m answerMsg) failed() error { return m.err }
 
 func (c *console) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	if cmd, handled := c.voice.update(c, msg); handled {
+		return c, cmd
+	}
 	switch msg := msg.(type) {
 	case answerMsg:
 		c.answered(msg)
-		return c, nil
+		return c, c.voice.afterText(c, msg)
 	case tea.KeyMsg:
 		switch {
 		case key.Matches(msg, c.keys.Send):
@@ -229,6 +234,7 @@ func (c *console) transcript() []string {
 				}
 				lines = append(lines, "  "+chip)
 			}
+			lines = append(lines, c.voice.turnLines(&tr, t, w)...)
 		}
 		lines = append(lines, "")
 	}
@@ -237,7 +243,8 @@ func (c *console) transcript() []string {
 
 func (c *console) View() string {
 	t := c.ctx.Theme
-	avail := max(c.height-2, 1)
+	extra := append(c.voice.panelLines(t, c.width), c.voice.dialog(t, c.width)...)
+	avail := max(c.height-2-len(extra), 1)
 	lines := c.transcript()
 	if len(c.turns) == 0 {
 		lines = []string{t.Muted.Render("Type a question and press enter. Answers, and the actions the assistant"),
@@ -261,6 +268,12 @@ func (c *console) View() string {
 	}
 	if c.scroll > 0 {
 		status += " · scrolled up " + itoa(int64(c.scroll)) + " lines"
+	}
+	if vs := c.voice.status(); vs != "" {
+		status = vs + " · " + status
+	}
+	for _, l := range extra {
+		b.WriteString(" " + l + "\n")
 	}
 	b.WriteString(t.Muted.Render(fit(" "+status, c.width)) + "\n")
 	b.WriteString(c.input.View())

@@ -58,8 +58,14 @@ type Options struct {
 	// StaticCursor stops the input cursors from blinking (fewer repaints
 	// over slow links, steady screenshots and tests).
 	StaticCursor bool
+	// PlatformReady, when set, yields once the platform serves, or the
+	// error that stopped it (an embedded platform opening in the background).
+	PlatformReady <-chan error
 	// Context bounds every command; cancelling it stops work in flight.
 	Context context.Context
+	// Voice, when set, lets the console talk (microphone, speaker) and carry out the
+	// answers' next actions (see voice.go); nil keeps it typed-only.
+	Voice *Voice
 }
 
 // programContext is shared by every screen: options, theme, size and who

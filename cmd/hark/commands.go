@@ -35,7 +35,7 @@ func runCommand(ctx context.Context, cfg config, args []string, stdin io.Reader,
 	}
 	name, rest := args[0], args[1:]
 	switch name {
-	case "say", "login", "register", "logout", "storage", "recomm":
+	case "say", "ask", "login", "register", "logout", "storage", "recomm":
 	default:
 		fmt.Fprintf(stderr, "hark: unknown command %q (hark -h lists them)\n", name)
 		return exitError{2}
@@ -48,6 +48,8 @@ func runCommand(ctx context.Context, cfg config, args []string, stdin io.Reader,
 	switch name {
 	case "say":
 		return cmdSay(ctx, p, rest, stdout, stderr)
+	case "ask":
+		return cmdAsk(ctx, p, rest, stdout, stderr)
 	case "login", "register":
 		return cmdSignIn(ctx, p, name, rest, stdin, stdout, stderr)
 	case "logout":

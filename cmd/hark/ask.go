@@ -1,0 +1,106 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/harkhq/hark/audio"
+	"github.com/harkhq/hark/ui"
+)
+
+// maxAskFile bounds the WAV file hark ask reads (10 minutes of 16 kHz speech is 19 MB).
+const maxAskFile = 32 << 20
+
+// cmdAsk sends one spoken turn from a WAV file: 16-bit PCM mono at 16 or 8 kHz, what the
+// platform's recogniser takes. It prints what was heard, the answer and its actions, or with
+// --json the whole dialogue response.
+func cmdAsk(ctx context.Context, p *platform, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("ask", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	asJSON := fs.Bool("json", false, "print the whole answer as JSON")
+	ref := fs.Int64("ref", 0, "continue the conversation with this ref")
+	if err := fs.Parse(args); err != nil {
+		return exitError{2}
+	}
+	if fs.NArg() != 1 {
+		fmt.Fprintln(stderr, "usage: hark ask [--json] [--ref N] FILE.wav")
+		return exitError{2}
+	}
+	pcm, rate, err := readSpokenFile(fs.Arg(0))
+	if err != nil {
+		return err
+	}
+	if p.Client.Token() == "" {
+		return errors.New("not signed in: run hark login, hark register, or open hark once")
+	}
+	wav := audio.EncodeWAV(pcm, rate)
+	resp, err := p.Client.Dialogue.Audio(ctx, bytes.NewReader(wav), int64(len(wav)), rate, *ref)
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(resp)
+	}
+	heard := strings.TrimSpace(resp.Responses.Query)
+	if heard == "" {
+		heard = "(nothing recognised)"
+	}
+	fmt.Fprintln(stdout, "heard:", heard)
+	answer := resp.Responses.Text
+	if resp.Responses.HTML != "" {
+		answer = ui.PlainText(resp.Responses.HTML)
+	}
+	fmt.Fprintln(stdout, answer)
+	for _, a := range resp.NextActions {
+		data := strings.TrimSpace(string(a.Data))
+		if data == "" || data == "null" {
+			fmt.Fprintf(stdout, "action %s\n", a.Action)
+		} else {
+			fmt.Fprintf(stdout, "action %s %s\n", a.Action, data)
+		}
+	}
+	if resp.Context.Ref != 0 {
+		fmt.Fprintf(stdout, "ref %d\n", resp.Context.Ref)
+	}
+	return nil
+}
+
+// readSpokenFile reads and checks a WAV file before anything is sent, so a wrong file gets
+// a plain reason rather than the platform's refusal.
+func readSpokenFile(path string) (pcm []byte, rate int, err error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, 0, err
+	}
+	if st.IsDir() {
+		return nil, 0, fmt.Errorf("%s is a directory, not a WAV file", path)
+	}
+	if st.Size() > maxAskFile {
+		return nil, 0, fmt.Errorf("%s is %d bytes: hark ask takes WAV files up to %d bytes", path, st.Size(), maxAskFile)
+	}
+	pcm, rate, err = audio.DecodeWAV(f)
+	if err != nil {
+		return nil, 0, fmt.Errorf("%s: %w", path, err)
+	}
+	if rate != 16000 && rate != 8000 {
+		return nil, 0, fmt.Errorf("%s is sampled at %d Hz: the platform takes 16000 or 8000 Hz (sox in.wav -r 16000 -c 1 -b 16 out.wav)", path, rate)
+	}
+	if len(pcm) == 0 {
+		return nil, 0, fmt.Errorf("%s holds no audio", path)
+	}
+	return pcm, rate, nil
+}

@@ -133,7 +133,16 @@ func New(opt Options) *App {
 
 // Init starts the active screen.
 func (a *App) Init() tea.Cmd {
-	return tea.Batch(a.screens[a.active].Init(), a.spinner.Tick)
+	cmds := []tea.Cmd{a.screens[a.active].Init(), a.spinner.Tick}
+	if ready := a.ctx.PlatformReady; ready != nil {
+		cmds = append(cmds, func() tea.Msg {
+			if err := <-ready; err != nil {
+				return toastMsg{err: true, text: describe(err)}
+			}
+			return nil
+		})
+	}
+	return tea.Batch(cmds...)
 }
 
 // signedInMsg ends a sign-in: the session is kept and onboarding resumes.

@@ -32,22 +32,31 @@ func runConsole(ctx context.Context, cfg config) (err error) {
 	logger := slog.New(slog.NewTextHandler(logFile, nil))
 	slog.SetDefault(logger)
 
+	logger.Info("console starting", "since_process_start", time.Since(processStart).String())
 	p, err := connect(ctx, cfg, logger)
 	if err != nil {
 		return err
 	}
 	defer p.Close()
+	logger.Info("platform connected", "since_process_start", time.Since(processStart).String())
 
 	opts := ui.Options{
-		Client:      p.Client,
-		Sessions:    p.Sessions,
-		Platform:    p.Label,
-		NoColor:     ui.NoColorFromEnv(),
-		Context:     ctx,
-		ReportPanic: func(r any, stack []byte) string { return writeCrashReport(cfg.StateDir, r, stack, logger) },
+		Client:        p.Client,
+		Sessions:      p.Sessions,
+		Platform:      p.Label,
+		NoColor:       ui.NoColorFromEnv(),
+		Context:       ctx,
+		PlatformReady: p.Ready,
+		ReportPanic:   func(r any, stack []byte) string { return writeCrashReport(cfg.StateDir, r, stack, logger) },
 	}
 	if s, ok, err := p.Sessions.Load(); err == nil && ok {
 		opts.Session = &s
+	}
+	if v, closeVoice, err := consoleVoice(cfg, p.Client, logger); err != nil {
+		logger.Warn("voice and next actions are off", "err", err)
+	} else {
+		opts.Voice = v
+		defer closeVoice()
 	}
 	if wd, err := os.Getwd(); err == nil {
 		opts.DownloadDir = wd

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"log/slog"
 	"net"
@@ -16,47 +17,98 @@ type embedded struct {
 	BaseURL    string
 	PublicKey  string
 	PrivateKey string
-	stop       context.CancelFunc
-	done       chan error
+	// Ready yields nil once the platform serves, or why it could not.
+	Ready <-chan error
+	stop  context.CancelFunc
+	done  chan error
 }
 
-// startEmbedded opens the platform under dataDir/harkd, makes sure a local
-// workspace exists (the first one of the store is reused on later runs) and
-// serves it on 127.0.0.1 with a free port.
-func startEmbedded(ctx context.Context, dataDir string, logger *slog.Logger) (*embedded, error) {
-	srv, err := server.New(ctx, server.Config{DataDir: filepath.Join(dataDir, "harkd"), Logger: logger, DrainTimeout: 2 * time.Second})
-	if err != nil {
-		return nil, fmt.Errorf("embedded platform: %w", err)
-	}
-	all, err := srv.Workspaces.All(ctx)
-	if err != nil {
-		srv.Close()
-		return nil, fmt.Errorf("embedded platform: %w", err)
-	}
-	ws := server.Config{}
-	if len(all) > 0 {
-		ws.PublicKey, ws.PrivateKey = all[0].PublicKey, all[0].PrivateKey
-	} else {
-		created, err := srv.Workspaces.Create(ctx, "local")
-		if err != nil {
-			srv.Close()
-			return nil, fmt.Errorf("embedded platform: create the local workspace: %w", err)
-		}
-		ws.PublicKey, ws.PrivateKey = created.PublicKey, created.PrivateKey
+// workspaceKeys is the local workspace remembered between runs.
+type workspaceKeys struct {
+	PublicKey  string `json:"publicKey"`
+	PrivateKey string `json:"privateKey"`
+}
+
+// startEmbedded serves the platform of dataDir/harkd on 127.0.0.1 with a
+// free port. The first run opens the store, creates the local workspace
+// and remembers its keys (in the secrets store); later runs know the keys
+// and the port at once, so the console draws while the store opens in the
+// background: requests made meanwhile wait in the listener's backlog.
+func startEmbedded(ctx context.Context, dataDir string, sec secrets, logger *slog.Logger) (*embedded, error) {
+	dir := filepath.Join(dataDir, "harkd")
+	secretName := "embedded-workspace:" + dir
+	var keys workspaceKeys
+	if v, ok, err := sec.Get(secretName); err == nil && ok {
+		json.Unmarshal([]byte(v), &keys)
 	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
-		srv.Close()
 		return nil, fmt.Errorf("embedded platform: %w", err)
 	}
 	sctx, stop := context.WithCancel(context.WithoutCancel(ctx))
-	e := &embedded{
-		BaseURL:   "http://" + ln.Addr().String() + "/v2",
-		PublicKey: ws.PublicKey, PrivateKey: ws.PrivateKey,
-		stop: stop, done: make(chan error, 1),
+	ready := make(chan error, 1)
+	e := &embedded{BaseURL: "http://" + ln.Addr().String() + "/v2", Ready: ready, stop: stop, done: make(chan error, 1)}
+
+	open := func() (*server.Server, error) {
+		srv, err := server.New(sctx, server.Config{DataDir: dir, Logger: logger, DrainTimeout: 2 * time.Second})
+		if err != nil {
+			return nil, err
+		}
+		if keys.PublicKey != "" {
+			// The store may have been wiped since the keys were kept.
+			if _, err := srv.Workspaces.Ensure(sctx, "local", keys.PublicKey, keys.PrivateKey); err != nil {
+				srv.Close()
+				return nil, fmt.Errorf("the remembered local workspace: %w", err)
+			}
+			return srv, nil
+		}
+		all, err := srv.Workspaces.All(sctx)
+		if err == nil && len(all) > 0 {
+			keys = workspaceKeys{all[0].PublicKey, all[0].PrivateKey}
+		} else if err == nil {
+			created, cerr := srv.Workspaces.Create(sctx, "local")
+			keys, err = workspaceKeys{created.PublicKey, created.PrivateKey}, cerr
+		}
+		if err != nil {
+			srv.Close()
+			return nil, fmt.Errorf("create the local workspace: %w", err)
+		}
+		if b, err := json.Marshal(keys); err == nil {
+			if err := sec.Set(secretName, string(b)); err != nil {
+				logger.Warn("could not remember the local workspace", "where", sec.Where(), "err", err)
+			}
+		}
+		return srv, nil
 	}
-	go func() { e.done <- srv.Serve(sctx, ln) }()
-	logger.Info("embedded platform ready", "url", e.BaseURL, "data", dataDir)
+	serve := func(srv *server.Server) {
+		logger.Info("embedded platform ready", "url", e.BaseURL, "data", dir)
+		ready <- nil
+		e.done <- srv.Serve(sctx, ln)
+	}
+
+	if keys.PublicKey == "" {
+		srv, err := open()
+		if err != nil {
+			ln.Close()
+			stop()
+			return nil, fmt.Errorf("embedded platform: %w", err)
+		}
+		e.PublicKey, e.PrivateKey = keys.PublicKey, keys.PrivateKey
+		go serve(srv)
+		return e, nil
+	}
+	e.PublicKey, e.PrivateKey = keys.PublicKey, keys.PrivateKey
+	go func() {
+		srv, err := open()
+		if err != nil {
+			logger.Error("embedded platform failed", "err", err)
+			ln.Close()
+			ready <- fmt.Errorf("embedded platform: %w", err)
+			e.done <- err
+			return
+		}
+		serve(srv)
+	}()
 	return e, nil
 }
 

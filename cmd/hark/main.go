@@ -22,9 +22,13 @@ import (
 	"path/filepath"
 	"runtime/debug"
 	"syscall"
+	"time"
 
 	"github.com/harkhq/hark/client"
 )
+
+// processStart is when the process began, for the start-up log lines.
+var processStart = time.Now()
 
 // version is set with -ldflags "-X main.version=..." by release builds.
 var version = "dev"
@@ -35,6 +39,7 @@ With no command, hark opens the console.
 
 commands:
   say [--json] TEXT                 one turn with the assistant
+  ask [--json] FILE.wav             one spoken turn (16-bit mono WAV, 16 or 8 kHz)
   login [--email E]                 log in (password from HARK_PASSWORD or the terminal)
   register --email E [--name N]     create an account
   logout                            end the remembered session
@@ -136,7 +141,9 @@ type platform struct {
 	Label    string // shown in the console header
 	Secrets  secrets
 	Sessions *sessionStore
-	close    func() error
+	// Ready, for the embedded platform, yields once it serves (or fails).
+	Ready <-chan error
+	close func() error
 }
 
 func (p *platform) Close() error {
@@ -154,13 +161,14 @@ func connect(ctx context.Context, cfg config, logger *slog.Logger) (*platform, e
 	ccfg := client.Config{BaseURL: cfg.BaseURL, StorageURL: cfg.StorageURL, RecommURL: cfg.RecommURL,
 		PublicKey: cfg.APIKey, PrivateKey: cfg.PrivateKey, Language: cfg.Language}
 	if cfg.BaseURL == "" {
-		emb, err := startEmbedded(ctx, cfg.DataDir, logger)
+		emb, err := startEmbedded(ctx, cfg.DataDir, sec, logger)
 		if err != nil {
 			return nil, err
 		}
 		ccfg.BaseURL, ccfg.PublicKey, ccfg.PrivateKey = emb.BaseURL, emb.PublicKey, emb.PrivateKey
 		p.Label = "embedded platform"
 		p.close = emb.Close
+		p.Ready = emb.Ready
 	} else {
 		p.Label = cfg.BaseURL
 		keyName := "private-key:" + cfg.BaseURL + ":" + cfg.APIKey

@@ -2,6 +2,8 @@ package main
 
 import (
 	"bytes"
+	"io"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -170,3 +172,38 @@ func TestEmbeddedPlatformIsRemembered(t *testing.T) {
 		t.Fatalf("login on a later run: %s", errOut)
 	}
 }
+
+func TestCrashReport(t *testing.T) {
+	dir := t.TempDir()
+	where := writeCrashReport(dir, "boom", []byte("goroutine 1 [running]:\nmain.explode()"), slogDiscard())
+	b, err := os.ReadFile(where)
+	if err != nil || !strings.Contains(string(b), "panic: boom") || !strings.Contains(string(b), "main.explode") {
+		t.Fatalf("report %s: %v %q", where, err, b)
+	}
+	if info, _ := os.Stat(where); info.Mode().Perm() != 0o600 {
+		t.Fatalf("report mode %v", info.Mode())
+	}
+	if got := writeCrashReport(filepath.Join(dir, "missing", "dir"), "boom", nil, slogDiscard()); got != "the log" {
+		t.Fatalf("unwritable report place gave %q", got)
+	}
+}
+
+func TestRedirectStderrRestores(t *testing.T) {
+	f, err := os.CreateTemp(t.TempDir(), "log")
+	if err != nil {
+		t.Fatal(err)
+	}
+	restore, err := redirectStderr(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.Stderr.WriteString("to the log\n")
+	restore()
+	restore() // twice is harmless
+	b, _ := os.ReadFile(f.Name())
+	if string(b) != "to the log\n" {
+		t.Fatalf("log got %q", b)
+	}
+}
+
+func slogDiscard() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }

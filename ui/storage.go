@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -20,7 +21,7 @@ import (
 )
 
 type storageKeys struct {
-	Open, Back, Refresh, Upload, Download, Mkdir, Delete, Clear, Yes, No key.Binding
+	Open, Back, Refresh, Upload, Download, Mkdir, Delete, Clear, ListFilter, Yes, No key.Binding
 }
 
 // storageEntry is a folder (at the top) or a file.
@@ -38,6 +39,7 @@ const (
 	promptNone storagePrompt = iota
 	promptUpload
 	promptMkdir
+	promptListFilter
 )
 
 // transfer is a download or upload in flight.
@@ -64,6 +66,9 @@ type storage struct {
 	confirm  string // the question being asked, "" when none
 	onYes    func() tea.Cmd
 	clearTok string
+	// listOpt and listText are the server-side listing filter.
+	listOpt  client.ListOptions
+	listText string
 
 	transfers map[int]*transfer
 	nextID    int
@@ -76,16 +81,17 @@ func newStorage(pc *programContext) *storage {
 	in.CharLimit = 4096
 	return &storage{ctx: pc, list: newRowList(pc), entries: map[string]storageEntry{}, input: in,
 		transfers: map[int]*transfer{}, keys: storageKeys{
-			Open:     key.NewBinding(key.WithKeys("enter", "right", "l"), key.WithHelp("enter", "open")),
-			Back:     key.NewBinding(key.WithKeys("backspace", "left", "h"), key.WithHelp("⌫", "up")),
-			Refresh:  key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "refresh")),
-			Upload:   key.NewBinding(key.WithKeys("u"), key.WithHelp("u", "upload")),
-			Download: key.NewBinding(key.WithKeys("d"), key.WithHelp("d", "download")),
-			Mkdir:    key.NewBinding(key.WithKeys("n"), key.WithHelp("n", "new folder")),
-			Delete:   key.NewBinding(key.WithKeys("x", "delete"), key.WithHelp("x", "delete")),
-			Clear:    key.NewBinding(key.WithKeys("C"), key.WithHelp("C", "clear all")),
-			Yes:      key.NewBinding(key.WithKeys("y"), key.WithHelp("y", "yes")),
-			No:       key.NewBinding(key.WithKeys("n", "esc"), key.WithHelp("n/esc", "no")),
+			Open:       key.NewBinding(key.WithKeys("enter", "right", "l"), key.WithHelp("enter", "open")),
+			Back:       key.NewBinding(key.WithKeys("backspace", "left", "h"), key.WithHelp("⌫", "up")),
+			Refresh:    key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "refresh")),
+			Upload:     key.NewBinding(key.WithKeys("u"), key.WithHelp("u", "upload")),
+			Download:   key.NewBinding(key.WithKeys("d"), key.WithHelp("d", "download")),
+			Mkdir:      key.NewBinding(key.WithKeys("n"), key.WithHelp("n", "new folder")),
+			Delete:     key.NewBinding(key.WithKeys("x", "delete"), key.WithHelp("x", "delete")),
+			Clear:      key.NewBinding(key.WithKeys("C"), key.WithHelp("C", "clear all")),
+			ListFilter: key.NewBinding(key.WithKeys("f"), key.WithHelp("f", "server filter")),
+			Yes:        key.NewBinding(key.WithKeys("y"), key.WithHelp("y", "yes")),
+			No:         key.NewBinding(key.WithKeys("n", "esc"), key.WithHelp("n/esc", "no")),
 		}}
 }
 
@@ -124,7 +130,7 @@ func (s *storage) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{s.keys.Open, s.keys.Back, s.keys.Refresh, s.list.keys.Up, s.list.keys.PageUp},
 		{s.keys.Upload, s.keys.Download, s.keys.Mkdir, s.keys.Delete, s.keys.Clear},
-		{s.list.keys.Select, s.list.keys.Filter, s.list.keys.ClearFilter},
+		{s.list.keys.Select, s.list.keys.Filter, s.list.keys.ClearFilter, s.keys.ListFilter},
 	}
 }
 
@@ -170,7 +176,7 @@ type completionMsg struct {
 
 func (s *storage) refresh() tea.Cmd {
 	s.loading = true
-	c, folder := s.ctx.Client, s.folder
+	c, folder, opt := s.ctx.Client, s.folder, s.listOpt
 	return s.ctx.task("listing files", func(ctx context.Context) tea.Msg {
 		m := storageListedMsg{folder: folder}
 		if folder == "" {
@@ -178,7 +184,7 @@ func (s *storage) refresh() tea.Cmd {
 				return m
 			}
 		}
-		if m.files, m.err = c.Storage.List(ctx, folder, client.ListOptions{}); m.err != nil {
+		if m.files, m.err = c.Storage.List(ctx, folder, opt); m.err != nil {
 			return m
 		}
 		m.total, m.err = c.Storage.TotalSize(ctx)
@@ -315,6 +321,13 @@ func (s *storage) key(msg tea.KeyMsg) tea.Cmd {
 		s.input.Prompt = "upload local file: "
 		s.input.SetValue("")
 		return s.input.Focus()
+	case key.Matches(msg, s.keys.ListFilter):
+		s.prompt = promptListFilter
+		s.input.Prompt = "list only: "
+		s.input.Placeholder = "prefix=rep suffix=.csv min=1KiB max=10MiB since=2026-01-31 until=2026-12-31 (empty: all)"
+		s.input.SetValue(s.listText)
+		s.input.CursorEnd()
+		return s.input.Focus()
 	case key.Matches(msg, s.keys.Mkdir):
 		if s.folder != "" {
 			return toastErr("folders live at the top level: press ⌫ first")
@@ -443,6 +456,14 @@ func (s *storage) promptKey(msg tea.KeyMsg) tea.Cmd {
 		kind := s.prompt
 		s.prompt = promptNone
 		s.input.Blur()
+		if kind == promptListFilter {
+			opt, err := parseListFilter(v, s.ctx.now().Location())
+			if err != nil {
+				return toastErr(err.Error())
+			}
+			s.listOpt, s.listText = opt, v
+			return s.refresh()
+		}
 		if v == "" {
 			return nil
 		}
@@ -649,6 +670,9 @@ func (s *storage) View() string {
 	if n := len(s.list.selected); n > 0 {
 		head += fmt.Sprintf("  %d selected", n)
 	}
+	if s.listText != "" {
+		head += "  only " + s.listText
+	}
 	if s.loading && !s.loaded {
 		head += "  loading…"
 	}
@@ -713,4 +737,69 @@ func progressBar(frac float64, width int) string {
 	n := int(frac*float64(width) + 0.5)
 	n = min(max(n, 0), width)
 	return "[" + strings.Repeat("#", n) + strings.Repeat(".", width-n) + "]"
+}
+
+// parseListFilter reads "prefix=a suffix=.csv min=1KiB max=2MiB
+// since=2026-01-02 until=2026-02-01" into listing options; dates are
+// local days (until includes its whole day).
+func parseListFilter(v string, loc *time.Location) (client.ListOptions, error) {
+	var opt client.ListOptions
+	for _, w := range strings.Fields(v) {
+		k, val, ok := strings.Cut(w, "=")
+		if !ok || val == "" {
+			return opt, fmt.Errorf("%q: write key=value (prefix, suffix, min, max, since, until)", w)
+		}
+		switch k {
+		case "prefix":
+			opt.Prefix = val
+		case "suffix":
+			opt.Suffix = val
+		case "min", "max":
+			n, err := parseSize(val)
+			if err != nil {
+				return opt, err
+			}
+			if k == "min" {
+				opt.MinSize = &n
+			} else {
+				opt.MaxSize = &n
+			}
+		case "since", "until":
+			d, err := time.ParseInLocation("2006-01-02", val, loc)
+			if err != nil {
+				return opt, fmt.Errorf("%s=%s: write a date like 2026-01-31", k, val)
+			}
+			ms := d.UnixMilli()
+			if k == "since" {
+				opt.From = &ms
+			} else {
+				ms = d.AddDate(0, 0, 1).UnixMilli() - 1
+				opt.To = &ms
+			}
+		default:
+			return opt, fmt.Errorf("unknown filter %q: use prefix, suffix, min, max, since or until", k)
+		}
+	}
+	return opt, nil
+}
+
+// parseSize reads 1234, 10KiB, 2.5MiB, 1GiB (or KB/MB/GB, taken as binary).
+func parseSize(s string) (int64, error) {
+	units := []struct {
+		suffix string
+		mult   float64
+	}{{"KiB", 1 << 10}, {"MiB", 1 << 20}, {"GiB", 1 << 30}, {"KB", 1 << 10}, {"MB", 1 << 20}, {"GB", 1 << 30}, {"K", 1 << 10}, {"M", 1 << 20}, {"G", 1 << 30}, {"B", 1}}
+	mult := 1.0
+	num := s
+	for _, u := range units {
+		if strings.HasSuffix(strings.ToUpper(s), strings.ToUpper(u.suffix)) {
+			num, mult = s[:len(s)-len(u.suffix)], u.mult
+			break
+		}
+	}
+	f, err := strconv.ParseFloat(num, 64)
+	if err != nil || f < 0 || f*mult > 1<<62 {
+		return 0, fmt.Errorf("size %q: write a number with an optional unit, e.g. 10KiB", s)
+	}
+	return int64(f * mult), nil
 }

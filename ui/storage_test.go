@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 func storageApp(t *testing.T) (*App, string) {
@@ -137,4 +138,45 @@ func TestStorageMultiSelectFilterAndClear(t *testing.T) {
 	if len(s.list.rows) != 0 || !strings.Contains(a.View(), "cleared 1 files") {
 		t.Fatalf("clear did not empty the workspace:\n%s", a.View())
 	}
+}
+
+func TestStorageServerFilter(t *testing.T) {
+	a, _ := storageApp(t)
+	s := a.screens[screenStorage].(*storage)
+	local := t.TempDir()
+	for name, size := range map[string]int{"report-a.csv": 3000, "report-b.txt": 10, "notes.csv": 10} {
+		p := filepath.Join(local, name)
+		os.WriteFile(p, []byte(strings.Repeat("x", size)), 0o644)
+		upload(t, a, p)
+	}
+	press(t, a, "f")
+	typeText(t, a, "prefix=report min=1KiB")
+	press(t, a, "enter")
+	if len(s.list.rows) != 1 || s.list.rows[0].Key != "f:report-a.csv" || !strings.Contains(a.View(), "only prefix=report") {
+		t.Fatalf("server filter: %+v\n%s", s.list.rows, a.View())
+	}
+	press(t, a, "f")
+	s.input.SetValue("size=big")
+	press(t, a, "enter")
+	if !strings.Contains(a.View(), "unknown filter") {
+		t.Fatalf("bad filter not refused:\n%s", a.View())
+	}
+	press(t, a, "f")
+	s.input.SetValue("")
+	press(t, a, "enter")
+	if len(s.list.rows) != 3 {
+		t.Fatalf("clearing the filter shows %d rows", len(s.list.rows))
+	}
+}
+
+func FuzzParseListFilter(f *testing.F) {
+	for _, s := range []string{"prefix=a", "min=1KiB max=2.5MiB", "since=2026-01-02 until=2026-02-01", "x", "min=-1", "min=1e30GiB", ""} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		opt, err := parseListFilter(s, time.UTC)
+		if err == nil && opt.MinSize != nil && *opt.MinSize < 0 {
+			t.Fatalf("negative size from %q", s)
+		}
+	})
 }

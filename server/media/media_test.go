@@ -50,25 +50,6 @@ func TestCatalogue(t *testing.T) {
 	}
 }
 
-func slicesEqual(a, b []int16) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
-}
-
-func TestRenderingIsDeterministic(t *testing.T) {
-	tr, _ := Lookup("pop_paper_hearts")
-	if !slicesEqual(render(tr), render(tr)) {
-		t.Fatal("two renderings differ")
-	}
-}
-
 func TestMusicRendersCachesAndDecodes(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "cache")
 	lib, err := New(dir)
@@ -134,7 +115,8 @@ func TestMusicRendersCachesAndDecodes(t *testing.T) {
 	if got, _ := lib.Music(id); string(got) != "cached" {
 		t.Fatal("cache not used")
 	}
-	// A removed cache file is rendered again, identically.
+	// A removed cache file is rendered again, identically: rendering is
+	// deterministic.
 	os.Remove(path)
 	again, err := lib.Music(id)
 	if err != nil || !bytes.Equal(again, data) {
@@ -151,7 +133,14 @@ func TestEveryTrack(t *testing.T) {
 		t.Fatal(err)
 	}
 	seen := map[[32]byte]string{}
-	for _, tr := range Tracks() {
+	tracks := Tracks()
+	if raceEnabled {
+		tracks = nil
+		for _, g := range []string{Rock, Jazz, Classical, Pop, Electronic, Ambient} {
+			tracks = append(tracks, ByGenre(g)[0])
+		}
+	}
+	for _, tr := range tracks {
 		data, err := lib.Music(tr.ID)
 		if err != nil {
 			t.Fatal(err)

@@ -1,6 +1,6 @@
 // Package speech is the speech engine of harkd: recognition of spoken
-// queries with pocketsphinx (through the sphinx subpackage) while they
-// upload. Synthesis lives in the tts subpackage; WAV, resampling and MP3
+// queries with pocketsphinx (through the sphinx subpackage), taking the
+// audio as it uploads. Synthesis lives in the tts subpackage; WAV, resampling and MP3
 // in wav, resample and mp3enc.
 //
 // # Two decoders per utterance
@@ -16,8 +16,9 @@
 // (one goroutine each) on the whole utterance when it ends. They do not
 // decode chunk by chunk because the acoustic model normalises cepstra per
 // block of audio (-cmn batch): fed in 20-250 ms chunks, as clients stream,
-// accuracy dropped (8 kHz commands 15 % WER, 4 of 10 open questions
-// captured by the grammar), and live normalisation, which adapts too
+// accuracy dropped (with a 26-pattern test grammar: 8 kHz commands 15 %
+// WER against 6 %, 4 of 10 open questions captured by the grammar against
+// 1), and live normalisation, which adapts too
 // slowly within a two-second command, lost 7 of 10 8 kHz commands
 // entirely. Decoding a typical command takes a fraction of its duration
 // (see BenchmarkRecognizeUtterance).

@@ -85,6 +85,9 @@ type Server struct {
 	Dialogue   *dialogue.Engine
 	Recomm     *recommhttp.Service
 	voice      *voice
+	nudges     chan nudge
+	nudgesDone chan struct{}
+	answers    *spoken.Store
 }
 
 func (c *Config) defaults() {
@@ -207,18 +210,16 @@ func (s *Server) build(ctx context.Context) error {
 	for _, t := range media.Tracks() {
 		tracks = append(tracks, dialogue.Track{ID: t.ID, Title: t.Title, Artist: t.Artist, Genre: t.Genre})
 	}
+	s.nudges, s.nudgesDone = make(chan nudge, 1024), make(chan struct{})
+	go s.nudgeInterests()
 	prefs := preferences{s}
 	s.Dialogue = dialogue.New(dialogue.Config{
 		Music:     tracks,
 		MusicURL:  endpoints.MusicPath,
 		Knowledge: &knowledge.Items{Items: s.Items, Users: prefs, Now: cfg.Now},
-		OnTopic: func(ctx context.Context, userID int64, topic string) {
-			if _, err := s.Surveys.Nudge(ctx, userID, topic); err != nil {
-				cfg.Logger.Warn("nudge interest", "topic", topic, "err", err)
-			}
-		},
-		Clock:  cfg.Now,
-		Logger: cfg.Logger,
+		OnTopic:   s.nudgeLater,
+		Clock:     cfg.Now,
+		Logger:    cfg.Logger,
 	})
 
 	s.api = httpapi.New(httpapi.Config{
@@ -235,11 +236,11 @@ func (s *Server) build(ctx context.Context) error {
 	endpoints.Surveys(s.api, s.Surveys)
 	endpoints.Items(s.api, s.Items, prefs)
 	s.voice = loadVoice(cfg.Logger, s.Dialogue)
-	answers, err := spoken.New(ctx, s.db, filepath.Join(cfg.DataDir, "answers"), s.voice.spokenSynth, cfg.Now)
+	s.answers, err = spoken.New(ctx, s.db, filepath.Join(cfg.DataDir, "answers"), s.voice.spokenSynth, cfg.Now)
 	if err != nil {
 		return err
 	}
-	audio := &endpoints.Audio{Engine: s.Dialogue, Spoken: answers, Recognizer: s.voice.recognizer,
+	audio := &endpoints.Audio{Engine: s.Dialogue, Spoken: s.answers, Recognizer: s.voice.recognizer,
 		Synthesizer: s.voice.synthesizer, MaxAudio: cfg.MaxAudio, IdleTimeout: cfg.AudioIdleTimeout, Logger: cfg.Logger}
 	endpoints.Dialogue(s.api, s.Dialogue, audio)
 	audio.Routes(s.api)
@@ -300,6 +301,9 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 // call it themselves.
 func (s *Server) Close() error {
 	s.voice.shutdown()
+	close(s.nudges)
+	<-s.nudgesDone
+	s.answers.Close()
 	s.Recomm.Close()
 	return errors.Join(s.Tracking.Close(), s.db.Close())
 }
@@ -339,4 +343,29 @@ func (p preferences) Profile(ctx context.Context, userID int64) (map[string]floa
 func (p preferences) Metric(ctx context.Context, userID int64) bool {
 	units, ok, err := p.s.Onboarding.Preference(ctx, userID, "units")
 	return err != nil || !ok || units != "imperial"
+}
+
+// nudge is a topic a user asked about.
+type nudge struct {
+	userID int64
+	topic  string
+}
+
+// nudgeLater queues an interest nudge (DECISIONS §8) so the answer does not
+// wait for a database write; under a flood, nudges are dropped rather than
+// slowing answers.
+func (s *Server) nudgeLater(_ context.Context, userID int64, topic string) {
+	select {
+	case s.nudges <- nudge{userID, topic}:
+	default:
+	}
+}
+
+func (s *Server) nudgeInterests() {
+	defer close(s.nudgesDone)
+	for n := range s.nudges {
+		if _, err := s.Surveys.Nudge(context.Background(), n.userID, n.topic); err != nil {
+			s.cfg.Logger.Warn("nudge interest", "topic", n.topic, "err", err)
+		}
+	}
 }

@@ -18,6 +18,7 @@ import (
 	"net/mail"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
@@ -76,7 +77,21 @@ type Service struct {
 	cfg    Config
 	failMu sync.Mutex
 	fails  map[string]*failures
+	// tokens caches recent token lookups, which every token request makes;
+	// logout removes its entry, so revocation stays immediate.
+	tokens     sync.Map // string(hash) -> cachedToken
+	tokenSweep atomic.Int64
 }
+
+type cachedToken struct {
+	p         httpapi.Principal
+	expiresMs int64
+	until     time.Time
+}
+
+// tokenCacheTTL bounds how long a cached lookup is trusted; only this
+// process revokes tokens, so it matters only for tokens deleted by hand.
+const tokenCacheTTL = 30 * time.Second
 
 type failures struct {
 	count int
@@ -222,6 +237,7 @@ func (s *Service) Login(ctx context.Context, req LoginRequest) (Token, error) {
 
 // Logout revokes the token at once.
 func (s *Service) Logout(ctx context.Context, token string) error {
+	s.tokens.Delete(string(tokenHash(token)))
 	res, err := s.db.ExecContext(ctx, `UPDATE tokens SET revoked = 1 WHERE hash = ? AND revoked = 0 AND expires_ms > ?`,
 		tokenHash(token), s.cfg.Now().UnixMilli())
 	if err != nil {
@@ -282,16 +298,36 @@ func (s *Service) Anonymous(ctx context.Context, wsID int64, req AnonymousReques
 
 // Authenticate resolves a token for the token middleware.
 func (s *Service) Authenticate(ctx context.Context, token string) (httpapi.Principal, error) {
+	hash := tokenHash(token)
+	now := s.cfg.Now()
+	if v, ok := s.tokens.Load(string(hash)); ok {
+		c := v.(cachedToken)
+		if now.Before(c.until) {
+			if c.expiresMs <= now.UnixMilli() {
+				return httpapi.Principal{}, tokenExpired()
+			}
+			return c.p, nil
+		}
+	}
 	var p httpapi.Principal
 	var expires int64
 	var revoked int
 	err := s.db.QueryRowContext(ctx, `SELECT user_id, workspace_id, expires_ms, revoked FROM tokens WHERE hash = ?`,
-		tokenHash(token)).Scan(&p.UserID, &p.WorkspaceID, &expires, &revoked)
-	if errors.Is(err, sql.ErrNoRows) || (err == nil && (revoked != 0 || expires <= s.cfg.Now().UnixMilli())) {
+		hash).Scan(&p.UserID, &p.WorkspaceID, &expires, &revoked)
+	if errors.Is(err, sql.ErrNoRows) || (err == nil && (revoked != 0 || expires <= now.UnixMilli())) {
 		return httpapi.Principal{}, tokenExpired()
 	}
 	if err != nil {
 		return httpapi.Principal{}, fmt.Errorf("authenticate: %w", err)
+	}
+	s.tokens.Store(string(hash), cachedToken{p: p, expiresMs: expires, until: now.Add(tokenCacheTTL)})
+	if last := s.tokenSweep.Load(); now.UnixMilli()-last > tokenCacheTTL.Milliseconds() && s.tokenSweep.CompareAndSwap(last, now.UnixMilli()) {
+		s.tokens.Range(func(k, v any) bool {
+			if !now.Before(v.(cachedToken).until) {
+				s.tokens.Delete(k)
+			}
+			return true
+		})
 	}
 	return p, nil
 }

@@ -16,7 +16,6 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 
@@ -53,6 +52,19 @@ type Store struct {
 	mu          sync.Mutex
 	synthesing  map[int64]*sync.Mutex // one synthesis per answer at a time
 	lastSweepMs int64
+	// pending holds registrations not yet written: every dialogue answer
+	// registers one, so they are written in batches by one goroutine rather
+	// than one SQLite write per request.
+	pending  map[int64]entry
+	wake     chan struct{}
+	flushed  chan struct{}
+	stop     chan struct{}
+	stopOnce sync.Once
+}
+
+type entry struct {
+	lang, speech string
+	createdMs    int64
 }
 
 // New migrates the table and keeps MP3 files in dir. synth returns the
@@ -68,23 +80,82 @@ func New(ctx context.Context, db *sql.DB, dir string, synth func() (Synthesizer,
 	if now == nil {
 		now = time.Now
 	}
-	return &Store{db: db, dir: dir, synth: synth, now: now, synthesing: map[int64]*sync.Mutex{}}, nil
+	s := &Store{db: db, dir: dir, synth: synth, now: now, synthesing: map[int64]*sync.Mutex{},
+		pending: map[int64]entry{}, wake: make(chan struct{}, 1), flushed: make(chan struct{}), stop: make(chan struct{})}
+	go s.writer()
+	return s, nil
+}
+
+// Close writes what is pending and stops the writer.
+func (s *Store) Close() {
+	s.stopOnce.Do(func() {
+		close(s.stop)
+		<-s.flushed
+	})
+}
+
+// writer writes pending registrations in one transaction at most every
+// 50 ms.
+func (s *Store) writer() {
+	defer close(s.flushed)
+	for {
+		select {
+		case <-s.wake:
+		case <-s.stop:
+			s.flush()
+			return
+		}
+		time.Sleep(50 * time.Millisecond)
+		s.flush()
+	}
+}
+
+func (s *Store) flush() {
+	s.mu.Lock()
+	batch := s.pending
+	s.pending = map[int64]entry{}
+	s.mu.Unlock()
+	if len(batch) == 0 {
+		return
+	}
+	err := func() error {
+		tx, err := s.db.Begin()
+		if err != nil {
+			return err
+		}
+		defer tx.Rollback()
+		for id, e := range batch {
+			if _, err := tx.Exec(`INSERT OR IGNORE INTO spoken(id, lang, speech, created_ms) VALUES(?, ?, ?, ?)`,
+				id, e.lang, e.speech, e.createdMs); err != nil {
+				return err
+			}
+		}
+		return tx.Commit()
+	}()
+	if err != nil {
+		// Keep them in memory for the next round rather than lose them.
+		s.mu.Lock()
+		for id, e := range batch {
+			s.pending[id] = e
+		}
+		s.mu.Unlock()
+	}
 }
 
 // Register records an answer's speech (possibly empty) and returns its id.
+// The record is written shortly after, in a batch; Open finds it at once.
+// (A clash of two random 63-bit ids is not a practical concern.)
 func (s *Store) Register(ctx context.Context, lang, speech string) (int64, error) {
-	for {
-		id := randomID()
-		_, err := s.db.ExecContext(ctx, `INSERT INTO spoken(id, lang, speech, created_ms) VALUES(?, ?, ?, ?)`,
-			id, lang, speech, s.now().UnixMilli())
-		if err == nil {
-			s.maybeSweep(ctx)
-			return id, nil
-		}
-		if !isUnique(err) {
-			return 0, fmt.Errorf("register answer audio: %w", err)
-		}
+	id := randomID()
+	s.mu.Lock()
+	s.pending[id] = entry{lang: lang, speech: speech, createdMs: s.now().UnixMilli()}
+	s.mu.Unlock()
+	select {
+	case s.wake <- struct{}{}:
+	default:
 	}
+	s.maybeSweep(ctx)
+	return id, nil
 }
 
 // randomID is a uniformly random positive 63-bit integer: not guessable,
@@ -128,7 +199,15 @@ func (s *Store) path(id int64) string { return filepath.Join(s.dir, strconv.Form
 func (s *Store) Open(ctx context.Context, id int64) (*os.File, error) {
 	var lang, speech string
 	var created int64
-	err := s.db.QueryRowContext(ctx, `SELECT lang, speech, created_ms FROM spoken WHERE id = ?`, id).Scan(&lang, &speech, &created)
+	s.mu.Lock()
+	e, ok := s.pending[id]
+	s.mu.Unlock()
+	var err error
+	if ok {
+		lang, speech, created = e.lang, e.speech, e.createdMs
+	} else {
+		err = s.db.QueryRowContext(ctx, `SELECT lang, speech, created_ms FROM spoken WHERE id = ?`, id).Scan(&lang, &speech, &created)
+	}
 	if errors.Is(err, sql.ErrNoRows) || (err == nil && s.now().Sub(time.UnixMilli(created)) > TTL) {
 		return nil, apierr.NotFoundf("no answer audio %d (they are kept 24 hours)", id)
 	}
@@ -214,8 +293,4 @@ func (s *Store) Sweep(ctx context.Context) error {
 	}
 	_, err = s.db.ExecContext(ctx, `DELETE FROM spoken WHERE created_ms < ?`, cutoff)
 	return err
-}
-
-func isUnique(err error) bool {
-	return err != nil && strings.Contains(err.Error(), "UNIQUE constraint failed")
 }

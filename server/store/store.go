@@ -10,6 +10,7 @@ import (
 	"database/sql"
 	"fmt"
 	"path/filepath"
+	"runtime"
 
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
 )
@@ -29,6 +30,13 @@ func OpenFile(path string) (*sql.DB, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
+	// database/sql keeps only 2 idle connections by default, so a burst of
+	// requests would open and close SQLite connections (and rerun the
+	// pragmas) all the time; and more connections than cores only add
+	// lock contention for writers. A small, fixed pool avoids both.
+	conns := 2*runtime.NumCPU() + 2
+	db.SetMaxOpenConns(conns)
+	db.SetMaxIdleConns(conns)
 	if err := db.Ping(); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("open %s: %w", path, err)

@@ -98,7 +98,13 @@ func New(cfg Config) (*Client, error) {
 	}
 	c := &Client{cfg: cfg, hc: cfg.HTTPClient}
 	if c.hc == nil {
-		c.hc = &http.Client{}
+		// Larger connection buffers than net/http's 4 KiB: uploads and
+		// downloads of big files then move in few, large system calls.
+		tr := http.DefaultTransport.(*http.Transport).Clone()
+		tr.WriteBufferSize = 256 << 10
+		tr.ReadBufferSize = 256 << 10
+		tr.MaxIdleConnsPerHost = 16
+		c.hc = &http.Client{Transport: tr}
 	}
 	var err error
 	for _, u := range []struct {

@@ -90,6 +90,8 @@ func escapeQuotes(s string) string {
 	return strings.NewReplacer("\\", "\\\\", `"`, "\\\"").Replace(s)
 }
 
+type writerOnly struct{ io.Writer }
+
 type progressReader struct {
 	r     io.Reader
 	done  int64
@@ -117,7 +119,9 @@ func (s *StorageService) Download(ctx context.Context, folder, name string, w io
 	if progress != nil {
 		src = &progressReader{r: rc, total: size, fn: progress}
 	}
-	n, err := io.CopyBuffer(w, src, make([]byte, 1<<20))
+	// writerOnly hides a destination's ReadFrom (os.File has one), which
+	// would copy in 32 KiB pieces and ignore the 1 MiB buffer.
+	n, err := io.CopyBuffer(writerOnly{w}, src, make([]byte, 1<<20))
 	if err != nil {
 		return n, fmt.Errorf("download %s: %w", name, err)
 	}

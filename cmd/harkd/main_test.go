@@ -62,7 +62,8 @@ func startHarkd(t testing.TB, args ...string) *harkd {
 }
 
 func serveArgs(data string) []string {
-	return []string{"serve", "--addr", "127.0.0.1:0", "--data", data, "--public-key", "pk_crash", "--private-key", "sk_crash", "--print-keys"}
+	return []string{"serve", "--addr", "127.0.0.1:0", "--data", data, "--public-key", "pk_crash", "--private-key", "sk_crash",
+		"--print-keys", "--rate", "1e9", "--burst", "1e9"}
 }
 
 func (h *harkd) client(t testing.TB) *client.Client {

@@ -21,6 +21,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
+	"io"
 	"log/slog"
 	"net/http"
 	"path"
@@ -315,3 +316,18 @@ func (s *statusRecorder) Flush() {
 }
 
 func (s *statusRecorder) Unwrap() http.ResponseWriter { return s.ResponseWriter }
+
+// ReadFrom keeps net/http's sendfile path for file downloads, which the
+// embedding alone would hide.
+func (s *statusRecorder) ReadFrom(r io.Reader) (int64, error) {
+	s.wrote = true
+	var n int64
+	var err error
+	if rf, ok := s.ResponseWriter.(io.ReaderFrom); ok {
+		n, err = rf.ReadFrom(r)
+	} else {
+		n, err = io.Copy(s.ResponseWriter, r)
+	}
+	s.bytes += n
+	return n, err
+}

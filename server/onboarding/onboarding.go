@@ -83,6 +83,8 @@ type Service struct {
 	db   *sql.DB
 	flow *flow
 	cfg  Config
+	// preference is prepared once: item requests read the units on every call.
+	preference *sql.Stmt
 	// One user's requests run one at a time, so a losing concurrent answer
 	// never calls the hooks; users share stripes, which only costs waiting.
 	stripes [64]sync.Mutex
@@ -139,7 +141,11 @@ func New(db *sql.DB, cfg Config) (*Service, error) {
 	if err := store.Migrate(context.Background(), db, "onboarding", migrations); err != nil {
 		return nil, err
 	}
-	return &Service{db: db, flow: fl, cfg: cfg}, nil
+	preference, err := db.Prepare(`SELECT value FROM onboarding_preferences WHERE user_id = ? AND key = ?`)
+	if err != nil {
+		return nil, fmt.Errorf("onboarding: %w", err)
+	}
+	return &Service{db: db, flow: fl, cfg: cfg, preference: preference}, nil
 }
 
 // progress is a user's row; a user without one has not started.
@@ -324,7 +330,7 @@ func (s *Service) move(ctx context.Context, userID int64, from progress, positio
 // "temperature", "USERNAME", ...).
 func (s *Service) Preference(ctx context.Context, userID int64, key string) (string, bool, error) {
 	var v string
-	err := s.db.QueryRowContext(ctx, `SELECT value FROM onboarding_preferences WHERE user_id = ? AND key = ?`, userID, key).Scan(&v)
+	err := s.preference.QueryRowContext(ctx, userID, key).Scan(&v)
 	if errors.Is(err, sql.ErrNoRows) {
 		return "", false, nil
 	}

@@ -156,6 +156,9 @@ func Icon(name string) ([]byte, bool) {
 type Service struct {
 	db      *sql.DB
 	surveys []survey
+	// profile is prepared once: every item request reads the profile, and
+	// parsing the SQL each time cost more than running it.
+	profile *sql.Stmt
 }
 
 var migrations = []string{
@@ -181,7 +184,11 @@ func New(db *sql.DB) (*Service, error) {
 	if err := store.Migrate(context.Background(), db, "surveys", migrations); err != nil {
 		return nil, err
 	}
-	return &Service{db: db, surveys: surveys}, nil
+	profile, err := db.Prepare(`SELECT survey_id, item_id, weight FROM survey_answers WHERE user_id = ? AND weight > 0`)
+	if err != nil {
+		return nil, fmt.Errorf("surveys: %w", err)
+	}
+	return &Service{db: db, surveys: surveys, profile: profile}, nil
 }
 
 func (s *Service) survey(id int) (*survey, error) {
@@ -347,8 +354,7 @@ func (s *Service) Nudge(ctx context.Context, userID int64, topic string) (int, e
 
 // Profile returns the user's positive interest weights by category key.
 func (s *Service) Profile(ctx context.Context, userID int64) (Profile, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT survey_id, item_id, weight FROM survey_answers
-		WHERE user_id = ? AND weight > 0`, userID)
+	rows, err := s.profile.QueryContext(ctx, userID)
 	if err != nil {
 		return nil, fmt.Errorf("read profile: %w", err)
 	}

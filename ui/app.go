@@ -10,6 +10,8 @@ import (
 	"github.com/charmbracelet/bubbles/spinner"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
+
+	"github.com/harkhq/hark/client"
 )
 
 // screen is the contract of every page: a model, its keys for the help
@@ -84,6 +86,9 @@ type App struct {
 	hasToast  bool
 	quitting  bool
 	toastLife time.Duration
+	// touched is set by the first key or screen change: a late set-up
+	// resume must not pull the screen from under the user.
+	touched   bool
 	signingIn *signIn
 }
 
@@ -134,6 +139,17 @@ func New(opt Options) *App {
 // Init starts the active screen.
 func (a *App) Init() tea.Cmd {
 	cmds := []tea.Cmd{a.screens[a.active].Init(), a.spinner.Tick}
+	if a.active == screenConsole {
+		// A remembered session may have left the set-up half done: resume it.
+		c := a.ctx.Client
+		cmds = append(cmds, a.ctx.task("checking set-up", func(ctx context.Context) tea.Msg {
+			steps, err := c.Onboarding.Start(ctx)
+			if err != nil || len(steps) == 0 || steps[0].Type == "END" {
+				return nil // nothing to resume; a failure here must not block the console
+			}
+			return resumeOnboardingMsg{steps: steps}
+		}))
+	}
 	if ready := a.ctx.PlatformReady; ready != nil {
 		cmds = append(cmds, func() tea.Msg {
 			if err := <-ready; err != nil {
@@ -147,6 +163,9 @@ func (a *App) Init() tea.Cmd {
 
 // signedInMsg ends a sign-in: the session is kept and onboarding resumes.
 type signedInMsg struct{ session Session }
+
+// resumeOnboardingMsg brings back a set-up left half done.
+type resumeOnboardingMsg struct{ steps []client.Step }
 
 // signedOutMsg ends a session.
 type signedOutMsg struct{}
@@ -193,7 +212,15 @@ func (a *App) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		return a, nil
 	case openScreenMsg:
+		a.touched = true
 		return a, a.show(msg.id)
+	case resumeOnboardingMsg:
+		if a.active != screenConsole || a.touched {
+			return a, nil // the user is already busy; don't pull the screen away
+		}
+		a.active = screenOnboarding
+		a.layout()
+		return a, a.screens[screenOnboarding].(*onboarding).received(stepsMsg{steps: msg.steps})
 	case signedInMsg:
 		a.ctx.Session = msg.session
 		store := a.ctx.Sessions
@@ -230,6 +257,7 @@ func (a *App) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		a.signingIn.reset("")
 		return a, a.show(screenSignIn)
 	case tea.KeyMsg:
+		a.touched = true
 		if cmd, done := a.globalKey(msg); done {
 			return a, cmd
 		}

@@ -129,3 +129,23 @@ func TestOnboardingDoneOrMissingOpensTheConsole(t *testing.T) {
 		t.Fatalf("a missing onboarding was not skipped with a notice:\n%s", b.View())
 	}
 }
+
+func TestOnboardingResumesForARememberedSession(t *testing.T) {
+	f := newFakePlatform(t)
+	var answers []map[string]string
+	onboardingFlow(f, &answers)
+	a := newTestApp(t, testOptions(f.client(t), true), 80, 24)
+	if a.active != screenConsole {
+		t.Fatal("a remembered session should open the console first")
+	}
+	drive(t, a, a.Init())
+	if a.active != screenOnboarding || !strings.Contains(a.View(), "I accept") {
+		t.Fatalf("half-done set-up not resumed:\n%s", a.View())
+	}
+	g := newFakePlatform(t) // no onboarding at all: the console stays
+	b := newTestApp(t, testOptions(g.client(t), true), 80, 24)
+	drive(t, b, b.Init())
+	if b.active != screenConsole {
+		t.Fatal("a platform without onboarding moved away from the console")
+	}
+}

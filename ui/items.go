@@ -15,8 +15,10 @@ import (
 	"github.com/harkhq/hark/client"
 )
 
+type itemDomain struct{ path, title string }
+
 // itemDomains are the item paths the browser offers, in tab order.
-var itemDomains = []struct{ path, title string }{
+var itemDomains = []itemDomain{
 	{"movies", "Movies"}, {"restaurants", "Restaurants"}, {"news", "News: for you"},
 	{"news/category/2091", "News: local"}, {"news/category/2092", "News: popular"},
 	{"weather", "Weather"}, {"breakdowns", "Breakdowns"}, {"sport/match", "Matches"},
@@ -36,6 +38,7 @@ type itemsKeys struct {
 type items struct {
 	ctx     *programContext
 	keys    itemsKeys
+	domains []itemDomain // itemDomains with the user's news categories
 	domain  int
 	list    rowList
 	raw     map[string]json.RawMessage // row key -> element
@@ -52,7 +55,7 @@ type items struct {
 }
 
 func newItems(pc *programContext) *items {
-	return &items{ctx: pc, list: newRowList(pc), raw: map[string]json.RawMessage{}, keys: itemsKeys{
+	return &items{ctx: pc, domains: append([]itemDomain(nil), itemDomains...), list: newRowList(pc), raw: map[string]json.RawMessage{}, keys: itemsKeys{
 		NextDomain: key.NewBinding(key.WithKeys("tab", "]"), key.WithHelp("tab", "next domain")),
 		PrevDomain: key.NewBinding(key.WithKeys("shift+tab", "["), key.WithHelp("shift+tab", "previous")),
 		Refresh:    key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "refresh")),
@@ -65,7 +68,55 @@ func (it *items) Init() tea.Cmd {
 	if it.page > 0 || it.loading {
 		return nil
 	}
-	return it.load(true)
+	c := it.ctx.Client
+	categories := it.ctx.task("loading news categories", func(ctx context.Context) tea.Msg {
+		l, err := c.Items.List(ctx, "news/categories", 0, 0)
+		if err != nil {
+			return newsCategoriesMsg{err: err}
+		}
+		var cats []client.NewsCategory
+		for i := range l.List {
+			var nc client.NewsCategory
+			if l.Decode(i, &nc) == nil && nc.ID != 0 {
+				cats = append(cats, nc)
+			}
+		}
+		return newsCategoriesMsg{cats: cats}
+	})
+	return tea.Batch(it.load(true), categories)
+}
+
+// newsCategoriesMsg carries the user's news categories (beyond the three
+// fixed ones, they follow the user's interests).
+type newsCategoriesMsg struct {
+	cats []client.NewsCategory
+	err  error
+}
+
+func (m newsCategoriesMsg) failed() error { return m.err }
+
+// withCategories rebuilds the domain list with one entry per news
+// category, after the general news entry, keeping the current domain.
+func (it *items) withCategories(cats []client.NewsCategory) {
+	current := it.domains[it.domain].path
+	var out []itemDomain
+	for _, d := range itemDomains {
+		if strings.HasPrefix(d.path, "news/category/") {
+			continue
+		}
+		out = append(out, d)
+		if d.path == "news" {
+			for _, c := range cats {
+				out = append(out, itemDomain{path: fmt.Sprintf("news/category/%d", c.ID), title: "News: " + oneLine(c.Name)})
+			}
+		}
+	}
+	it.domains = out
+	for i, d := range out {
+		if d.path == current {
+			it.domain = i
+		}
+	}
 }
 
 func (it *items) SetSize(w, h int) {
@@ -109,7 +160,7 @@ func (it *items) load(reset bool) tea.Cmd {
 		return nil
 	}
 	it.loading = true
-	path := itemDomains[it.domain].path
+	path := it.domains[it.domain].path
 	page := it.page + 1
 	if reset {
 		page = 1
@@ -119,7 +170,7 @@ func (it *items) load(reset bool) tea.Cmd {
 		fetch = path + "/more" // news pages by its session, not by number
 	}
 	c, gen := it.ctx.Client, it.gen
-	return it.ctx.task("loading "+strings.ToLower(itemDomains[it.domain].title), func(ctx context.Context) tea.Msg {
+	return it.ctx.task("loading "+strings.ToLower(it.domains[it.domain].title), func(ctx context.Context) tea.Msg {
 		p, rows := page, itemsPageSize
 		if isNews(path) && page > 1 {
 			p, rows = 0, 0
@@ -131,6 +182,11 @@ func (it *items) load(reset bool) tea.Cmd {
 
 func (it *items) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
+	case newsCategoriesMsg:
+		if msg.err == nil && len(msg.cats) > 0 {
+			it.withCategories(msg.cats)
+		}
+		return it, nil
 	case itemsPageMsg:
 		if msg.gen != it.gen {
 			return it, nil
@@ -172,7 +228,7 @@ func (it *items) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 }
 
 func (it *items) switchDomain(d int) tea.Cmd {
-	n := len(itemDomains)
+	n := len(it.domains)
 	it.domain = (d%n + n) % n
 	it.gen++
 	it.loading, it.page, it.weather, it.errText = false, 0, nil, ""
@@ -188,8 +244,8 @@ func (it *items) received(m itemsPageMsg) {
 	l := m.list
 	it.page = m.page
 	it.lat, it.lon = l.Criteria.Lat, l.Criteria.Lon
-	it.more = len(l.List) > 0 && (isNews(itemDomains[it.domain].path) || len(l.List) >= itemsPageSize)
-	if itemDomains[it.domain].path == "weather" {
+	it.more = len(l.List) > 0 && (isNews(it.domains[it.domain].path) || len(l.List) >= itemsPageSize)
+	if it.domains[it.domain].path == "weather" {
 		it.more = false
 		if len(l.List) > 0 {
 			var w client.WeatherItem
@@ -227,7 +283,7 @@ func (it *items) received(m itemsPageMsg) {
 
 // rowText is the one-line summary of an element, by domain.
 func (it *items) rowText(raw json.RawMessage, base client.Item) string {
-	switch itemDomains[it.domain].path {
+	switch it.domains[it.domain].path {
 	case "movies":
 		var m client.MovieItem
 		if json.Unmarshal(raw, &m) == nil && m.Movie.Title != "" {
@@ -243,7 +299,7 @@ func (it *items) rowText(raw json.RawMessage, base client.Item) string {
 			return fmt.Sprintf("%s · %s · %s", oneLine(r.Name), it.distance(r.Latitude, r.Longitude), open)
 		}
 	}
-	if isNews(itemDomains[it.domain].path) {
+	if isNews(it.domains[it.domain].path) {
 		var n client.NewsItem
 		if json.Unmarshal(raw, &n) == nil && n.Title != "" {
 			return fmt.Sprintf("%s · %s", oneLine(n.Title), oneLine(n.Source))
@@ -283,8 +339,8 @@ func haversineKm(lat1, lon1, lat2, lon2 float64) float64 {
 
 func (it *items) View() string {
 	t := it.ctx.Theme
-	d := itemDomains[it.domain]
-	head := fmt.Sprintf("‹ %s ›  %d/%d  near %s", d.title, it.domain+1, len(itemDomains), positionName(it.ctx.Client))
+	d := it.domains[it.domain]
+	head := fmt.Sprintf("‹ %s ›  %d/%d  near %s", d.title, it.domain+1, len(it.domains), positionName(it.ctx.Client))
 	if it.weather == nil && d.path != "weather" {
 		head += fmt.Sprintf("  %d items", len(it.list.rows))
 		if it.more {
@@ -329,7 +385,7 @@ func (it *items) detail() string {
 	}
 	add("", base.ItemTitle)
 	add("", base.ItemSubTitle)
-	switch path := itemDomains[it.domain].path; {
+	switch path := it.domains[it.domain].path; {
 	case path == "movies":
 		var m client.MovieItem
 		json.Unmarshal(raw, &m)

@@ -26,22 +26,34 @@ func TestItemsEveryDomainOnTheRealPlatform(t *testing.T) {
 	a := signedInPlatform(t, 120, 40)
 	press(t, a, "alt+i")
 	it := a.screens[screenItems].(*items)
-	for i := range itemDomains {
+	if len(it.domains) < len(itemDomains) {
+		t.Fatalf("news categories lost domains: %v", it.domains)
+	}
+	var cats []string
+	for _, d := range it.domains {
+		if strings.HasPrefix(d.path, "news/category/") {
+			cats = append(cats, d.path+" "+d.title)
+		}
+	}
+	if len(cats) < 3 || !strings.Contains(strings.Join(cats, ","), "news/category/2091") {
+		t.Fatalf("news categories from the server not offered: %v", cats)
+	}
+	for i := 0; i < len(it.domains); i++ {
 		if it.domain != i {
 			t.Fatalf("domain %d, want %d", it.domain, i)
 		}
 		v := a.View()
 		if it.errText != "" {
-			t.Errorf("%s: %s", itemDomains[i].path, it.errText)
+			t.Errorf("%s: %s", it.domains[i].path, it.errText)
 		}
-		if itemDomains[i].path == "weather" {
+		if it.domains[i].path == "weather" {
 			for _, want := range []string{"temperature by hour", "days", "sunrise", "moon"} {
 				if !strings.Contains(v, want) {
 					t.Errorf("weather picture lacks %q:\n%s", want, v)
 				}
 			}
-		} else if len(it.list.rows) == 0 && itemDomains[i].path != "breakdowns" {
-			t.Errorf("%s: no items", itemDomains[i].path)
+		} else if len(it.list.rows) == 0 && it.domains[i].path != "breakdowns" {
+			t.Errorf("%s: no items", it.domains[i].path)
 		}
 		press(t, a, "tab")
 	}

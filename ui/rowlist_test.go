@@ -86,3 +86,15 @@ func BenchmarkRowListFilter10k(b *testing.B) {
 		l.applyFilter()
 	}
 }
+
+// BenchmarkRowListView100 is the baseline of BenchmarkRowListView10k: a
+// windowed list should cost the same whatever its length.
+func BenchmarkRowListView100(b *testing.B) {
+	l := bigList(100)
+	l.SetSize(120, 38)
+	l.Update(keyMsg("end"))
+	b.ReportAllocs()
+	for b.Loop() {
+		_ = l.View()
+	}
+}

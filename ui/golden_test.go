@@ -230,3 +230,30 @@ func TestGolden(t *testing.T) {
 		}
 	}
 }
+
+// TestEveryScreenFitsANarrowTerminal draws every screen at 40x12 (narrower
+// than the 80 columns it is designed for): nothing may spill over.
+func TestEveryScreenFitsANarrowTerminal(t *testing.T) {
+	f := newFakePlatform(t)
+	storageFixture(f)
+	itemsFixture(f)
+	recommFixture(f)
+	answerWith(f)
+	a := newTestApp(t, testOptions(f.client(t), true), 40, 12)
+	typeText(t, a, "a question long enough to wrap around twice at least")
+	press(t, a, "enter")
+	for _, k := range []string{"alt+c", "alt+s", "alt+i", "tab", "tab", "tab", "tab", "tab", "alt+u", "alt+r", "alt+p", "f1"} {
+		press(t, a, k)
+		v := a.View()
+		lines := strings.Split(v, "\n")
+		if len(lines) > 12+6 { // the full help may add rows; the body shrinks to one line
+			t.Errorf("after %s: %d lines", k, len(lines))
+		}
+		for _, l := range lines {
+			if w := cellWidth(l); w > 40 {
+				t.Errorf("after %s (%s): a line of %d cells: %q", k, screenTitles[a.active], w, l)
+				break
+			}
+		}
+	}
+}

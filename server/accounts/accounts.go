@@ -485,13 +485,14 @@ func hashPassword(password string) []byte {
 }
 
 // dummyHash lets a login for an unknown e-mail spend the same work as one
-// for a known e-mail.
-var dummyHash = hashPassword("no such user; this hash only burns time")
+// for a known e-mail. It is made on first use: an argon2id hash at package
+// init would delay every start of hark and harkd.
+var dummyHash = sync.OnceValue(func() []byte { return hashPassword("no such user; this hash only burns time") })
 
 func checkPassword(stored []byte, password string) bool {
 	known := len(stored) == saltLen+argonKeyLen
 	if !known {
-		stored = dummyHash
+		stored = dummyHash()
 	}
 	key := argon2.IDKey([]byte(password), stored[:saltLen], argonTime, argonMemory, argonThreads, argonKeyLen)
 	return subtle.ConstantTimeCompare(key, stored[saltLen:]) == 1 && known

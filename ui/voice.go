@@ -281,7 +281,10 @@ type confirmedMsg struct {
 
 type actionEventMsg struct{ ev actions.Event }
 
-type toneMsg struct{ err error }
+type toneMsg struct {
+	pb  *audio.Playback
+	err error
+}
 
 // init starts the probe of the devices and the listener of action events, once.
 func (v *voice) init() tea.Cmd {
@@ -1001,8 +1004,8 @@ func (v *voice) event(c *console, ev actions.Event) tea.Cmd {
 		if v.player != nil {
 			player := v.player
 			cmds = append(cmds, func() tea.Msg {
-				_, err := player.PlayPCM(actions.AlarmTonePCM(actions.AlarmToneRate), actions.AlarmToneRate)
-				return toneMsg{err: err}
+				pb, err := player.PlayPCM(actions.AlarmTonePCM(actions.AlarmToneRate), actions.AlarmToneRate)
+				return toneMsg{pb: pb, err: err}
 			})
 		}
 	}

@@ -458,7 +458,7 @@ func (v *voice) key(c *console, msg tea.KeyMsg) (tea.Cmd, bool) {
 		if key.Matches(msg, v.keys.VolDown) {
 			step = -10
 		}
-		return v.dispatchOne(actions.Action{Code: "VOLUME_UPDATE", Data: []byte(fmt.Sprintf(`{"level":%d}`, step))}), true
+		return v.dispatchOne(actions.Action{Code: "VOLUME_UPDATE", Data: []byte(fmt.Sprintf(`{"delta":%d}`, step))}), true
 	}
 	return nil, false
 }

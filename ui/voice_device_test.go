@@ -366,7 +366,7 @@ func TestVoiceChildNoOutput(t *testing.T) {
 	r.ctrl("ctrl+t")
 	r.until("the answer is shown", 30*time.Second, func() bool {
 		tr, vt := lastSpoken(c)
-		return tr != nil && !tr.pending && vt.answer != nil && vt.answer.isComplete()
+		return tr != nil && !tr.pending && vt.answer != nil && vt.answer.isComplete() && vt.pcm != nil
 	})
 	tr, vt := lastSpoken(c)
 	if tr.query != "what time is it" || !strings.Contains(r.view(), "It is noon.") {

@@ -41,8 +41,8 @@ func answering(f *fakePlatform, ref int64, lists ...[]map[string]any) {
 		n++
 		mu.Unlock()
 		json.NewEncoder(w).Encode(map[string]any{
-			"context":   map[string]any{"ref": ref},
-			"responses": map[string]any{"text": "ok: " + in.Q},
+			"context":     map[string]any{"ref": ref},
+			"responses":   map[string]any{"text": "ok: " + in.Q},
 			"nextActions": acts,
 		})
 	})

@@ -1,0 +1,123 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/harkhq/hark/audio"
+)
+
+// fliteWAV synthesises a 16 kHz mono WAV into dir (never committed).
+func fliteWAV(t *testing.T, dir, text string) string {
+	t.Helper()
+	if _, err := exec.LookPath("flite"); err != nil {
+		t.Skip("flite is not installed (make test installs it)")
+	}
+	out := filepath.Join(dir, strings.ReplaceAll(text, " ", "-")+".wav")
+	if b, err := exec.Command("flite", "-voice", "kal16", "-t", text, "-o", out).CombinedOutput(); err != nil {
+		t.Fatalf("flite: %v %s", err, b)
+	}
+	return out
+}
+
+// TestAskOnTheEmbeddedPlatform sends spoken turns from files to the platform hark starts
+// in-process: what was heard, the answer, the actions and the ref, or the JSON.
+func TestAskOnTheEmbeddedPlatform(t *testing.T) {
+	isolate(t)
+	dir := t.TempDir()
+	timer := fliteWAV(t, dir, "set a timer for five minutes")
+	ask := fliteWAV(t, dir, "please set an alarm")
+	if code, _, errOut := hark(t, "", "ask", timer); code != 1 || !strings.Contains(errOut, "not signed in") {
+		t.Fatalf("ask before signing in: %d %q", code, errOut)
+	}
+	t.Setenv("HARK_PASSWORD", "correct horse")
+	if code, _, errOut := hark(t, "", "register", "--email", "sam@example.com"); code != 0 {
+		t.Fatalf("register: %s", errOut)
+	}
+	code, out, errOut := hark(t, "", "ask", timer)
+	if code != 0 {
+		t.Fatalf("ask: %d %q %q", code, out, errOut)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if len(lines) < 4 || lines[0] != "heard: set a timer for five minutes" || !strings.HasPrefix(lines[2], "action SET_TIMER {") ||
+		!strings.Contains(lines[2], `"duration":300000`) || !strings.HasPrefix(lines[len(lines)-1], "ref ") {
+		t.Fatalf("ask printed:\n%s", out)
+	}
+
+	code, out, errOut = hark(t, "", "ask", "--json", ask)
+	if code != 0 {
+		t.Fatalf("ask --json: %d %q", code, errOut)
+	}
+	var resp struct {
+		Context     struct{ Ref int64 }
+		Responses   struct{ Query string }
+		NextActions []struct{ Action string }
+	}
+	if err := json.Unmarshal([]byte(out), &resp); err != nil {
+		t.Fatalf("ask --json printed no JSON: %v\n%s", err, out)
+	}
+	if resp.Responses.Query != "please set an alarm" || len(resp.NextActions) != 1 || resp.NextActions[0].Action != "OPEN_ASR" || resp.Context.Ref == 0 {
+		t.Fatalf("ask --json: %+v", resp)
+	}
+}
+
+// TestAskFollowUpOnARemotePlatform answers the question of one spoken turn with another,
+// continuing the conversation with --ref (the embedded platform's conversations end with
+// the process, a remote one keeps them).
+func TestAskFollowUpOnARemotePlatform(t *testing.T) {
+	isolate(t)
+	dir := t.TempDir()
+	r := remote(t)
+	t.Setenv("HARK_PASSWORD", "correct horse")
+	if code, _, errOut := hark(t, "", append(r, "register", "--email", "sam@example.com")...); code != 0 {
+		t.Fatalf("register: %s", errOut)
+	}
+	code, out, errOut := hark(t, "", append(r, "ask", fliteWAV(t, dir, "please set an alarm"))...)
+	if code != 0 || !strings.Contains(out, "action OPEN_ASR") {
+		t.Fatalf("ask: %d %q %q", code, out, errOut)
+	}
+	ref := out[strings.LastIndex(out, "ref ")+4:]
+	code, out, errOut = hark(t, "", append(r, "ask", "--ref", strings.TrimSpace(ref), fliteWAV(t, dir, "seven thirty am"))...)
+	if code != 0 || !strings.Contains(out, "heard: seven thirty am") || !strings.Contains(out, "action SET_ALARM") {
+		t.Fatalf("ask --ref: %d %q %q", code, out, errOut)
+	}
+}
+
+func TestAskRefusesBadFiles(t *testing.T) {
+	isolate(t)
+	dir := t.TempDir()
+	write := func(name string, data []byte) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	stereo := audio.EncodeWAV(make([]byte, 64), 16000)
+	stereo[22] = 2 // channels
+	cases := []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"ask"}, 2, "usage: hark ask"},
+		{[]string{"ask", "a.wav", "b.wav"}, 2, "usage: hark ask"},
+		{[]string{"ask", "--frobnicate", "a.wav"}, 2, "flag provided but not defined"},
+		{[]string{"ask", filepath.Join(dir, "missing.wav")}, 1, "no such file"},
+		{[]string{"ask", dir}, 1, "is a directory"},
+		{[]string{"ask", write("text.wav", []byte("hello, not audio"))}, 1, "not a 16-bit PCM mono WAV"},
+		{[]string{"ask", write("stereo.wav", stereo)}, 1, "2 channels of 16 bits"},
+		{[]string{"ask", write("cd.wav", audio.EncodeWAV(make([]byte, 64), 44100))}, 1, "sampled at 44100 Hz"},
+		{[]string{"ask", write("empty.wav", audio.EncodeWAV(nil, 16000))}, 1, "holds no audio"},
+	}
+	for _, c := range cases {
+		code, _, errOut := hark(t, "", c.args...)
+		if code != c.code || !strings.Contains(errOut, c.want) {
+			t.Errorf("%v: exit %d %q, want %d and %q", c.args, code, errOut, c.code, c.want)
+		}
+	}
+}

@@ -24,7 +24,7 @@ type rig struct {
 	app  *App
 	msgs chan tea.Msg
 	mu   sync.Mutex
-	seen []tea.Msg // every message applied, for tests of what happened
+	seen []tea.Msg // the alarm tones started, for the tests
 }
 
 func newRig(t testing.TB, opt Options) *rig {
@@ -73,9 +73,11 @@ func (r *rig) deliver(msg tea.Msg) {
 
 // update applies a message (a key, say) as the program would.
 func (r *rig) update(msg tea.Msg) {
-	r.mu.Lock()
-	r.seen = append(r.seen, msg)
-	r.mu.Unlock()
+	if _, ok := msg.(toneMsg); ok {
+		r.mu.Lock()
+		r.seen = append(r.seen, msg)
+		r.mu.Unlock()
+	}
 	_, cmd := r.app.Update(msg)
 	r.run(cmd)
 }

@@ -221,7 +221,7 @@ func BenchmarkVoicePlaybackCPU(b *testing.B) {
 // in the same run: audio is kept for the last 10 turns only, so growth per turn is the
 // transcript's text.
 func BenchmarkVoiceTurnsMemory(b *testing.B) {
-	voiceDevices(b).reset() // what earlier benchmarks played is not this one's heap
+	voiceDevices(b).reset()    // what earlier benchmarks played is not this one's heap
 	mp3 := make([]byte, 24000) // the size of a short spoken answer
 	f := fakeVoicePlatform(b, mp3)
 	mic := newTestMic(b)

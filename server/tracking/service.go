@@ -159,7 +159,7 @@ func (s *Service) Upload(ctx context.Context, userID int64, rawURL string) (Job,
 	if rawURL == "" {
 		return Job{}, apierr.InvalidArgumentf("url is required")
 	}
-	u, err := s.fetch.allow.check(rawURL)
+	u, err := s.fetch.check(rawURL)
 	if err != nil {
 		return Job{}, err
 	}
@@ -266,7 +266,7 @@ func (s *Service) setStatus(ctx context.Context, id, status, description string)
 // load fetches, parses and analyses a dataset and replaces the user's
 // points and places with it.
 func (s *Service) load(job queued) (points, places int, err error) {
-	u, err := s.fetch.allow.check(job.url)
+	u, err := s.fetch.check(job.url)
 	if err != nil {
 		if ae, ok := apierr.As(err); ok {
 			return 0, 0, errors.New(ae.Description)

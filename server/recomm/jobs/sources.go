@@ -2,18 +2,15 @@ package jobs
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
-	"net/netip"
 	"net/url"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/harkhq/hark/server/apierr"
+	"github.com/harkhq/hark/server/outbound"
 )
 
 // StorageOpener opens a file of a workspace's own storage; folder "" is
@@ -26,7 +23,6 @@ type StorageOpener interface {
 const (
 	DefaultMaxImportBytes = 1 << 30
 	DefaultFetchTimeout   = 10 * time.Minute
-	maxRedirects          = 5
 )
 
 // Sources opens import files: http(s) URLs whose host is on the operator's
@@ -80,71 +76,13 @@ func (s *Sources) allowed(u *url.URL) error {
 	if u.Scheme != "http" && u.Scheme != "https" {
 		return apierr.InvalidArgumentf("url must be http, https or storage, not %q", u.Scheme)
 	}
-	if u.User != nil {
-		return apierr.InvalidArgumentf("url must not carry credentials")
-	}
-	host := strings.ToLower(u.Hostname())
-	if host == "" {
-		return apierr.InvalidArgumentf("url has no host")
-	}
-	if ip, err := netip.ParseAddr(host); err == nil && linkLocal(ip) {
-		return apierr.InvalidArgumentf("host %s is link-local; link-local addresses are never fetched", host)
-	}
-	port := u.Port()
-	if port == "" {
-		port = "80"
-		if u.Scheme == "https" {
-			port = "443"
-		}
-	}
-	hp := net.JoinHostPort(host, port)
-	for _, e := range s.FetchAllow {
-		e = strings.ToLower(strings.TrimSpace(e))
-		if e == host || e == "["+host+"]" || e == hp {
-			return nil
-		}
-	}
-	return apierr.InvalidArgumentf("host %s is not on the import allowlist", hp)
+	return s.allowlist().Check(u)
 }
 
-func linkLocal(ip netip.Addr) bool {
-	ip = ip.Unmap()
-	return ip.IsLinkLocalUnicast() || ip.IsLinkLocalMulticast()
-}
+func (s *Sources) allowlist() outbound.Allowlist { return outbound.NewAllowlist("import", s.FetchAllow) }
 
-var errLinkLocal = errors.New("refusing to connect to a link-local address")
-
-// refuseLinkLocal sees the address a name resolved to, so an allowed name
-// that resolves to 169.254.169.254 is refused as well.
-func refuseLinkLocal(_, address string, _ syscall.RawConn) error {
-	ap, err := netip.ParseAddrPort(address)
-	if err != nil {
-		return fmt.Errorf("dial %s: %w", address, err)
-	}
-	if linkLocal(ap.Addr()) {
-		return fmt.Errorf("dial %s: %w", address, errLinkLocal)
-	}
-	return nil
-}
-
-func (s *Sources) client() *http.Client {
-	var c http.Client
-	if s.Client != nil {
-		c = *s.Client
-	} else {
-		dialer := &net.Dialer{Timeout: 10 * time.Second, Control: refuseLinkLocal}
-		// one transport per download, so no idle connection outlives it
-		c.Transport = &http.Transport{Proxy: nil, DialContext: dialer.DialContext, DisableKeepAlives: true,
-			TLSHandshakeTimeout: 10 * time.Second, ResponseHeaderTimeout: time.Minute}
-	}
-	c.CheckRedirect = func(req *http.Request, via []*http.Request) error {
-		if len(via) >= maxRedirects {
-			return fmt.Errorf("more than %d redirects", maxRedirects)
-		}
-		return s.allowed(req.URL)
-	}
-	return &c
-}
+// client makes one transport per download, so no idle connection outlives it.
+func (s *Sources) client() *http.Client { return s.allowlist().Client(s.Client, time.Minute, false) }
 
 // Open opens an import file for reading, bounded in size; the caller
 // closes it. ctx bounds an http download together with Timeout.

@@ -79,7 +79,9 @@ func (s *Sources) allowed(u *url.URL) error {
 	return s.allowlist().Check(u)
 }
 
-func (s *Sources) allowlist() outbound.Allowlist { return outbound.NewAllowlist("import", s.FetchAllow) }
+func (s *Sources) allowlist() outbound.Allowlist {
+	return outbound.NewAllowlist("import", s.FetchAllow)
+}
 
 // client makes one transport per download, so no idle connection outlives it.
 func (s *Sources) client() *http.Client { return s.allowlist().Client(s.Client, time.Minute, false) }

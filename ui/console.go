@@ -72,7 +72,7 @@ func (c *console) ShortHelp() []key.Binding {
 	return append([]key.Binding{c.keys.Send, c.keys.HistoryUp, c.keys.NewConversation}, c.voice.help()...)
 }
 func (c *console) FullHelp() [][]key.Binding {
-	return [][]key.Binding{{c.keys.Send, c.keys.HistoryUp, c.keys.NewConversation, c.keys.ScrollUp}}
+	return append([][]key.Binding{{c.keys.Send, c.keys.HistoryUp, c.keys.NewConversation, c.keys.ScrollUp}}, c.voice.fullHelp()...)
 }
 
 type answerMsg struct {

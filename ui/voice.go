@@ -185,6 +185,8 @@ type voice struct {
 	focus    *voiceTurn
 	conv     actions.Conversation
 	followUp bool // re-open the microphone when the answer has finished playing
+	// placeholder is the input's own hint while it shows that the assistant is asking.
+	placeholder string
 
 	confirms []*actions.Outcome
 	panel    panelState
@@ -867,10 +869,16 @@ func (v *voice) outcomesArrived(c *console, m outcomesMsg) tea.Cmd {
 	c.ref = v.conv.Ref()
 	cmds := []tea.Cmd{v.snapshotCmd()}
 	if !asking {
+		if v.placeholder != "" {
+			c.input.Placeholder, v.placeholder = v.placeholder, ""
+		}
 		return tea.Batch(cmds...)
 	}
 	if !m.vt.spoken || v.micOff != "" {
 		c.input.Focus()
+		if v.placeholder == "" {
+			v.placeholder = c.input.Placeholder
+		}
 		c.input.Placeholder = "The assistant is waiting for your answer"
 		return tea.Batch(cmds...)
 	}
@@ -1157,7 +1165,7 @@ func (v *voice) dialog(t *Theme, width int) []string {
 	return lines
 }
 
-// help are the voice keys for the footer.
+// help is the voice key of the short footer: the dialog's answer while one waits, else talk.
 func (v *voice) help() []key.Binding {
 	if !v.on() {
 		return nil
@@ -1165,5 +1173,16 @@ func (v *voice) help() []key.Binding {
 	if len(v.confirms) > 0 {
 		return []key.Binding{v.keys.Yes}
 	}
-	return []key.Binding{v.keys.Talk, v.keys.Replay, v.keys.Retry, v.keys.Older, v.keys.Pause, v.keys.StopMusic, v.keys.VolUp}
+	return []key.Binding{v.keys.Talk}
+}
+
+// fullHelp are the voice keys of the full help: talking, then music.
+func (v *voice) fullHelp() [][]key.Binding {
+	if !v.on() {
+		return nil
+	}
+	return [][]key.Binding{
+		{v.keys.Talk, v.keys.Cancel, v.keys.Replay, v.keys.Older, v.keys.Retry},
+		{v.keys.Pause, v.keys.StopMusic, v.keys.VolUp, v.keys.Yes},
+	}
 }

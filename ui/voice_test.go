@@ -165,8 +165,8 @@ func TestVoiceOpenASRWithoutMicrophoneFocusesTheInput(t *testing.T) {
 	if info := reqs[1].Header.Get("Service-Request-Info"); !strings.Contains(info, `"ref":41`) {
 		t.Errorf("the answer to the question lacks the ref: %s", info)
 	}
-	if c.voice.conv.Asking() {
-		t.Error("still asking after an answer without OPEN_ASR")
+	if c.voice.conv.Asking() || c.input.Placeholder != "Ask something, e.g. what's the weather tomorrow" {
+		t.Errorf("after an answer without OPEN_ASR: asking %v, placeholder %q", c.voice.conv.Asking(), c.input.Placeholder)
 	}
 	if s := reg.Scheduled(); len(s) != 1 || s[0].Kind != actions.EntryAlarm {
 		t.Errorf("schedule %+v", s)
@@ -458,7 +458,7 @@ func TestVoiceWaterfallAndRetention(t *testing.T) {
 
 func TestVoiceOffLeavesTheConsoleAlone(t *testing.T) {
 	v := newVoice(nil)
-	if v.on() || v.init() != nil || v.status() != "" || v.help() != nil || v.panelLines(NewTheme(true), 80) != nil {
+	if v.on() || v.init() != nil || v.status() != "" || v.help() != nil || v.fullHelp() != nil || v.panelLines(NewTheme(true), 80) != nil {
 		t.Fatal("voice without options is not inert")
 	}
 	if cmd, handled := v.update(nil, keyMsg("esc")); handled || cmd != nil {

@@ -30,6 +30,10 @@ type Voice struct {
 	OpenMic func(audio.CaptureConfig) (*audio.Capture, error)
 	// OpenSpeaker returns the output; nil uses audio.NewPlayer.
 	OpenSpeaker func() (*audio.Player, error)
+	// KeepMicArmed keeps the microphone open between turns (shown as "mic armed"), so that a
+	// recording begins with the pre-roll and the first word is kept. Off, the microphone is
+	// opened at the talk key and closed after each recording.
+	KeepMicArmed bool
 }
 
 // DefaultSilenceStop ends a spoken turn after this much silence following speech, so a
@@ -59,10 +63,11 @@ const (
 // voiceTurn is what a turn keeps beyond its text: its sound, its timings and what its
 // next actions did.
 type voiceTurn struct {
-	id     int
-	spoken bool
-	pcm    []byte     // the recording, for a retried upload
-	answer *keptAudio // the answer's MP3, for replay
+	id      int
+	spoken  bool
+	pcm     []byte        // the recording, for a retried upload
+	preRoll time.Duration // how much of it was captured before the talk key
+	answer  *keptAudio    // the answer's MP3, for replay
 	// The waterfall: end of speech → recognised → first audio byte → first sample played.
 	speechEnd, recognised, firstByte, firstSample time.Time
 	outcomes                                      []actions.Outcome
@@ -166,7 +171,8 @@ type voice struct {
 	micName string
 	probed  bool
 
-	gen       int // the interaction in progress; messages of older ones are stale
+	gen       int            // the interaction in progress; messages of older ones are stale
+	armed     *audio.Capture // the microphone kept open between turns (Voice.KeepMicArmed)
 	phase     voicePhase
 	capture   *audio.Capture
 	rec       *audio.Recording
@@ -206,6 +212,7 @@ func (v *voice) on() bool { return v != nil && v.cfg != nil && v.cfg.Actions != 
 // Messages.
 
 type voiceProbeMsg struct {
+	armed   *audio.Capture
 	player  *audio.Player
 	spkErr  error
 	micErr  error
@@ -231,6 +238,7 @@ type meterMsg struct {
 type recEndedMsg struct {
 	gen       int
 	vt        *voiceTurn
+	preRoll   time.Duration
 	reason    audio.StopReason
 	err       error
 	pcm       []byte
@@ -299,9 +307,18 @@ func (v *voice) init() tea.Cmd {
 		var m voiceProbeMsg
 		m.player, m.spkErr = openSpeaker(cfg)
 		capture, err := openMic(cfg)
-		if err != nil {
+		switch {
+		case err != nil:
 			m.micErr = err
-		} else {
+		case cfg.KeepMicArmed:
+			m.micName = capture.Device()
+			if err := capture.Arm(); err != nil {
+				capture.Close()
+				m.micErr = err
+			} else {
+				m.armed = capture
+			}
+		default:
 			m.micName = capture.Device()
 			capture.Close()
 		}
@@ -356,6 +373,7 @@ func (v *voice) update(c *console, msg tea.Msg) (tea.Cmd, bool) {
 			v.micOff = micOffReason(msg.micErr)
 		}
 		v.micName = msg.micName
+		v.armed = msg.armed
 		return nil, true
 	case micOpenedMsg:
 		return v.micOpened(c, msg), true
@@ -493,6 +511,7 @@ func (v *voice) interrupt() tea.Cmd {
 		v.cancel = nil
 	}
 	pb, rec, capture := v.playback, v.rec, v.capture
+	keepArmed := capture != nil && capture == v.armed
 	v.playback, v.rec, v.capture = nil, nil, nil
 	v.phase, v.replaying = voiceIdle, false
 	if pb == nil && rec == nil {
@@ -505,7 +524,7 @@ func (v *voice) interrupt() tea.Cmd {
 		if rec != nil {
 			rec.Cancel()
 		}
-		if capture != nil {
+		if capture != nil && !keepArmed {
 			capture.Close()
 		}
 		return nil
@@ -517,6 +536,9 @@ func (v *voice) cancelVoice(c *console) tea.Cmd {
 	vt := v.current
 	cmd := v.interrupt()
 	v.conv.Stop()
+	if v.placeholder != "" {
+		c.input.Placeholder, v.placeholder = v.placeholder, ""
+	}
 	if recording && vt != nil {
 		c.dropTurn(vt)
 		v.forget(vt)
@@ -538,8 +560,14 @@ func (v *voice) startRecording(c *console) tea.Cmd {
 	v.current = vt
 	v.keep(vt)
 	c.addTurn(turn{query: "(listening…)", at: c.ctx.now(), pending: true, ref: c.ref, voice: vt})
-	cfg := *v.cfg
+	cfg, armed := *v.cfg, v.armed
 	return func() tea.Msg {
+		if armed != nil {
+			if rec, err := armed.Start(); err == nil {
+				return micOpenedMsg{gen: gen, capture: armed, rec: rec}
+			}
+			armed.Close() // failed since it was armed: open afresh
+		}
 		capture, err := openMic(cfg)
 		if err != nil {
 			return micOpenedMsg{gen: gen, err: err}
@@ -580,10 +608,22 @@ func (v *voice) forget(vt *voiceTurn) {
 }
 
 func (v *voice) micOpened(c *console, m micOpenedMsg) tea.Cmd {
+	keep := v.cfg.KeepMicArmed
+	if m.err != nil {
+		v.armed = nil
+	} else if keep {
+		v.armed = m.capture
+	}
 	if m.gen != v.gen {
 		if m.capture != nil {
 			capture, rec := m.capture, m.rec
-			return func() tea.Msg { rec.Cancel(); capture.Close(); return nil }
+			return func() tea.Msg {
+				rec.Cancel()
+				if !keep {
+					capture.Close()
+				}
+				return nil
+			}
 		}
 		return nil
 	}
@@ -605,7 +645,7 @@ func (v *voice) micOpened(c *console, m micOpenedMsg) tea.Cmd {
 	body := io.MultiReader(bytes.NewReader(audio.WAVStreamHeader(audio.CaptureRate)), m.rec)
 	return tea.Batch(
 		v.upload(ctx, c.ctx.Client, body, c.ref, vt),
-		waitRecording(v.gen, vt, m.capture, m.rec),
+		waitRecording(v.gen, vt, m.capture, m.rec, keep),
 		v.meterCmd(),
 	)
 }
@@ -619,13 +659,16 @@ func (v *voice) upload(ctx context.Context, cl *client.Client, body io.Reader, r
 	}
 }
 
-// waitRecording reports the end of the recording and closes the microphone.
-func waitRecording(gen int, vt *voiceTurn, capture *audio.Capture, rec *audio.Recording) tea.Cmd {
+// waitRecording reports the end of the recording and closes the microphone, unless it is
+// kept armed and still works.
+func waitRecording(gen int, vt *voiceTurn, capture *audio.Capture, rec *audio.Recording, keep bool) tea.Cmd {
 	return func() tea.Msg {
 		<-rec.Done()
-		m := recEndedMsg{gen: gen, vt: vt, reason: rec.Reason(), err: rec.Err(), pcm: rec.PCM(),
-			speechEnd: rec.SpeechEnd(), at: time.Now()}
-		capture.Close()
+		m := recEndedMsg{gen: gen, vt: vt, preRoll: rec.PreRoll(), reason: rec.Reason(), err: rec.Err(),
+			pcm: rec.PCM(), speechEnd: rec.SpeechEnd(), at: time.Now()}
+		if !keep || m.reason == audio.StopDevice {
+			capture.Close()
+		}
 		return m
 	}
 }
@@ -686,8 +729,11 @@ func (v *voice) meter(c *console, m meterMsg) tea.Cmd {
 
 func (v *voice) recEnded(c *console, m recEndedMsg) tea.Cmd {
 	vt := m.vt
-	vt.pcm = m.pcm
+	vt.pcm, vt.preRoll = m.pcm, m.preRoll
 	vt.speechEnd = m.speechEnd
+	if m.reason == audio.StopDevice {
+		v.armed = nil
+	}
 	if vt.speechEnd.IsZero() {
 		vt.speechEnd = m.at
 	}
@@ -1045,6 +1091,8 @@ func (v *voice) status() string {
 		parts = append(parts, s+"  "+v.keys.Talk.Help().Key+" interrupts")
 	case v.conv.Asking():
 		parts = append(parts, "the assistant is waiting for your answer")
+	case v.armed != nil:
+		parts = append(parts, "○ mic armed")
 	}
 	if v.micOff != "" {
 		parts = append(parts, v.micOff)

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -452,4 +453,58 @@ func TestVoiceChildNoOutput(t *testing.T) {
 	}
 	r.ctrl("ctrl+r")
 	r.until("replay says there is no output", 5*time.Second, func() bool { return r.hasToast("voice output off") })
+}
+
+// TestVoiceArmedMicStartsWithThePreRoll keeps the microphone armed between turns: every
+// recording begins with the pre-roll and uses the same open device.
+func TestVoiceArmedMicStartsWithThePreRoll(t *testing.T) {
+	voiceDevices(t)
+	f := newFakePlatform(t)
+	var uploads int
+	var mu sync.Mutex
+	f.handle("POST /v2/query/audio/stream", func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		mu.Lock()
+		uploads++
+		mu.Unlock()
+		w.Header().Set("Service-Response-Info", `{"context":{"ref":2},"responses":{"text":"Noted.","query":"hello"},"nextActions":[]}`)
+	})
+	mic := newTestMic(t)
+	mic.set(t, make([]byte, audio.CaptureRate)) // the file plugin's audio is consumed at arming
+	reg, _, _ := testRegistry(t, actions.NewManualClock(fixedNow), nil)
+	opt := testOptions(f.client(t), true)
+	opt.Voice = &Voice{Actions: reg, OpenMic: mic.open, KeepMicArmed: true,
+		Mic:         audio.CaptureConfig{MaxDuration: time.Second},
+		OpenSpeaker: func() (*audio.Player, error) { return nil, audio.ErrNoOutput }}
+	r := newRig(t, opt)
+	c := r.console()
+	v := c.voice
+	r.until("armed", 20*time.Second, func() bool { return v.probed && v.armed != nil })
+	armed := v.armed
+	if !strings.Contains(r.view(), "○ mic armed") {
+		t.Errorf("no armed indicator:\n%s", r.view())
+	}
+	time.Sleep(500 * time.Millisecond) // the pre-roll fills
+	for n := 1; n <= 2; n++ {
+		r.ctrl("ctrl+t")
+		r.until("answered", 20*time.Second, func() bool {
+			tr, vt := lastSpoken(c)
+			return tr != nil && !tr.pending && vt.pcm != nil && v.phase == voiceIdle
+		})
+		_, vt := lastSpoken(c)
+		if vt.preRoll != audio.DefaultPreRoll {
+			t.Errorf("turn %d: pre-roll %v, want %v", n, vt.preRoll, audio.DefaultPreRoll)
+		}
+		if len(vt.pcm) != audio.CaptureRate*2 { // the maximum length, pre-roll included
+			t.Errorf("turn %d: %d bytes recorded", n, len(vt.pcm))
+		}
+		if v.armed != armed {
+			t.Fatalf("turn %d: the microphone was reopened", n)
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if uploads != 2 {
+		t.Errorf("%d uploads", uploads)
+	}
 }

@@ -20,6 +20,9 @@ type config struct {
 	APIKey     string `json:"api_key,omitempty"`
 	PrivateKey string `json:"private_key,omitempty"`
 	Language   string `json:"language,omitempty"`
+	// Mic is the input device's name ("" = the default); `hark mic NAME`
+	// stores it in the config file so the choice persists.
+	Mic string `json:"mic,omitempty"`
 
 	// The XDG places, resolved once.
 	ConfigDir string `json:"-"`
@@ -49,6 +52,7 @@ func configFlags(fs *flag.FlagSet) func() (config, error) {
 	fs.StringVar(&f.APIKey, "api-key", "", "workspace public key (env HARK_API_KEY)")
 	fs.StringVar(&f.PrivateKey, "private-key", "", "workspace private key (env HARK_PRIVATE_KEY; kept in the keyring once given)")
 	fs.StringVar(&f.Language, "lang", "", "answer language, e.g. en or es (env HARK_LANG)")
+	fs.StringVar(&f.Mic, "mic", "", "microphone by name for this run (env HARK_MIC; `hark mic NAME` remembers one)")
 	return func() (config, error) {
 		c := config{
 			ConfigDir: xdgDir("XDG_CONFIG_HOME", ".config"),
@@ -74,6 +78,7 @@ func configFlags(fs *flag.FlagSet) func() (config, error) {
 		c.APIKey = pick(f.APIKey, "HARK_API_KEY", file.APIKey)
 		c.PrivateKey = pick(f.PrivateKey, "HARK_PRIVATE_KEY", file.PrivateKey)
 		c.Language = pick(f.Language, "HARK_LANG", file.Language)
+		c.Mic = pick(f.Mic, "HARK_MIC", file.Mic)
 		if c.BaseURL == "" && (c.StorageURL != "" || c.RecommURL != "") {
 			return c, errors.New("--storage-url and --recomm-url need --base-url as well")
 		}
@@ -97,4 +102,27 @@ func readConfigFile(path string) (config, error) {
 		return c, fmt.Errorf("config file %s: %w", path, err)
 	}
 	return c, nil
+}
+
+// saveMic stores the microphone choice in the config file, keeping the
+// file's other settings; "" goes back to the default device.
+func saveMic(configDir, name string) error {
+	path := filepath.Join(configDir, "config.json")
+	c, err := readConfigFile(path)
+	if err != nil {
+		return err
+	}
+	c.Mic = name
+	b, err := json.MarshalIndent(c, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(configDir, 0o700); err != nil {
+		return err
+	}
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, append(b, '\n'), 0o600); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
 }

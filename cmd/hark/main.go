@@ -54,6 +54,7 @@ commands:
   recomm import --table T --kind K --url U [--wait]
   recomm train --table T --engine E [--wait]
   recomm recommend --table T (--user U | --item I) [--want items|users] [--engine E] [--filter F] [--diversity D]
+  mic [NAME|default]                list microphones, or remember one by name
   version                           print the version
 
 flags:
@@ -94,9 +95,12 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 
-	if len(rest) == 0 {
+	switch {
+	case len(rest) == 0:
 		err = runConsole(ctx, cfg)
-	} else {
+	case rest[0] == "mic":
+		err = cmdMic(cfg, rest[1:], stdout)
+	default:
 		err = runCommand(ctx, cfg, rest, stdin, stdout, stderr)
 	}
 	return report(err, stderr)

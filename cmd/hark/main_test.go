@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"flag"
 	"io"
 	"log/slog"
 	"os"
@@ -207,3 +208,46 @@ func TestRedirectStderrRestores(t *testing.T) {
 }
 
 func slogDiscard() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
+
+// `hark mic NAME` remembers the microphone in the config file, keeping the
+// file's other settings; the environment and --mic still win for one run.
+func TestMicChoicePersists(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv("XDG_CONFIG_HOME", dir)
+	t.Setenv("HARK_MIC", "")
+	if err := os.MkdirAll(filepath.Join(dir, "hark"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "hark", "config.json"), []byte(`{"language": "es"}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	resolveWith := func(args ...string) config {
+		fs := flag.NewFlagSet("hark", flag.ContinueOnError)
+		resolve := configFlags(fs)
+		if err := fs.Parse(args); err != nil {
+			t.Fatal(err)
+		}
+		c, err := resolve()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	cfg := resolveWith()
+	var out strings.Builder
+	if err := cmdMic(cfg, []string{"USB", "Headset"}, &out); err != nil {
+		t.Fatal(err)
+	}
+	if got := resolveWith(); got.Mic != "USB Headset" || got.Language != "es" {
+		t.Fatalf("after hark mic: %+v", got)
+	}
+	if got := resolveWith("-mic", "other"); got.Mic != "other" {
+		t.Fatalf("--mic did not win: %q", got.Mic)
+	}
+	if err := cmdMic(cfg, []string{"default"}, &out); err != nil {
+		t.Fatal(err)
+	}
+	if got := resolveWith(); got.Mic != "" {
+		t.Fatalf("after hark mic default: %q", got.Mic)
+	}
+}

@@ -1,9 +1,12 @@
 package main
 
 import (
+	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/harkhq/hark/actions"
 	"github.com/harkhq/hark/audio"
@@ -13,8 +16,9 @@ import (
 
 // consoleVoice sets up the console's voice and next actions: the schedule, stopwatch and
 // device panel are kept in the data directory (alarms survive a restart), music plays through
-// the process's audio output, HARK_MIC names the microphone (the default one otherwise) and
-// HARK_MIC_ARMED=off closes it between recordings (no pre-roll).
+// the process's audio output, the configured microphone (`hark mic`, --mic or HARK_MIC; the
+// default one otherwise) records, and HARK_MIC_ARMED=off closes it between recordings (no
+// pre-roll).
 // The registry is closed by the returned function.
 func consoleVoice(cfg config, c *client.Client, logger *slog.Logger) (*ui.Voice, func(), error) {
 	reg, err := actions.New(actions.Config{
@@ -28,7 +32,39 @@ func consoleVoice(cfg config, c *client.Client, logger *slog.Logger) (*ui.Voice,
 	}
 	// The microphone stays armed for the pre-roll unless HARK_MIC_ARMED=off asks for it to
 	// be open only while recording.
-	v := &ui.Voice{Actions: reg, Mic: audio.CaptureConfig{Device: os.Getenv("HARK_MIC")},
+	v := &ui.Voice{Actions: reg, Mic: audio.CaptureConfig{Device: cfg.Mic},
 		KeepMicArmed: os.Getenv("HARK_MIC_ARMED") != "off"}
 	return v, reg.Close, nil
+}
+
+// cmdMic lists the input devices, or remembers one by name ("default"
+// forgets the choice).
+func cmdMic(cfg config, args []string, stdout io.Writer) error {
+	if len(args) > 0 {
+		name := strings.Join(args, " ")
+		if name == "default" {
+			name = ""
+		}
+		if err := saveMic(cfg.ConfigDir, name); err != nil {
+			return err
+		}
+		if name == "" {
+			fmt.Fprintln(stdout, "hark will record from the default microphone")
+		} else {
+			fmt.Fprintf(stdout, "hark will record from %q (the default one when it is missing)\n", name)
+		}
+		return nil
+	}
+	devices, err := audio.Devices()
+	if err != nil {
+		return err
+	}
+	for _, d := range devices {
+		mark := "  "
+		if d.Name == cfg.Mic || (cfg.Mic == "" && d.Default) {
+			mark = "* "
+		}
+		fmt.Fprintf(stdout, "%s%s\n", mark, d.Name)
+	}
+	return nil
 }

@@ -107,7 +107,7 @@ func (a *API) authenticateToken(r *http.Request) (Principal, *apierr.Error) {
 	return p, nil
 }
 
-// Token returns the access token a request carries, for logout.
+// AccessToken returns the access token a request carries, for logout.
 func AccessToken(r *http.Request) string {
 	_, token, _ := strings.Cut(r.Header.Get("Authorization"), " ")
 	return strings.TrimSpace(token)

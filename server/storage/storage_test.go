@@ -7,7 +7,10 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf8"
+
+	"github.com/harkhq/hark/server/apierr"
 )
 
 // FuzzCheckName: whatever the name, an accepted one is a single path
@@ -75,5 +78,27 @@ func TestRootFileAndFolderMayShareAName(t *testing.T) {
 	}
 	if ok, _ := st.Exists(1, "", "x"); !ok {
 		t.Fatal("the file is missing")
+	}
+}
+
+// A clear token older than 60 s deletes nothing and is refused.
+func TestClearTokenExpires(t *testing.T) {
+	st, _ := New(t.TempDir())
+	now := time.Unix(1_700_000_000, 0)
+	st.now = func() time.Time { return now }
+	if _, err := st.Put(context.Background(), 1, "", "keep.txt", strings.NewReader("x"), 0); err != nil {
+		t.Fatal(err)
+	}
+	tok, exp := st.ClearToken(1)
+	if exp.Sub(now) != time.Minute {
+		t.Fatalf("token lives %s", exp.Sub(now))
+	}
+	now = now.Add(61 * time.Second)
+	_, _, err := st.Clear(1, tok)
+	if e, ok := apierr.As(err); !ok || e.Status != 400 || e.Code != apierr.InvalidConfirmationToken {
+		t.Fatalf("expired token: %v", err)
+	}
+	if ok, _ := st.Exists(1, "", "keep.txt"); !ok {
+		t.Fatal("an expired token deleted files")
 	}
 }

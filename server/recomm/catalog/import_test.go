@@ -315,3 +315,21 @@ func BenchmarkImportMemoryFlat(b *testing.B) {
 		})
 	}
 }
+
+// A cell that is not UTF-8 is an element error, and the rest of the file loads.
+func TestImportRejectsNonUTF8(t *testing.T) {
+	ctx := context.Background()
+	c := newCatalog(t)
+	must(t, c.CreateTable(ctx, ws, "movies", nil, movieAttrs))
+	file := "itemId,title,year\nm1,\"ok\",1995\nm2,\"bad \xff\xfe\",1995\nm\xff3,\"x\",2000\n"
+	res, err := c.ImportEntities(ctx, ws, "movies", strings.NewReader(file), importOpts(FormatCSV))
+	must(t, err)
+	if res.Added != 1 || res.NotAddedCount != 2 {
+		t.Fatalf("result = %+v", res)
+	}
+	for _, n := range res.NotAdded {
+		if n.Code != CodeInvalidArgument || !strings.Contains(n.Message, "UTF-8") {
+			t.Errorf("not-added %+v", n)
+		}
+	}
+}

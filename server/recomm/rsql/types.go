@@ -6,6 +6,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 	"time"
 )
 
@@ -94,6 +95,9 @@ func ParseTimestamp(s string) (int64, error) {
 // ParseValue converts the text form of a value (a filter literal, a CSV
 // cell) to the Go form of t. List members are separated by commas.
 func ParseValue(t Type, s string) (any, error) {
+	if !utf8.ValidString(s) {
+		return nil, fmt.Errorf("the value is not valid UTF-8")
+	}
 	switch t {
 	case Int:
 		n, err := strconv.ParseInt(strings.TrimSpace(s), 10, 64)

@@ -12,6 +12,7 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/harkhq/hark/server/recomm/catalog"
 	"github.com/harkhq/hark/server/recomm/rsql"
@@ -44,13 +45,18 @@ func TestImportJobs(t *testing.T) {
 			http.Redirect(w, r, "http://elsewhere.invalid/items.csv", http.StatusFound)
 		case "/big":
 			w.Write(bytes.Repeat([]byte("itemId\n"), 400))
+		case "/hang":
+			// Headers and a first line, then nothing: the fetch must give up.
+			io.WriteString(w, "itemId\n")
+			w.(http.Flusher).Flush()
+			<-r.Context().Done()
 		default:
 			http.NotFound(w, r)
 		}
 	}))
 	defer srv.Close()
 	host := strings.TrimPrefix(srv.URL, "http://")
-	src := &Sources{FetchAllow: []string{host}, MaxBytes: 1000,
+	src := &Sources{FetchAllow: []string{host}, MaxBytes: 1000, Timeout: 2 * time.Second,
 		Storage: memStorage{"9/inbox/r.csv": "userId,itemId,timestamp,interactionName,value\nu1,m1,5,view,\n"}}
 	run := ImportRunner(cat, src)
 	q, err := Open(ctx, db, map[string]Runner{ImportItems: run, ImportUsers: run, ImportInteractions: run}, 1)
@@ -91,7 +97,7 @@ func TestImportJobs(t *testing.T) {
 	if j := waitStatus(t, q, 9, "t", ImportInteractions, inter.ID); j.Status != Completed {
 		t.Errorf("interactions job = %s %s", j.Status, j.Result)
 	}
-	for _, u := range []string{srv.URL + "/away", srv.URL + "/big", srv.URL + "/missing", "storage://inbox/none.csv"} {
+	for _, u := range []string{srv.URL + "/away", srv.URL + "/big", srv.URL + "/missing", srv.URL + "/hang", "storage://inbox/none.csv"} {
 		j := submit(ImportItems, "t", u, "csv")
 		if j := waitStatus(t, q, 9, "t", ImportItems, j.ID); j.Status != Error {
 			t.Errorf("%s: status %s, want error", u, j.Status)

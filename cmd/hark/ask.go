@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -12,7 +11,6 @@ import (
 	"strings"
 
 	"github.com/harkhq/hark/audio"
-	"github.com/harkhq/hark/ui"
 )
 
 // maxAskFile bounds the WAV file hark ask reads (10 minutes of 16 kHz speech is 19 MB).
@@ -46,32 +44,14 @@ func cmdAsk(ctx context.Context, p *platform, args []string, stdout, stderr io.W
 		return err
 	}
 	if *asJSON {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(resp)
+		return printJSON(stdout, resp)
 	}
 	heard := strings.TrimSpace(resp.Responses.Query)
 	if heard == "" {
 		heard = "(nothing recognised)"
 	}
 	fmt.Fprintln(stdout, "heard:", heard)
-	answer := resp.Responses.Text
-	if resp.Responses.HTML != "" {
-		answer = ui.PlainText(resp.Responses.HTML)
-	}
-	fmt.Fprintln(stdout, answer)
-	for _, a := range resp.NextActions {
-		data := strings.TrimSpace(string(a.Data))
-		if data == "" || data == "null" {
-			fmt.Fprintf(stdout, "action %s\n", a.Action)
-		} else {
-			fmt.Fprintf(stdout, "action %s %s\n", a.Action, data)
-		}
-	}
-	if resp.Context.Ref != 0 {
-		fmt.Fprintf(stdout, "ref %d\n", resp.Context.Ref)
-	}
-	return nil
+	return printAnswer(stdout, resp)
 }
 
 // readSpokenFile reads and checks a WAV file before anything is sent, so a wrong file gets

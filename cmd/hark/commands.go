@@ -89,25 +89,36 @@ func cmdSay(ctx context.Context, p *platform, args []string, stdout, stderr io.W
 		return err
 	}
 	if *asJSON {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(resp)
+		return printJSON(stdout, resp)
 	}
+	return printAnswer(stdout, resp)
+}
+
+func printJSON(w io.Writer, resp *client.DialogueResponse) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(resp)
+}
+
+// printAnswer writes an answer for scripts: its text (from html where
+// present), one "action CODE DATA" line per next action, and the ref that
+// continues the conversation.
+func printAnswer(w io.Writer, resp *client.DialogueResponse) error {
 	answer := resp.Responses.Text
 	if resp.Responses.HTML != "" {
 		answer = ui.PlainText(resp.Responses.HTML)
 	}
-	fmt.Fprintln(stdout, answer)
+	fmt.Fprintln(w, answer)
 	for _, a := range resp.NextActions {
 		data := strings.TrimSpace(string(a.Data))
 		if data == "" || data == "null" {
-			fmt.Fprintf(stdout, "action %s\n", a.Action)
+			fmt.Fprintf(w, "action %s\n", a.Action)
 		} else {
-			fmt.Fprintf(stdout, "action %s %s\n", a.Action, data)
+			fmt.Fprintf(w, "action %s %s\n", a.Action, data)
 		}
 	}
 	if resp.Context.Ref != 0 {
-		fmt.Fprintf(stdout, "ref %d\n", resp.Context.Ref)
+		fmt.Fprintf(w, "ref %d\n", resp.Context.Ref)
 	}
 	return nil
 }

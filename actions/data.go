@@ -64,6 +64,15 @@ func jsonKind(goKind string) string {
 	return "a " + goKind
 }
 
+// requiredEpoch is parseEpoch for a field that must be given.
+func requiredEpoch(code, field string, raw json.RawMessage) (time.Time, error) {
+	t, set, err := parseEpoch(code, field, raw)
+	if err == nil && !set {
+		err = &DataError{Code: code, Field: field, Problem: "missing"}
+	}
+	return t, err
+}
+
 // parseEpoch reads an epoch in milliseconds, sent as a string by the vendor samples and
 // accepted as a number too. Absent, null or "" reports set == false.
 func parseEpoch(code, field string, raw json.RawMessage) (t time.Time, set bool, err error) {

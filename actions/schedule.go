@@ -395,12 +395,9 @@ func (r *Registry) setAlarm(_ context.Context, code string, data json.RawMessage
 	if err := decode(code, data, &d); err != nil {
 		return failed(code, err)
 	}
-	at, set, err := parseEpoch(code, "time", d.Time)
+	at, err := requiredEpoch(code, "time", d.Time)
 	if err != nil {
 		return failed(code, err)
-	}
-	if !set {
-		return failed(code, &DataError{Code: code, Field: "time", Problem: "missing"})
 	}
 	now := r.clock.Now()
 	if at.Before(now.Add(-pastSlack)) {
@@ -545,12 +542,9 @@ func (r *Registry) setAppointment(_ context.Context, code string, data json.RawM
 	if err := decode(code, data, &d); err != nil {
 		return failed(code, err)
 	}
-	start, set, err := parseEpoch(code, "start", d.Start)
+	start, err := requiredEpoch(code, "start", d.Start)
 	if err != nil {
 		return failed(code, err)
-	}
-	if !set {
-		return failed(code, &DataError{Code: code, Field: "start", Problem: "missing"})
 	}
 	end, endSet, err := parseEpoch(code, "end", d.End)
 	if err != nil {

@@ -43,7 +43,7 @@ func loadTestSet(t testing.TB) testSet {
 // harkd recognises with.
 func dialogueGrammar() GrammarSource {
 	patterns, slots := dialogue.Grammar("en")
-	src := GrammarSource{Slots: slots}
+	src := GrammarSource{Slots: slots, Courtesy: dialogue.Courtesy("en")}
 	for _, p := range patterns {
 		src.Patterns = append(src.Patterns, p.Text)
 	}
@@ -385,11 +385,31 @@ func benchmarkAudio(b *testing.B) ([]int16, float64) {
 	return s, float64(len(s)) / 16000
 }
 
-func benchmarkDecoder(b *testing.B, d *sphinx.Decoder) {
+// benchmarkDecoder times one decoder's search over the benchmark
+// utterance's cepstra (computed and normalised once, outside the timing).
+func benchmarkDecoder(b *testing.B, d *sphinx.Decoder, fe *sphinx.Frontend) {
 	samples, seconds := benchmarkAudio(b)
+	if err := fe.Start(); err != nil {
+		b.Fatal(err)
+	}
+	cep, err := fe.Process(nil, samples)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if cep, err = fe.End(cep); err != nil {
+		b.Fatal(err)
+	}
+	m := newMeanNormalizer(d.CepstrumSize(), len(cep))
+	frames := m.flush(m.add(nil, cep))
 	b.ResetTimer()
 	for b.Loop() {
-		if err := d.DecodeUtterance(samples); err != nil {
+		if err := d.Start(); err != nil {
+			b.Fatal(err)
+		}
+		if err := d.ProcessCepstra(frames); err != nil {
+			b.Fatal(err)
+		}
+		if err := d.End(); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -405,7 +425,7 @@ func BenchmarkRecognizeGrammar(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer u.Abort()
-	benchmarkDecoder(b, u.s.grammar)
+	benchmarkDecoder(b, u.s.grammar, u.s.fe)
 }
 
 func BenchmarkRecognizeFull(b *testing.B) {
@@ -415,7 +435,7 @@ func BenchmarkRecognizeFull(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer u.Abort()
-	benchmarkDecoder(b, u.s.full)
+	benchmarkDecoder(b, u.s.full, u.s.fe)
 }
 
 // BenchmarkRecognizeUtterance is the whole path of one upload: both

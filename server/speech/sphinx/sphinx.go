@@ -1,10 +1,16 @@
 // Package sphinx is a minimal cgo binding to the pocketsphinx 5prealpha
 // decoder (Debian libpocketsphinx-dev, libsphinxbase-dev): create a
-// decoder with a language model or a JSGF grammar, feed 16 kHz 16-bit
-// audio incrementally, read the hypothesis and its scores.
+// decoder with a language model or a JSGF grammar, compute cepstra from
+// 16 kHz 16-bit audio with a Frontend, feed them to the decoder
+// incrementally, read the hypothesis and its scores.
 //
-// A Decoder is not safe for concurrent use; separate decoders may run in
-// parallel.
+// The decoder does not normalise the cepstra's mean itself (the model's
+// feat.params asks for -cmn batch, which only works on whole utterances):
+// the caller does, so that it can choose how much of the utterance the
+// mean is estimated from while decoding runs (see package speech).
+//
+// A Decoder or Frontend is not safe for concurrent use; separate ones may
+// run in parallel.
 package sphinx
 
 /*
@@ -12,6 +18,8 @@ package sphinx
 #include <stdlib.h>
 #include <pocketsphinx.h>
 #include <sphinxbase/err.h>
+#include <sphinxbase/fe.h>
+#include <sphinxbase/feat.h>
 
 // cmd_ln_init is variadic, which cgo cannot call.
 static cmd_ln_t *hark_config(const char *hmm, const char *dict, const char *lm, const char *rate) {
@@ -24,6 +32,46 @@ static cmd_ln_t *hark_config(const char *hmm, const char *dict, const char *lm, 
 }
 
 static void hark_quiet(void) { err_set_logfp(NULL); }
+
+// hark_take_cepstra readies a decoder for cepstra fed in blocks by
+// Decoder.ProcessCepstra: the caller normalises them, and the acoustic
+// module keeps every frame of the utterance. Without the latter it writes
+// features into a ring buffer whose wrap-around path loses frames when
+// cepstra come in blocks (an n-gram search fed 8-frame blocks found
+// nothing). A call with no_search set and no frames is the only public way
+// to switch the module to a growing buffer.
+static void hark_take_cepstra(ps_decoder_t *ps) {
+	ps_get_feat(ps)->cmn = CMN_NONE;
+	ps_process_cep(ps, NULL, 0, TRUE, FALSE);
+}
+
+// hark_process_cep feeds n frames of ncep coefficients stored row after row.
+static int hark_process_cep(ps_decoder_t *ps, mfcc_t *flat, int n, int ncep) {
+	mfcc_t **rows = malloc(n * sizeof *rows);
+	if (rows == NULL) return -1;
+	for (int i = 0; i < n; i++) rows[i] = flat + (size_t)i * ncep;
+	int r = ps_process_cep(ps, rows, n, FALSE, FALSE);
+	free(rows);
+	return r;
+}
+
+// hark_fe_process computes up to cap frames into out (rows of ncep) from
+// the samples; *left is what it could not take for lack of room.
+static int hark_fe_process(fe_t *fe, const int16 *spch, size_t n, mfcc_t *out, int cap, int ncep, size_t *left) {
+	mfcc_t **rows = malloc(cap * sizeof *rows);
+	if (rows == NULL) return -1;
+	for (int i = 0; i < cap; i++) rows[i] = out + (size_t)i * ncep;
+	int total = 0;
+	while (n > 0 && total < cap) {
+		int32 nf = cap - total, idx;
+		if (fe_process_frames(fe, &spch, &n, rows + total, &nf, &idx) < 0) { free(rows); return -1; }
+		if (nf == 0) break;
+		total += nf;
+	}
+	free(rows);
+	*left = n;
+	return total;
+}
 */
 import "C"
 
@@ -43,14 +91,12 @@ type Config struct {
 	Dict string // pronunciation dictionary file
 	LM   string // n-gram language model file (binary or ARPA)
 	JSGF string // grammar text
-	// SampleRate of the audio fed to Process; the models expect 16000.
+	// SampleRate of the audio a Frontend of this decoder takes; the models
+	// expect 16000.
 	SampleRate int
-	// Search limits; zero keeps pocketsphinx's default. Lower values trade
-	// accuracy for speed.
-	MaxHMMPerFrame   int // -maxhmmpf (default 30000)
-	MaxWordsPerFrame int // -maxwpf (default unlimited)
-	TopN             int // -topn Gaussians per frame (default 4)
-	PhoneLookahead   int // -pl_window (default 5)
+	// NoFlatPass skips the second, flat-lexicon pass that an n-gram search
+	// otherwise runs over the whole utterance when it ends (-fwdflat no).
+	NoFlatPass bool
 }
 
 // Decoder is one pocketsphinx decoder.
@@ -58,6 +104,7 @@ type Decoder struct {
 	ps     *C.ps_decoder_t
 	config *C.cmd_ln_t
 	inUtt  bool
+	ncep   int
 }
 
 // NewDecoder loads the models of c.
@@ -83,20 +130,18 @@ func NewDecoder(c Config) (*Decoder, error) {
 	if config == nil {
 		return nil, errors.New("sphinx: bad decoder configuration")
 	}
-	for name, v := range map[string]int{"-maxhmmpf": c.MaxHMMPerFrame, "-maxwpf": c.MaxWordsPerFrame,
-		"-topn": c.TopN, "-pl_window": c.PhoneLookahead} {
-		if v != 0 {
-			cname := C.CString(name)
-			C.cmd_ln_set_int_r(config, cname, C.long(v))
-			C.free(unsafe.Pointer(cname))
-		}
+	if c.NoFlatPass {
+		name := C.CString("-fwdflat")
+		C.cmd_ln_set_int_r(config, name, 0) // cmd_ln_set_boolean_r is a macro over it
+		C.free(unsafe.Pointer(name))
 	}
 	ps := C.ps_init(config)
 	if ps == nil {
 		C.cmd_ln_free_r(config)
 		return nil, fmt.Errorf("sphinx: cannot load models (hmm %s, dict %s, lm %q)", c.HMM, c.Dict, c.LM)
 	}
-	d := &Decoder{ps: ps, config: config}
+	C.hark_take_cepstra(ps)
+	d := &Decoder{ps: ps, config: config, ncep: int(C.fe_get_output_size(C.ps_get_fe(ps)))}
 	if c.JSGF != "" {
 		name := C.CString("grammar")
 		defer C.free(unsafe.Pointer(name))
@@ -126,40 +171,92 @@ func (d *Decoder) Start() error {
 	return nil
 }
 
-// Process feeds samples of the current utterance. The model normalises
-// cepstra per block of audio (-cmn batch in its feat.params), so the
-// larger the blocks the better; see DecodeUtterance.
-func (d *Decoder) Process(samples []int16) error {
-	return d.process(samples, false)
-}
-
-// DecodeUtterance decodes a whole utterance in one block (Start, the
-// audio marked as complete, End), normalised over all of it.
-func (d *Decoder) DecodeUtterance(samples []int16) error {
-	if err := d.Start(); err != nil {
-		return err
-	}
-	if err := d.process(samples, true); err != nil {
-		return err
-	}
-	return d.End()
-}
-
-func (d *Decoder) process(samples []int16, whole bool) error {
+// ProcessCepstra feeds frames of the current utterance: CepstrumSize
+// values each, row after row, already normalised by the caller. The search
+// advances over them at once.
+func (d *Decoder) ProcessCepstra(frames []float32) error {
 	if !d.inUtt {
 		return errors.New("sphinx: no utterance started")
 	}
-	if len(samples) == 0 {
+	if len(frames) == 0 {
 		return nil
 	}
-	full := C.int(0)
-	if whole {
-		full = 1
+	if len(frames)%d.ncep != 0 {
+		return fmt.Errorf("sphinx: %d values is not a whole number of %d-value frames", len(frames), d.ncep)
 	}
-	if C.ps_process_raw(d.ps, (*C.int16)(unsafe.Pointer(&samples[0])), C.size_t(len(samples)), 0, full) < 0 {
-		return errors.New("sphinx: ps_process_raw failed")
+	if C.hark_process_cep(d.ps, (*C.mfcc_t)(unsafe.Pointer(&frames[0])), C.int(len(frames)/d.ncep), C.int(d.ncep)) < 0 {
+		return errors.New("sphinx: ps_process_cep failed")
 	}
 	return nil
+}
+
+// CepstrumSize is the number of coefficients in a frame.
+func (d *Decoder) CepstrumSize() int { return d.ncep }
+
+// Frontend computes cepstra from 16 kHz audio with a decoder's acoustic
+// front end settings (the model's feat.params), dropping silence with the
+// same voice activity detector pocketsphinx applies to raw audio. It is
+// separate from the decoder, so the two may run on different goroutines.
+type Frontend struct {
+	fe   *C.fe_t
+	ncep int
+}
+
+// NewFrontend makes a front end with d's settings; Close frees it.
+func NewFrontend(d *Decoder) (*Frontend, error) {
+	fe := C.fe_init_auto_r(C.ps_get_config(d.ps))
+	if fe == nil {
+		return nil, errors.New("sphinx: cannot make the front end")
+	}
+	return &Frontend{fe: fe, ncep: int(C.fe_get_output_size(fe))}, nil
+}
+
+// Start begins an utterance.
+func (f *Frontend) Start() error {
+	if C.fe_start_utt(f.fe) < 0 {
+		return errors.New("sphinx: fe_start_utt failed")
+	}
+	return nil
+}
+
+// Process appends to dst the frames the samples complete; the front end
+// keeps a partial frame for the next call.
+func (f *Frontend) Process(dst []float32, samples []int16) ([]float32, error) {
+	for len(samples) > 0 {
+		// One frame per 10 ms of audio, plus the frames the detector holds
+		// back before speech starts and releases at once.
+		capFrames := len(samples)/160 + 64
+		start := len(dst)
+		dst = append(dst, make([]float32, capFrames*f.ncep)...)
+		var left C.size_t
+		n := C.hark_fe_process(f.fe, (*C.int16)(unsafe.Pointer(&samples[0])), C.size_t(len(samples)),
+			(*C.mfcc_t)(unsafe.Pointer(&dst[start])), C.int(capFrames), C.int(f.ncep), &left)
+		if n < 0 {
+			return dst[:start], errors.New("sphinx: fe_process_frames failed")
+		}
+		dst = dst[:start+int(n)*f.ncep]
+		samples = samples[len(samples)-int(left):]
+	}
+	return dst, nil
+}
+
+// End flushes the last partial frame, appending it (if any) to dst.
+func (f *Frontend) End(dst []float32) ([]float32, error) {
+	start := len(dst)
+	dst = append(dst, make([]float32, f.ncep)...)
+	var n C.int32
+	if C.fe_end_utt(f.fe, (*C.mfcc_t)(unsafe.Pointer(&dst[start])), &n) < 0 {
+		return dst[:start], errors.New("sphinx: fe_end_utt failed")
+	}
+	return dst[:start+int(n)*f.ncep], nil
+}
+
+// Close frees the front end.
+func (f *Frontend) Close() {
+	if f.fe != nil {
+		C.fe_free(f.fe)
+		f.fe = nil
+	}
 }
 
 // End closes the utterance; Hyp then gives the final hypothesis.

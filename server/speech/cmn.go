@@ -1,0 +1,70 @@
+package speech
+
+// meanNormalizer subtracts the cepstral mean from frames as they arrive,
+// so the decoders can search while the audio uploads (see the package
+// documentation, "Decoding while the audio arrives").
+//
+// The first delay frames are held back until their own mean is known and
+// then released normalised by it; every later frame is normalised by the
+// mean of all frames up to and including itself. An utterance shorter
+// than delay frames is normalised by its whole mean when it ends, exactly
+// as a batch normaliser would.
+//
+// Frames with a negative energy coefficient (c0: near-digital silence,
+// which the voice activity detector keeps a little of around speech) are
+// normalised but left out of the mean, as pocketsphinx's batch normaliser
+// does, so that a stretch of digital silence cannot drag the mean down.
+type meanNormalizer struct {
+	ncep  int
+	delay int
+	sum   []float64
+	n     int
+	held  []float32
+	// released is set once the first delay counted frames have gone out.
+	released bool
+}
+
+func newMeanNormalizer(ncep, delay int) *meanNormalizer {
+	return &meanNormalizer{ncep: ncep, delay: delay, sum: make([]float64, ncep)}
+}
+
+// add appends to dst the normalised frames it can release now.
+func (m *meanNormalizer) add(dst, frames []float32) []float32 {
+	for i := 0; i+m.ncep <= len(frames); i += m.ncep {
+		f := frames[i : i+m.ncep]
+		counted := f[0] >= 0
+		if counted {
+			m.n++
+			for j, v := range f {
+				m.sum[j] += float64(v)
+			}
+		}
+		if m.released {
+			dst = m.subtract(dst, f)
+			continue
+		}
+		m.held = append(m.held, f...)
+		if m.n == m.delay {
+			dst = m.flush(dst)
+			m.released = true
+		}
+	}
+	return dst
+}
+
+// flush releases the frames still held, normalised by the mean so far.
+func (m *meanNormalizer) flush(dst []float32) []float32 {
+	for i := 0; i < len(m.held); i += m.ncep {
+		dst = m.subtract(dst, m.held[i:i+m.ncep])
+	}
+	m.held = m.held[:0]
+	return dst
+}
+
+func (m *meanNormalizer) subtract(dst, f []float32) []float32 {
+	n := float64(max(m.n, 1)) // no counted frame yet: the mean is zero
+	for j, v := range f {
+		dst = append(dst, v-float32(m.sum[j]/n))
+	}
+	return dst
+}

@@ -36,7 +36,7 @@ func loadVoice(logger *slog.Logger, engine *dialogue.Engine) *voice {
 			logger.Warn("speech output unavailable", "err", v.ttsErr)
 		}
 		patterns, slots := engine.Grammar("en")
-		src := speech.GrammarSource{Slots: slots}
+		src := speech.GrammarSource{Slots: slots, Courtesy: dialogue.Courtesy("en")}
 		for _, p := range patterns {
 			src.Patterns = append(src.Patterns, p.Text)
 		}

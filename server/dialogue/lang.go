@@ -20,6 +20,10 @@ type langFile struct {
 	// Fillers are words a query may carry around a phrase at a low cost
 	// ("please", "can you").
 	Fillers []string `json:"fillers"`
+	// Courtesy phrases a speaker may put before or after any request
+	// ("please", "could you"); the speech grammar allows them around every
+	// pattern (the matcher already skips them as fillers).
+	Courtesy []string `json:"courtesy"`
 	// Numbers maps number words to their values. The slots num_unit (1-9),
 	// num_teen (other atomic numbers under 100) and num_tens (20, 30 ... 90)
 	// and num_hundred are derived from it for the grammar.
@@ -94,6 +98,7 @@ type variant struct {
 type langModel struct {
 	lang      string
 	fillers   map[string]bool
+	courtesy  []string
 	numbers   map[string]int
 	timeWords phraseTable
 	spoken    map[string]string
@@ -163,6 +168,7 @@ func compileModel(lang string, f langFile) (*langModel, error) {
 	for _, w := range f.Fillers {
 		m.fillers[fold(w)] = true
 	}
+	m.courtesy = f.Courtesy
 	for w, v := range f.Numbers {
 		m.numbers[fold(w)] = v
 	}
@@ -478,6 +484,16 @@ func numberClasses(numbers map[string]int) map[string][]string {
 		sort.Strings(ws)
 	}
 	return out
+}
+
+// Courtesy returns the phrases a speaker of lang may say before or after
+// any request ("please", "could you").
+func Courtesy(lang string) []string {
+	ms, err := loadModels()
+	if err != nil || ms[lang] == nil {
+		return nil
+	}
+	return append([]string(nil), ms[lang].courtesy...)
 }
 
 // Grammar returns the recognisable phrasings of one language ("en" or

@@ -15,6 +15,9 @@ import (
 type GrammarSource struct {
 	Patterns []string
 	Slots    map[string][]string
+	// Courtesy phrases ("please", "could you") may come before or after
+	// any pattern.
+	Courtesy []string
 }
 
 // Grammar is a JSGF grammar generated from a GrammarSource.
@@ -25,6 +28,7 @@ type Grammar struct {
 	// Dropped explains every part left out because a word is missing from
 	// the pronunciation dictionary or a slot is undefined or recursive.
 	Dropped []string
+	lang    *language
 }
 
 // element is a parsed pattern part: a word, a slot reference, an optional
@@ -175,11 +179,20 @@ func BuildGrammar(src GrammarSource, known func(string) bool) (Grammar, error) {
 		state: map[string]int{}, bodies: map[string]string{}, words: map[string]bool{}}
 	var public []string
 	seen := map[string]bool{}
+	lang := &language{slots: map[string][][]element{}}
+	for name, values := range src.Slots {
+		for _, text := range values {
+			if seq, err := parseGrammarText(text); err == nil { // a malformed value fails below if used
+				lang.slots[name] = append(lang.slots[name], seq)
+			}
+		}
+	}
 	for _, text := range src.Patterns {
 		seq, err := parseGrammarText(text)
 		if err != nil {
 			return Grammar{}, fmt.Errorf("pattern %w", err)
 		}
+		lang.patterns = append(lang.patterns, seq)
 		body, ok, err := b.sequence(seq, "pattern "+quote(text))
 		if err != nil {
 			return Grammar{}, err
@@ -195,15 +208,34 @@ func BuildGrammar(src GrammarSource, known func(string) bool) (Grammar, error) {
 	if len(public) == 0 {
 		return Grammar{}, fmt.Errorf("grammar: no pattern is expressible with the dictionary's words (%d patterns)", len(src.Patterns))
 	}
-	var sb strings.Builder
-	sb.WriteString("#JSGF V1.0;\n\ngrammar hark;\n\npublic <utterance> = ")
+	var body strings.Builder
 	for i, p := range public {
 		if i > 0 {
-			sb.WriteString("\n    | ")
+			body.WriteString("\n    | ")
 		}
-		sb.WriteString("( " + p + " )")
+		body.WriteString("( " + p + " )")
 	}
-	sb.WriteString(";\n")
+	utterance := body.String()
+	if len(src.Courtesy) > 0 {
+		courtesy := element{}
+		for _, text := range src.Courtesy {
+			seq, err := parseGrammarText(text)
+			if err != nil {
+				return Grammar{}, fmt.Errorf("courtesy %w", err)
+			}
+			courtesy.alts = append(courtesy.alts, seq)
+		}
+		if rule, ok, err := b.sequence([]element{courtesy}, "courtesy"); err == nil && ok {
+			b.bodies["courtesy"] = rule
+			utterance = "[ <courtesy> ] ( " + utterance + " ) [ <courtesy> ]"
+			around := element{opt: []element{courtesy}}
+			for i, p := range lang.patterns {
+				lang.patterns[i] = append(append([]element{around}, p...), around)
+			}
+		}
+	}
+	var sb strings.Builder
+	sb.WriteString("#JSGF V1.0;\n\ngrammar hark;\n\npublic <utterance> = " + utterance + ";\n")
 	names := make([]string, 0, len(b.bodies))
 	for name := range b.bodies {
 		names = append(names, name)
@@ -213,7 +245,7 @@ func BuildGrammar(src GrammarSource, known func(string) bool) (Grammar, error) {
 		fmt.Fprintf(&sb, "\n<%s> = %s;", name, b.bodies[name])
 	}
 	sb.WriteString("\n")
-	g := Grammar{JSGF: sb.String(), Dropped: b.dropped}
+	g := Grammar{JSGF: sb.String(), Dropped: b.dropped, lang: lang}
 	for w := range b.words {
 		g.Words = append(g.Words, w)
 	}
@@ -342,4 +374,63 @@ func (b *grammarBuilder) ruleName(slot string) string {
 		}
 		name = fmt.Sprintf("%s_%d", sb.String(), i)
 	}
+}
+
+// language holds a GrammarSource parsed, to tell whether a text is one of
+// its sentences. Unknown words need no pruning here: a decoder cannot
+// produce them anyway. It is read-only once built.
+type language struct {
+	patterns [][]element
+	slots    map[string][][]element
+}
+
+// Contains reports whether text, normalised to dictionary words, is a
+// sentence of the grammar.
+func (g Grammar) Contains(text string) bool {
+	if g.lang == nil {
+		return false
+	}
+	words := strings.Fields(normalizeWords(text))
+	for _, p := range g.lang.patterns {
+		if slices.Contains(g.lang.match(p, []int{0}, words, 0), len(words)) {
+			return true
+		}
+	}
+	return false
+}
+
+// match returns the word positions seq can end at when it starts at any
+// of starts.
+func (l *language) match(seq []element, starts []int, words []string, depth int) []int {
+	if depth > 16 { // a slot that refers to itself
+		return nil
+	}
+	pos := starts
+	for _, e := range seq {
+		var next []int
+		switch {
+		case e.word != "":
+			for _, p := range pos {
+				if p < len(words) && words[p] == e.word {
+					next = append(next, p+1)
+				}
+			}
+		case e.slot != "":
+			for _, v := range l.slots[e.slot] {
+				next = append(next, l.match(v, pos, words, depth+1)...)
+			}
+		case e.opt != nil:
+			next = append(slices.Clone(pos), l.match(e.opt, pos, words, depth+1)...)
+		default:
+			for _, alt := range e.alts {
+				next = append(next, l.match(alt, pos, words, depth+1)...)
+			}
+		}
+		slices.Sort(next)
+		pos = slices.Compact(next)
+		if len(pos) == 0 {
+			return nil
+		}
+	}
+	return pos
 }

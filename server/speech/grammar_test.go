@@ -57,6 +57,42 @@ func TestBuildGrammarWritesJSGF(t *testing.T) {
 	}
 }
 
+func TestGrammarCourtesyAndContains(t *testing.T) {
+	src := GrammarSource{
+		Patterns: []string{"set an alarm [(for | at) {time}]", "what time is it"},
+		Slots:    map[string][]string{"time": {"(seven | eight) [am | pm]"}},
+		Courtesy: []string{"please", "could you", "could you please", "kindly"},
+	}
+	known := knownWords("set", "an", "alarm", "for", "at", "seven", "eight", "am", "pm",
+		"what", "time", "is", "it", "please", "could", "you")
+	g, err := BuildGrammar(src, known)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(g.JSGF, "public <utterance> = [ <courtesy> ] ( ( set an alarm") ||
+		!strings.Contains(g.JSGF, "<courtesy> = ( please | could you | could you please );") {
+		t.Errorf("courtesy missing or unpruned:\n%s", g.JSGF)
+	}
+	for text, want := range map[string]bool{
+		"set an alarm":                     true,
+		"Please set an alarm for seven AM": true,
+		"could you please set an alarm":    true,
+		"what time is it please":           true,
+		"set an alarm for":                 false, // the slot is not optional after "for"
+		"set ten alarm":                    false,
+		"please":                           false,
+		"what time is it set an alarm":     false,
+		"":                                 false,
+	} {
+		if got := g.Contains(text); got != want {
+			t.Errorf("Contains(%q) = %v, want %v", text, got, want)
+		}
+	}
+	if (Grammar{}).Contains("set an alarm") {
+		t.Error("an empty grammar contains a sentence")
+	}
+}
+
 func TestBuildGrammarDropsWhatTheDictionaryCannotSay(t *testing.T) {
 	src := GrammarSource{
 		Patterns: []string{

@@ -21,7 +21,7 @@ import (
 )
 
 // flite synthesises a 16 kHz mono WAV fixture (never committed).
-func flite(t *testing.T, text string) []byte {
+func flite(t testing.TB, text string) []byte {
 	t.Helper()
 	if _, err := exec.LookPath("flite"); err != nil {
 		t.Skip("flite is not installed (make test installs it)")
@@ -37,7 +37,7 @@ func flite(t *testing.T, text string) []byte {
 	return wav
 }
 
-func voiceClient(t *testing.T, cfg server.Config) (*client.Client, *servertest.Platform) {
+func voiceClient(t testing.TB, cfg server.Config) (*client.Client, *servertest.Platform) {
 	t.Helper()
 	p := servertest.Start(t, cfg)
 	c := clientFor(t, p, p.PublicKey, p.PrivateKey)

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Runs every benchmark of the project and prints a summary. Heavy
 # benchmarks (1 GiB transfers, model training) run once; the rest take
-# Go's default benchmark time. The raw output is kept in bench.out.
+# Go's default benchmark time. Packages run one at a time (-p 1): on two
+# cores, two benchmark binaries at once would measure each other. The raw
+# output is kept in bench.out.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=bench.out
@@ -12,10 +14,10 @@ out=bench.out
 } | tee -a "$out"
 
 heavy=(./cmd/harkd ./server/recomm/...)
-go test -run '^$' -bench . -benchtime 1x -timeout 60m "${heavy[@]}" 2>&1 | tee -a "$out" | grep -E '^(Benchmark|ok|FAIL|---)' || true
+go test -p 1 -run '^$' -bench . -benchtime 1x -timeout 60m "${heavy[@]}" 2>&1 | tee -a "$out" | grep -E '^(Benchmark|ok|FAIL|---)' || true
 
 light=$(go list ./... | grep -v -e '/cmd/harkd$' -e '/server/recomm')
-go test -run '^$' -bench . -benchmem -timeout 60m $light 2>&1 | tee -a "$out" | grep -E '^(Benchmark|ok|FAIL|---)' || true
+go test -p 1 -run '^$' -bench . -benchmem -timeout 60m $light 2>&1 | tee -a "$out" | grep -E '^(Benchmark|ok|FAIL|---)' || true
 echo "# recommendation quality (MovieLens, top 10)" | tee -a "$out"
 HARK_QUALITY_REPORT=1 go test -timeout 30m -run TestQualityReport -v ./server/recomm/evaluate 2>&1 | tee -a "$out" | grep -vE '^(=== RUN|--- PASS|PASS$)' || true
 echo "full output: $out"

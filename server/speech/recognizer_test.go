@@ -387,8 +387,13 @@ func benchmarkAudio(b *testing.B) ([]int16, float64) {
 
 // benchmarkDecoder times one decoder's search over the benchmark
 // utterance's cepstra (computed and normalised once, outside the timing).
-func benchmarkDecoder(b *testing.B, d *sphinx.Decoder, fe *sphinx.Frontend) {
+func benchmarkDecoder(b *testing.B, d *sphinx.Decoder) {
 	samples, seconds := benchmarkAudio(b)
+	fe, err := sphinx.NewFrontend(d)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer fe.Close()
 	if err := fe.Start(); err != nil {
 		b.Fatal(err)
 	}
@@ -425,7 +430,7 @@ func BenchmarkRecognizeGrammar(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer u.Abort()
-	benchmarkDecoder(b, u.s.grammar, u.s.fe)
+	benchmarkDecoder(b, u.s.grammar)
 }
 
 func BenchmarkRecognizeFull(b *testing.B) {
@@ -435,7 +440,7 @@ func BenchmarkRecognizeFull(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer u.Abort()
-	benchmarkDecoder(b, u.s.full, u.s.fe)
+	benchmarkDecoder(b, u.s.full)
 }
 
 // BenchmarkRecognizeUtterance is the whole path of one upload: both

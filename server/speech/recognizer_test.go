@@ -154,9 +154,29 @@ func TestRecognitionAccuracy(t *testing.T) {
 	// Some of these phrasings are outside the dialogue's grammar ("call the
 	// office", "switch off the kitchen lights"): the choice rule must hand
 	// them to the full model, so only the text is asserted, not the source.
-	cmdWER, _ := summarize(t, "command", recognizeAll(t, rec, "kal16", set.Commands))
-	if cmdWER > 0.05 {
-		t.Errorf("in-domain WER %.1f%%, want ≤ 5%%", 100*cmdWER)
+	// The action the dialogue takes on what was heard must be the one it
+	// takes on the command typed. Measured: 82 of 84; "recommend a movie"
+	// (kal16) is heard by the grammar as "recommend an food" with a margin
+	// of +16, and "call mom" (slt) as "calm nine" by the full model (the
+	// grammar found no path), so the test asserts 95 %, not every one.
+	var commands, sameAction int
+	for _, voice := range []string{"kal16", "slt"} { // a male and a female voice
+		out := recognizeAll(t, rec, voice, set.Commands)
+		cmdWER, _ := summarize(t, "command "+voice, out)
+		if cmdWER > 0.05 {
+			t.Errorf("in-domain WER with %s %.1f%%, want ≤ 5%%", voice, 100*cmdWER)
+		}
+		for _, o := range out {
+			commands++
+			if want, got := actionOf(t, o.ref), actionOf(t, o.res.Text); got == want {
+				sameAction++
+			} else {
+				t.Logf("%s: %q heard as %q: action %s, want %s", voice, o.ref, o.res.Text, got, want)
+			}
+		}
+	}
+	if share := float64(sameAction) / float64(commands); share < 0.95 {
+		t.Errorf("the expected action for %d of %d commands, want ≥ 95 %%", sameAction, commands)
 	}
 	// 8 kHz uploads go through the resampler; flite's kal voice speaks at
 	// 8 kHz. The wideband model hears nothing above 4 kHz in them and the
@@ -169,13 +189,33 @@ func TestRecognitionAccuracy(t *testing.T) {
 	}
 	// Open questions: their WER is only reported (the full model's own
 	// accuracy), but the choice rule must hand most of them to the full model.
-	_, qGrammar := summarize(t, "question", recognizeAll(t, rec, "kal16", set.Questions))
-	if qGrammar > 0.3 {
-		t.Errorf("grammar chosen for %.0f%% of open questions, want ≤ 30%%", 100*qGrammar)
+	for _, voice := range []string{"kal16", "slt"} {
+		_, qGrammar := summarize(t, "question "+voice, recognizeAll(t, rec, voice, set.Questions))
+		if qGrammar > 0.3 {
+			t.Errorf("grammar chosen for %.0f%% of open questions (%s), want ≤ 30%%", 100*qGrammar, voice)
+		}
 	}
 	if rec.Idle() != rec.Slots() {
 		t.Fatalf("%d of %d slots idle after recognition", rec.Idle(), rec.Slots())
 	}
+}
+
+var engine = dialogue.New(dialogue.Config{})
+
+// actionOf is what the dialogue does with text: its next actions and their
+// data, at a fixed time.
+func actionOf(t *testing.T, text string) string {
+	t.Helper()
+	resp, err := engine.Answer(context.Background(), dialogue.Request{Query: text, Lang: "en",
+		Now: time.Date(2026, 11, 21, 9, 0, 0, 0, time.UTC)})
+	if err != nil {
+		return "error: " + err.Error()
+	}
+	b, err := json.Marshal(resp.NextActions)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }
 
 // pcmOf returns the PCM bytes after a WAV header.

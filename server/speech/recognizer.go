@@ -407,7 +407,7 @@ func (u *Utterance) Write(pcm []byte) (int, error) {
 // hears before the utterance starts over. Its noise and voice activity
 // estimates need that long to settle: unprimed, it passed about 20 more
 // frames of silence as speech ("please set an alarm" gave 144 frames
-// against 124 primed, 123 after a whole utterance), which cost 3 points
+// against 124 primed, 123 after a whole utterance), which cost 2.2 points
 // of command WER.
 const primeSamples = 4800
 

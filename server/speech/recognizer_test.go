@@ -155,28 +155,32 @@ func TestRecognitionAccuracy(t *testing.T) {
 	// office", "switch off the kitchen lights"): the choice rule must hand
 	// them to the full model, so only the text is asserted, not the source.
 	// The action the dialogue takes on what was heard must be the one it
-	// takes on the command typed. Measured: 82 of 84; "recommend a movie"
-	// (kal16) is heard by the grammar as "recommend an food" with a margin
-	// of +16, and "call mom" (slt) as "calm nine" by the full model (the
-	// grammar found no path), so the test asserts 95 %, not every one.
-	var commands, sameAction int
+	// takes on the command typed: for every command in the kal16 voice;
+	// in the slt voice for 95 % of them, because the acoustic model hears
+	// slt's "call mom" as "calm nine" (stock pocketsphinx_continuous with
+	// the same model hears "common").
 	for _, voice := range []string{"kal16", "slt"} { // a male and a female voice
 		out := recognizeAll(t, rec, voice, set.Commands)
 		cmdWER, _ := summarize(t, "command "+voice, out)
 		if cmdWER > 0.05 {
 			t.Errorf("in-domain WER with %s %.1f%%, want ≤ 5%%", voice, 100*cmdWER)
 		}
+		same := 0
 		for _, o := range out {
-			commands++
-			if want, got := actionOf(t, o.ref), actionOf(t, o.res.Text); got == want {
-				sameAction++
+			want, got := actionOf(t, o.ref), actionOf(t, o.res.Text)
+			if got == want {
+				same++
+				continue
+			}
+			if voice == "kal16" {
+				t.Errorf("%s: %q heard as %q: %s, want %s", voice, o.ref, o.res.Text, got, want)
 			} else {
-				t.Logf("%s: %q heard as %q: action %s, want %s", voice, o.ref, o.res.Text, got, want)
+				t.Logf("%s: %q heard as %q: %s, want %s", voice, o.ref, o.res.Text, got, want)
 			}
 		}
-	}
-	if share := float64(sameAction) / float64(commands); share < 0.95 {
-		t.Errorf("the expected action for %d of %d commands, want ≥ 95 %%", sameAction, commands)
+		if share := float64(same) / float64(len(out)); share < 0.95 {
+			t.Errorf("%s: the expected action for %d of %d commands, want ≥ 95 %%", voice, same, len(out))
+		}
 	}
 	// 8 kHz uploads go through the resampler; flite's kal voice speaks at
 	// 8 kHz. The wideband model hears nothing above 4 kHz in them and the
@@ -202,8 +206,10 @@ func TestRecognitionAccuracy(t *testing.T) {
 
 var engine = dialogue.New(dialogue.Config{})
 
-// actionOf is what the dialogue does with text: its next actions and their
-// data, at a fixed time.
+// actionOf is what the dialogue does with text, at a fixed time: its
+// answer and its next actions with their data. (Without knowledge sources
+// the information intents share one answer, so the text separates them
+// from the fallback, not from each other.)
 func actionOf(t *testing.T, text string) string {
 	t.Helper()
 	resp, err := engine.Answer(context.Background(), dialogue.Request{Query: text, Lang: "en",
@@ -215,7 +221,7 @@ func actionOf(t *testing.T, text string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return string(b)
+	return resp.Responses.Text + " " + string(b)
 }
 
 // pcmOf returns the PCM bytes after a WAV header.

@@ -66,6 +66,11 @@ func newGlobalKeys() globalKeys {
 	}
 }
 
+// spinnerDelay is how long a task runs before the status line names it:
+// most finish sooner, and a label that flashes for a frame is noise (and
+// made screenshots depend on the machine's speed).
+const spinnerDelay = 300 * time.Millisecond
+
 // App is the root model: it owns the screens, routes messages, and draws
 // the header, the status line (spinner and toasts) and the help footer.
 type App struct {
@@ -75,6 +80,9 @@ type App struct {
 	fullHelp bool
 	spinner  spinner.Model
 	busy     map[string]int
+	// busySince is when each busy label began. The wall clock, not
+	// Options.Now: that one may be fixed (tests) while tasks take real time.
+	busySince map[string]time.Time
 
 	screens map[screenID]screen
 	active  screenID
@@ -105,7 +113,7 @@ func New(opt Options) *App {
 		opt.DownloadDir = "."
 	}
 	pc := &programContext{Options: opt, Theme: NewTheme(opt.NoColor), Width: 80, Height: 24}
-	a := &App{ctx: pc, toastLife: 5 * time.Second, keys: newGlobalKeys(), help: help.New(), busy: map[string]int{},
+	a := &App{ctx: pc, toastLife: 5 * time.Second, keys: newGlobalKeys(), help: help.New(), busy: map[string]int{}, busySince: map[string]time.Time{},
 		spinner: spinner.New(spinner.WithSpinner(spinner.MiniDot))}
 	a.help.ShortSeparator = " · "
 	if opt.NoColor {
@@ -188,11 +196,14 @@ func (a *App) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		a.spinner, cmd = a.spinner.Update(msg)
 		return a, cmd
 	case taskBeginMsg:
-		a.busy[msg.label]++
+		if a.busy[msg.label]++; a.busy[msg.label] == 1 {
+			a.busySince[msg.label] = time.Now()
+		}
 		return a, nil
 	case taskEndMsg:
 		if a.busy[msg.label]--; a.busy[msg.label] <= 0 {
 			delete(a.busy, msg.label)
+			delete(a.busySince, msg.label)
 		}
 		switch inner := msg.inner.(type) {
 		case nil:
@@ -413,11 +424,13 @@ func (a *App) View() string {
 	body = lipgloss.NewStyle().Width(w).Height(bodyH).MaxHeight(bodyH).MaxWidth(w).Render(body)
 
 	status := ""
-	if len(a.busy) > 0 {
-		labels := make([]string, 0, len(a.busy))
-		for l := range a.busy {
+	labels := make([]string, 0, len(a.busy))
+	for l, since := range a.busySince {
+		if time.Since(since) >= spinnerDelay {
 			labels = append(labels, l)
 		}
+	}
+	if len(labels) > 0 {
 		sortStrings(labels)
 		status = a.spinner.View() + " " + strings.Join(labels, ", ") + "…"
 	}

@@ -34,6 +34,23 @@ func TestTaskPanicBecomesAToastWithAReport(t *testing.T) {
 	}
 }
 
+func TestStatusLineNamesOnlyTasksThatTakeAWhile(t *testing.T) {
+	f := newFakePlatform(t)
+	a := newTestApp(t, testOptions(f.client(t), true), 80, 24)
+	a.Update(taskBeginMsg{label: "listing files"})
+	if strings.Contains(a.View(), "listing files") {
+		t.Fatal("a task named before spinnerDelay")
+	}
+	a.busySince["listing files"] = time.Now().Add(-spinnerDelay)
+	if !strings.Contains(a.View(), "listing files…") {
+		t.Fatalf("a task running for spinnerDelay is not named:\n%s", a.View())
+	}
+	a.Update(taskEndMsg{label: "listing files"})
+	if strings.Contains(a.View(), "listing files") || len(a.busySince) != 0 {
+		t.Fatal("a finished task still named")
+	}
+}
+
 func BenchmarkKeypressRepaintWhileLoading(b *testing.B) {
 	// 10,000 files listed and a refresh in flight (the spinner is up): a
 	// key moves the cursor and the whole screen is drawn again.

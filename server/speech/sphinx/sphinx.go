@@ -22,13 +22,14 @@ package sphinx
 #include <sphinxbase/feat.h>
 
 // cmd_ln_init is variadic, which cgo cannot call.
-static cmd_ln_t *hark_config(const char *hmm, const char *dict, const char *lm, const char *rate) {
+// The models are 16 kHz; callers resample.
+static cmd_ln_t *hark_config(const char *hmm, const char *dict, const char *lm) {
 	if (lm != NULL) {
 		return cmd_ln_init(NULL, ps_args(), TRUE,
-			"-hmm", hmm, "-dict", dict, "-lm", lm, "-samprate", rate, NULL);
+			"-hmm", hmm, "-dict", dict, "-lm", lm, "-samprate", "16000", NULL);
 	}
 	return cmd_ln_init(NULL, ps_args(), TRUE,
-		"-hmm", hmm, "-dict", dict, "-samprate", rate, NULL);
+		"-hmm", hmm, "-dict", dict, "-samprate", "16000", NULL);
 }
 
 static void hark_quiet(void) { err_set_logfp(NULL); }
@@ -78,7 +79,6 @@ import "C"
 import (
 	"errors"
 	"fmt"
-	"strconv"
 	"sync"
 	"unsafe"
 )
@@ -91,9 +91,6 @@ type Config struct {
 	Dict string // pronunciation dictionary file
 	LM   string // n-gram language model file (binary or ARPA)
 	JSGF string // grammar text
-	// SampleRate of the audio a Frontend of this decoder takes; the models
-	// expect 16000.
-	SampleRate int
 	// NoFlatPass skips the second, flat-lexicon pass that an n-gram search
 	// otherwise runs over the whole utterance when it ends (-fwdflat no).
 	NoFlatPass bool
@@ -112,21 +109,16 @@ func NewDecoder(c Config) (*Decoder, error) {
 	if (c.LM == "") == (c.JSGF == "") {
 		return nil, errors.New("sphinx: exactly one of LM and JSGF must be given")
 	}
-	if c.SampleRate == 0 {
-		c.SampleRate = 16000
-	}
 	quiet.Do(func() { C.hark_quiet() })
 	hmm, dict := C.CString(c.HMM), C.CString(c.Dict)
 	defer C.free(unsafe.Pointer(hmm))
 	defer C.free(unsafe.Pointer(dict))
-	rate := C.CString(strconv.Itoa(c.SampleRate))
-	defer C.free(unsafe.Pointer(rate))
 	var lm *C.char
 	if c.LM != "" {
 		lm = C.CString(c.LM)
 		defer C.free(unsafe.Pointer(lm))
 	}
-	config := C.hark_config(hmm, dict, lm, rate)
+	config := C.hark_config(hmm, dict, lm)
 	if config == nil {
 		return nil, errors.New("sphinx: bad decoder configuration")
 	}
@@ -276,11 +268,8 @@ type Hyp struct {
 	Text string
 	// Score is the path score (log base 1.0001, negative; acoustic plus
 	// weighted language score).
-	Score int
-	// Acoustic is the sum of the words' acoustic scores alone, comparable
-	// between decoders that share an acoustic model.
-	Acoustic int
-	Frames   int
+	Score  int
+	Frames int
 }
 
 // Hyp returns the best hypothesis so far ("" when none).
@@ -290,11 +279,6 @@ func (d *Decoder) Hyp() Hyp {
 	h := Hyp{Score: int(score), Frames: int(C.ps_get_n_frames(d.ps))}
 	if p != nil {
 		h.Text = C.GoString(p)
-	}
-	for seg := C.ps_seg_iter(d.ps); seg != nil; seg = C.ps_seg_next(seg) {
-		var ascr, lscr, lback C.int32
-		C.ps_seg_prob(seg, &ascr, &lscr, &lback)
-		h.Acoustic += int(ascr)
 	}
 	return h
 }

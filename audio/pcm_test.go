@@ -9,7 +9,7 @@ import (
 )
 
 func TestPlayPCMReachesTheSpeakerAtItsLength(t *testing.T) {
-	spk.quietReset(t)
+	spk.Quiet(t)
 	// One second of 440 Hz at half scale, at a rate that needs resampling.
 	const rate = 22050
 	resampled := make([]byte, 0, 2*rate)
@@ -33,7 +33,7 @@ func TestPlayPCMReachesTheSpeakerAtItsLength(t *testing.T) {
 		t.Errorf("duration %v %v, want 1 s", d, ok)
 	}
 	time.Sleep(300 * time.Millisecond) // the device's buffer plays out
-	got := spk.snapshot()
+	got := spk.Samples()
 	lo, hi := -1, -1
 	var sum float64
 	for i, v := range got {
@@ -74,14 +74,14 @@ func TestPlayPCMAroundTheIdleSuspend(t *testing.T) {
 	}
 	for _, pause := range []time.Duration{990, 1010} {
 		pause *= time.Millisecond
-		spk.quietReset(t)
+		spk.Quiet(t)
 		pb, err := testPlayer(t).PlayPCM(tone, CaptureRate)
 		if err != nil {
 			t.Fatal(err)
 		}
 		<-pb.Done()
 		time.Sleep(pause)
-		spk.reset()
+		spk.Reset()
 		pb, err = testPlayer(t).PlayPCM(tone, CaptureRate)
 		if err != nil {
 			t.Fatal(err)
@@ -93,7 +93,7 @@ func TestPlayPCMAroundTheIdleSuspend(t *testing.T) {
 		}
 		time.Sleep(300 * time.Millisecond)
 		heard := false
-		for _, v := range spk.snapshot() {
+		for _, v := range spk.Samples() {
 			if math.Abs(float64(v)) > 1e-3 {
 				heard = true
 				break

@@ -83,7 +83,7 @@ func TestPlayMusicArrivesExactly(t *testing.T) {
 		t.Fatalf("reference at %d Hz", rate)
 	}
 	p := testPlayer(t)
-	spk.quietReset(t)
+	spk.Quiet(t)
 	pb, err := p.Play(bytes.NewReader(data))
 	if err != nil {
 		t.Fatal(err)
@@ -93,7 +93,7 @@ func TestPlayMusicArrivesExactly(t *testing.T) {
 	if pb.Err() != nil {
 		t.Fatalf("playback error: %v", pb.Err())
 	}
-	inserted, _, _ := matchWithGaps(t, spk.snapshot(), toFloats(ref, 1), 0)
+	inserted, _, _ := matchWithGaps(t, spk.Samples(), toFloats(ref, 1), 0)
 	t.Logf("%d silent frames inserted by underruns", inserted)
 	if d, known := pb.Duration(); !known || d != framesToDuration(int64(len(ref)/2), OutputRate) {
 		t.Errorf("duration %v (known %v), want %v", d, known, framesToDuration(int64(len(ref)/2), OutputRate))
@@ -128,7 +128,7 @@ func TestPlaySpeechIsResampled(t *testing.T) {
 		t.Fatalf("reference at %d Hz", refRate)
 	}
 	p := testPlayer(t)
-	spk.quietReset(t)
+	spk.Quiet(t)
 	pb, err := p.Play(bytes.NewReader(data))
 	if err != nil {
 		t.Fatal(err)
@@ -151,7 +151,7 @@ func TestPlaySpeechIsResampled(t *testing.T) {
 			want = append(want, float32((float64(ref[2*i+ch])+float64(ref[2*next+ch]))/2/32768))
 		}
 	}
-	inserted, _, aligned := matchWithGaps(t, spk.snapshot(), want, 1e-6)
+	inserted, _, aligned := matchWithGaps(t, spk.Samples(), want, 1e-6)
 	t.Logf("%d silent frames inserted by underruns", inserted)
 	// And the plain measure: the speaker's left channel, decimated back to 22050 Hz, against
 	// go-mp3's own decoding.
@@ -207,12 +207,12 @@ func TestPlayStartsBeforeTheStreamHasArrived(t *testing.T) {
 		pw.Close()
 	}()
 	p := testPlayer(t)
-	spk.quietReset(t)
+	spk.Quiet(t)
 	pb, err := p.PlayLength(pr, int64(len(data)))
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, heard := spk.firstSound(t, 5*time.Second)
+	heard := spk.WaitSound(t, 5*time.Second)
 	// The estimate from the bytes per second so far settles after a few frames.
 	time.Sleep(300 * time.Millisecond)
 	if d, known := pb.Duration(); !known || d < 1800*time.Millisecond || d > 2300*time.Millisecond {
@@ -237,12 +237,12 @@ func TestPlayStartsBeforeTheStreamHasArrived(t *testing.T) {
 func TestPlayStopIsImmediate(t *testing.T) {
 	data := encodeMP3(t, musicSamples(44100, 5), 44100, 2)
 	p := testPlayer(t)
-	spk.quietReset(t)
+	spk.Quiet(t)
 	pb, err := p.Play(io.NopCloser(bytes.NewReader(data)))
 	if err != nil {
 		t.Fatal(err)
 	}
-	spk.firstSound(t, 5*time.Second)
+	spk.WaitSound(t, 5*time.Second)
 	time.Sleep(200 * time.Millisecond)
 	consumed := pb.Position() // what the mixer had taken from the playback's buffer
 	stopped := time.Now()
@@ -262,7 +262,7 @@ func TestPlayStopIsImmediate(t *testing.T) {
 	}
 	// What the mixer had taken before Stop (in ALSA's buffer, the file plugin's, the FIFO)
 	// still arrives, but not one frame more, and not the rest of the 5 s stream.
-	got := spk.snapshot()
+	got := spk.Samples()
 	var heardFrames int64
 	for f := 0; 2*f+1 < len(got); f++ {
 		if got[2*f] != 0 || got[2*f+1] != 0 {
@@ -279,14 +279,7 @@ func TestPlayStopIsImmediate(t *testing.T) {
 	if served > 3*OutputRate {
 		t.Errorf("the mixer had taken %d frames by Stop, most of the stream", served)
 	}
-	last := time.Time{}
-	for at := stopped; ; {
-		sound, when := spk.soundSince(at)
-		if !sound {
-			break
-		}
-		last, at = when, when.Add(time.Nanosecond)
-	}
+	last := spk.LastSound()
 	t.Logf("last sound arrived %v after Stop", last.Sub(stopped))
 	if last.Sub(stopped) > time.Second {
 		t.Fatalf("sound still arriving %v after Stop", last.Sub(stopped))
@@ -300,12 +293,12 @@ func TestPlayPauseResumeVolume(t *testing.T) {
 	// Set before the playback starts: a change while playing is ramped over one buffer.
 	p.SetVolume(0.5)
 	defer p.SetVolume(1)
-	spk.quietReset(t)
+	spk.Quiet(t)
 	pb, err := p.Play(bytes.NewReader(data))
 	if err != nil {
 		t.Fatal(err)
 	}
-	spk.firstSound(t, 5*time.Second)
+	spk.WaitSound(t, 5*time.Second)
 	time.Sleep(300 * time.Millisecond)
 	pb.Pause()
 	if !pb.Paused() {
@@ -325,7 +318,7 @@ func TestPlayPauseResumeVolume(t *testing.T) {
 	pb.Resume()
 	waitDone(t, pb, 10*time.Second)
 	settle()
-	inserted, longest, _ := matchWithGaps(t, spk.snapshot(), toFloats(ref, 0.5), 0)
+	inserted, longest, _ := matchWithGaps(t, spk.Samples(), toFloats(ref, 0.5), 0)
 	// The pause sounds as silence, shortened at most by the device pipeline's depth.
 	if longest < OutputRate*3/10 {
 		t.Fatalf("longest silence inside the stream %d frames: the pause did not pause", longest)

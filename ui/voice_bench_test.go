@@ -55,7 +55,7 @@ func BenchmarkVoiceEndOfSpeechToFirstSample(b *testing.B) {
 	r.update(openScreenMsg{id: screenConsole})
 
 	turn := func() (recognised, firstByte, firstSample time.Duration) {
-		spk.quiet(b)
+		spk.Quiet(b)
 		r.ctrl("ctrl+t")
 		r.until("the first sample", 60*time.Second, func() bool {
 			return v.playback != nil && !v.playback.FirstSample().IsZero()
@@ -187,7 +187,7 @@ func BenchmarkVoicePlaybackCPU(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	spk.quiet(b)
+	spk.Quiet(b)
 	before := processCPU(b)
 	pb, err := player.Play(bytes.NewReader(mp3))
 	if err != nil {
@@ -199,7 +199,7 @@ func BenchmarkVoicePlaybackCPU(b *testing.B) {
 	var cpu, played time.Duration
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		spk.quiet(b)
+		spk.Quiet(b)
 		r.ctrl("ctrl+t")
 		r.until("playing", 10*time.Second, func() bool { return v.playback != nil })
 		pb := v.playback
@@ -221,7 +221,7 @@ func BenchmarkVoicePlaybackCPU(b *testing.B) {
 // in the same run: audio is kept for the last 10 turns only, so growth per turn is the
 // transcript's text.
 func BenchmarkVoiceTurnsMemory(b *testing.B) {
-	voiceDevices(b).reset()    // what earlier benchmarks played is not this one's heap
+	voiceDevices(b).Reset()    // what earlier benchmarks played is not this one's heap
 	mp3 := make([]byte, 24000) // the size of a short spoken answer
 	f := fakeVoicePlatform(b, mp3)
 	mic := newTestMic(b)

@@ -82,7 +82,7 @@ func TestVoiceConsoleEndToEnd(t *testing.T) {
 	}
 
 	// One spoken turn: a timer.
-	spk.quiet(t)
+	spk.Quiet(t)
 	r.ctrl("ctrl+t")
 	r.until("the microphone opens", 10*time.Second, func() bool { return v.phase == voiceRecording })
 	if view := r.view(); !strings.Contains(view, "● mic open 0:00 [") {
@@ -118,7 +118,7 @@ func TestVoiceConsoleEndToEnd(t *testing.T) {
 		t.Fatal("the answer's audio was not kept")
 	}
 	want := mp3Duration(t, answer)
-	span, rms, first := spk.sound()
+	span, rms, first := spk.Sound()
 	if rms < 0.01 || span < want-400*time.Millisecond || span > want+200*time.Millisecond {
 		t.Fatalf("the speaker got %v of sound (rms %.4f) for a %v answer", span, rms, want)
 	}
@@ -129,11 +129,11 @@ func TestVoiceConsoleEndToEnd(t *testing.T) {
 
 	// Replay: the same sound again, no new turn.
 	turns := len(c.turns)
-	spk.quiet(t)
+	spk.Quiet(t)
 	r.ctrl("ctrl+r")
 	r.until("the replay plays", 10*time.Second, func() bool { return v.replaying })
 	r.until("the replay ends", 30*time.Second, func() bool { return !v.replaying })
-	if span, _, _ := spk.sound(); span < want-400*time.Millisecond || span > want+200*time.Millisecond {
+	if span, _, _ := spk.Sound(); span < want-400*time.Millisecond || span > want+200*time.Millisecond {
 		t.Errorf("replay gave %v of sound for a %v answer", span, want)
 	}
 	if len(c.turns) != turns {
@@ -141,7 +141,7 @@ func TestVoiceConsoleEndToEnd(t *testing.T) {
 	}
 
 	// The timer rings: the tone through the player, the bell, a desktop notification.
-	spk.quiet(t)
+	spk.Quiet(t)
 	clock.Advance(5 * time.Minute)
 	r.until("the timer rings in the transcript", 10*time.Second, func() bool { return strings.Contains(r.view(), "⏰") })
 	var tone *audio.Playback
@@ -162,7 +162,7 @@ func TestVoiceConsoleEndToEnd(t *testing.T) {
 	}
 	time.Sleep(300 * time.Millisecond) // the device's buffers play out
 	toneLength, _ := tone.Duration()
-	if span, rms, _ := spk.sound(); rms < 0.05 || span < toneLength-700*time.Millisecond {
+	if span, rms, _ := spk.Sound(); rms < 0.05 || span < toneLength-700*time.Millisecond {
 		t.Errorf("alarm tone of %v (rms %.3f) at the speaker, %v played (first sample %v, err %v)", span, rms, toneLength, tone.FirstSample(), tone.Err())
 	}
 	if !strings.Contains(strings.Join(ring.list(), ""), "\a") {
@@ -174,7 +174,7 @@ func TestVoiceConsoleEndToEnd(t *testing.T) {
 	r.until("the panel drops the timer", 5*time.Second, func() bool { return !strings.Contains(r.view(), "timer 5m") })
 
 	// Two turns: the question re-opens the microphone by itself, with the answer's ref.
-	spk.quiet(t)
+	spk.Quiet(t)
 	mic.set(t, alarmAsk)
 	r.ctrl("ctrl+t")
 	var askTurn *voiceTurn
@@ -224,11 +224,11 @@ func TestVoiceConsoleEndToEnd(t *testing.T) {
 	}
 
 	// Barge-in: the talk key during the answer stops it at once and listens.
-	spk.quiet(t)
+	spk.Quiet(t)
 	mic.set(t, timerSpeech)
 	r.ctrl("ctrl+t")
 	r.until("the answer starts playing", 90*time.Second, func() bool {
-		return v.phase == voicePlaying && spk.audibleSince(time.Now().Add(-time.Second))
+		return v.phase == voicePlaying && spk.Audible(time.Now().Add(-time.Second))
 	})
 	pb, answered := v.playback, v.current
 	// The next microphone opens only when the test says, so that the speaker can be watched
@@ -256,7 +256,7 @@ func TestVoiceConsoleEndToEnd(t *testing.T) {
 	r.settle(time.Second)
 	// What was already in the device's buffers when the key was pressed still plays out;
 	// nothing of the rest of the answer.
-	tail := spk.lastAudible().Sub(interrupted)
+	tail := spk.LastSound().Sub(interrupted)
 	t.Logf("barge-in: the answer's sound ended %v after the key (%v of %v had played)", tail, pb.Position(), want)
 	if tail > 500*time.Millisecond {
 		t.Errorf("the answer still sounded %v after the barge-in", tail)
@@ -296,14 +296,14 @@ func TestVoiceMusicThroughThePlayer(t *testing.T) {
 	r.until("the devices are probed", 30*time.Second, func() bool { return c.voice.probed })
 	r.settle(time.Second)
 	r.update(openScreenMsg{id: screenConsole})
-	spk.quiet(t)
+	spk.Quiet(t)
 	typeAndSend(r, "play some jazz")
 	r.until("now playing", 30*time.Second, func() bool { return strings.Contains(r.view(), "(playing, volume 100%)") })
 	if tr := music.NowPlaying(); !tr.Playing || tr.URL == "" || tr.Title == "" {
 		t.Fatalf("now playing %+v", tr)
 	}
 	deadline := time.Now().Add(20 * time.Second)
-	for !spk.audibleSince(time.Now().Add(-200 * time.Millisecond)) {
+	for !spk.Audible(time.Now().Add(-200 * time.Millisecond)) {
 		if time.Now().After(deadline) {
 			music.mu.Lock()
 			pb := music.pb
@@ -319,7 +319,7 @@ func TestVoiceMusicThroughThePlayer(t *testing.T) {
 	r.ctrl("ctrl+p")
 	r.until("paused", 5*time.Second, func() bool { return strings.Contains(r.view(), "(paused, volume 100%)") })
 	r.settle(600 * time.Millisecond)
-	if spk.audibleSince(time.Now().Add(-200 * time.Millisecond)) {
+	if spk.Audible(time.Now().Add(-200 * time.Millisecond)) {
 		t.Error("sound still arrives while paused")
 	}
 	r.ctrl("ctrl+p")
@@ -334,13 +334,13 @@ func TestVoiceMusicThroughThePlayer(t *testing.T) {
 		return music.volume == 80
 	})
 	r.settle(300 * time.Millisecond)
-	if !spk.audibleSince(time.Now().Add(-200 * time.Millisecond)) {
+	if !spk.Audible(time.Now().Add(-200 * time.Millisecond)) {
 		t.Error("no sound after resuming")
 	}
 	r.ctrl("ctrl+x")
 	r.until("stopped", 5*time.Second, func() bool { return !strings.Contains(r.view(), "♪") })
 	r.settle(600 * time.Millisecond)
-	if spk.audibleSince(time.Now().Add(-200 * time.Millisecond)) {
+	if spk.Audible(time.Now().Add(-200 * time.Millisecond)) {
 		t.Error("sound still arrives after stop")
 	}
 }

@@ -10,8 +10,8 @@ import (
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
-	"golang.org/x/sys/unix"
 
+	"github.com/harkhq/hark/audio"
 	"github.com/harkhq/hark/ui"
 )
 
@@ -67,9 +67,10 @@ func runConsole(ctx context.Context, cfg config) (err error) {
 	}
 	prog := tea.NewProgram(ui.New(opts), progOpts...)
 
-	restore, rerr := redirectStderr(logFile)
+	restore, rerr := audio.RedirectStderr(logPath)
 	if rerr != nil {
 		logger.Warn("fd 2 stays on the terminal", "err", rerr)
+		restore = func() {}
 	}
 	defer func() {
 		if r := recover(); r != nil {
@@ -85,26 +86,6 @@ func runConsole(ctx context.Context, cfg config) (err error) {
 		return runErr
 	}
 	return nil
-}
-
-// redirectStderr points fd 2 at f and returns how to put it back.
-func redirectStderr(f *os.File) (func(), error) {
-	saved, err := unix.Dup(2)
-	if err != nil {
-		return func() {}, err
-	}
-	if err := unix.Dup2(int(f.Fd()), 2); err != nil {
-		unix.Close(saved)
-		return func() {}, err
-	}
-	done := false
-	return func() {
-		if !done {
-			done = true
-			unix.Dup2(saved, 2)
-			unix.Close(saved)
-		}
-	}, nil
 }
 
 // writeCrashReport saves a panic and its stack beside the log.

@@ -189,24 +189,6 @@ func TestCrashReport(t *testing.T) {
 	}
 }
 
-func TestRedirectStderrRestores(t *testing.T) {
-	f, err := os.CreateTemp(t.TempDir(), "log")
-	if err != nil {
-		t.Fatal(err)
-	}
-	restore, err := redirectStderr(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	os.Stderr.WriteString("to the log\n")
-	restore()
-	restore() // twice is harmless
-	b, _ := os.ReadFile(f.Name())
-	if string(b) != "to the log\n" {
-		t.Fatalf("log got %q", b)
-	}
-}
-
 func slogDiscard() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
 
 // `hark mic NAME` remembers the microphone in the config file, keeping the

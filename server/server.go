@@ -235,7 +235,7 @@ func (s *Server) build(ctx context.Context) error {
 	endpoints.Storage(s.api, s.Storage, cfg.MaxUpload)
 	endpoints.Surveys(s.api, s.Surveys)
 	endpoints.Items(s.api, s.Items, prefs)
-	s.voice = loadVoice(cfg.Logger, s.Dialogue)
+	s.voice = loadVoice(cfg.Logger, s.Dialogue, cfg.MaxAudio)
 	s.answers, err = spoken.New(ctx, s.db, filepath.Join(cfg.DataDir, "answers"), s.voice.spokenSynth, cfg.Now)
 	if err != nil {
 		return err

@@ -27,7 +27,7 @@ type voice struct {
 	close  sync.Once
 }
 
-func loadVoice(logger *slog.Logger, engine *dialogue.Engine) *voice {
+func loadVoice(logger *slog.Logger, engine *dialogue.Engine, maxAudio int64) *voice {
 	v := &voice{ready: make(chan struct{})}
 	go func() {
 		defer close(v.ready)
@@ -40,10 +40,13 @@ func loadVoice(logger *slog.Logger, engine *dialogue.Engine) *voice {
 		for _, p := range patterns {
 			src.Patterns = append(src.Patterns, p.Text)
 		}
-		if v.rec, v.recErr = speech.New(speech.Config{Grammar: src}); v.recErr != nil {
+		if v.rec, v.recErr = speech.New(speech.Config{Grammar: src, MaxBytes: maxAudio}); v.recErr != nil {
 			logger.Warn("speech recognition unavailable", "err", v.recErr)
 		} else {
 			logger.Info("speech ready", "load_ms", time.Since(start).Milliseconds(), "decoders", v.rec.Slots())
+			if dropped := v.rec.Grammar().Dropped; len(dropped) > 0 {
+				logger.Info("speech grammar: parts the dictionary cannot say are left out", "count", len(dropped), "first", dropped[0])
+			}
 		}
 	}()
 	return v

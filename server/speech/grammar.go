@@ -112,9 +112,6 @@ func (p *grammarParser) seq(depth int) ([]element, error) {
 	return out, nil
 }
 
-// normalizeWords lower-cases text and keeps letters, digits and inner
-// apostrophes, the alphabet of the pronunciation dictionary; other
-// characters (punctuation, hyphens) separate words.
 // alternatives reads "a | b | c" up to and including the closing bracket.
 func (p *grammarParser) alternatives(depth int, closing byte) ([][]element, error) {
 	var alts [][]element
@@ -139,6 +136,9 @@ func (p *grammarParser) alternatives(depth int, closing byte) ([][]element, erro
 	}
 }
 
+// normalizeWords lower-cases text and keeps letters, digits and inner
+// apostrophes, the alphabet of the pronunciation dictionary; other
+// characters (punctuation, hyphens) separate words.
 func normalizeWords(s string) string {
 	var b strings.Builder
 	for _, r := range strings.ToLower(s) {

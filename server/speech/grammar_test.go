@@ -165,7 +165,7 @@ func TestWER(t *testing.T) {
 		{"", "", 0},
 		{"", "noise", 1},
 	} {
-		if got := WER(c.ref, c.hyp); got != c.want {
+		if got := wordErrorRate(c.ref, c.hyp); got != c.want {
 			t.Errorf("WER(%q, %q) = %v, want %v", c.ref, c.hyp, got, c.want)
 		}
 	}

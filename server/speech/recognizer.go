@@ -301,7 +301,7 @@ type Utterance struct {
 	s        *slot // nil once released
 	err      error // why the utterance ended early
 	up       *resample.Upsampler
-	carry    []byte
+	pcm      pcmDecoder
 	fe       *sphinx.Frontend
 	pending  []int16   // audio held until the front end is primed; nil after
 	cep      []float32 // scratch: cepstra of the last chunk
@@ -381,19 +381,7 @@ func (u *Utterance) Write(pcm []byte) (int, error) {
 		u.release(errEnded)
 		return 0, apierr.TooLargef("audio longer than %d bytes", u.r.cfg.MaxBytes)
 	}
-	data := pcm
-	if len(u.carry) > 0 {
-		data = append(u.carry, pcm...)
-		u.carry = u.carry[:0]
-	}
-	if len(data)%2 == 1 {
-		u.carry = append(u.carry, data[len(data)-1])
-		data = data[:len(data)-1]
-	}
-	samples := make([]int16, len(data)/2)
-	for i := range samples {
-		samples[i] = int16(binary.LittleEndian.Uint16(data[2*i:]))
-	}
+	samples := u.pcm.decode(make([]int16, 0, len(pcm)/2+1), pcm)
 	if u.up != nil {
 		samples = u.up.Process(nil, samples)
 	}
@@ -448,6 +436,27 @@ func (u *Utterance) analyse(samples []int16, last bool) error {
 	}
 	u.feed.push(out)
 	return nil
+}
+
+// pcmDecoder turns little-endian 16-bit PCM into samples across chunks
+// that may split a sample.
+type pcmDecoder struct {
+	low     byte // the first byte of a split sample
+	pending bool
+}
+
+func (d *pcmDecoder) decode(dst []int16, b []byte) []int16 {
+	if d.pending && len(b) > 0 {
+		dst = append(dst, int16(uint16(d.low)|uint16(b[0])<<8))
+		b, d.pending = b[1:], false
+	}
+	for ; len(b) >= 2; b = b[2:] {
+		dst = append(dst, int16(binary.LittleEndian.Uint16(b)))
+	}
+	if len(b) == 1 {
+		d.low, d.pending = b[0], true
+	}
+	return dst
 }
 
 // Finish ends the utterance, waits for both decoders to finish their
@@ -606,39 +615,6 @@ func choose(g, f sphinx.Hyp, minMargin float64, inGrammar func(string) bool) (te
 		return g.Text, SourceGrammar, margin
 	}
 	return f.Text, SourceFull, margin
-}
-
-// editDistance is the word-level Levenshtein distance.
-func editDistance(a, b []string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			sub := prev[j-1]
-			if a[i-1] != b[j-1] {
-				sub++
-			}
-			cur[j] = min(sub, prev[j]+1, cur[j-1]+1)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
-}
-
-// WER is the word error rate of hyp against ref.
-func WER(ref, hyp string) float64 {
-	r := strings.Fields(normalizeWords(ref))
-	if len(r) == 0 {
-		if len(strings.Fields(hyp)) == 0 {
-			return 0
-		}
-		return 1
-	}
-	return float64(editDistance(r, strings.Fields(normalizeWords(hyp)))) / float64(len(r))
 }
 
 // Recognize reads a WAV stream (header, then PCM as it arrives), checks it

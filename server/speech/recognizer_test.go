@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -130,7 +131,7 @@ func summarize(t *testing.T, label string, out []outcome) (wer float64, grammarS
 			t.Fatalf("%q: %v", o.ref, o.err)
 		}
 		n := float64(len(strings.Fields(o.ref)))
-		errs += WER(o.ref, o.res.Text) * n
+		errs += wordErrorRate(o.ref, o.res.Text) * n
 		words += n
 		if o.res.Source == SourceGrammar {
 			fromGrammar++
@@ -534,4 +535,58 @@ func TestStartWithCancelledContextLeaksNothing(t *testing.T) {
 		}
 	}
 	waitIdle(t, rec)
+}
+
+func TestPCMDecoderAcrossSplitSamples(t *testing.T) {
+	b := make([]byte, 64)
+	for i := range b {
+		b[i] = byte(i*37 + 1)
+	}
+	want := (&pcmDecoder{}).decode(nil, b)
+	if len(want) != 32 || want[0] != int16(uint16(b[0])|uint16(b[1])<<8) {
+		t.Fatalf("whole: %v", want)
+	}
+	// Chunks of 1, 2, 3 ... bytes: odd ones end mid-sample, short ones
+	// follow them (a split sample must not be overwritten by the next).
+	var d pcmDecoder
+	var got []int16
+	for i, n := 0, 1; i < len(b); i, n = i+n, n%7+1 {
+		got = d.decode(got, b[i:min(i+n, len(b))])
+	}
+	if !slices.Equal(got, want) {
+		t.Fatalf("chunked %v, want %v", got, want)
+	}
+}
+
+// editDistance is the word-level Levenshtein distance.
+func editDistance(a, b []string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			sub := prev[j-1]
+			if a[i-1] != b[j-1] {
+				sub++
+			}
+			cur[j] = min(sub, prev[j]+1, cur[j-1]+1)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
+
+// wordErrorRate is the word error rate of hyp against ref.
+func wordErrorRate(ref, hyp string) float64 {
+	r := strings.Fields(normalizeWords(ref))
+	if len(r) == 0 {
+		if len(strings.Fields(hyp)) == 0 {
+			return 0
+		}
+		return 1
+	}
+	return float64(editDistance(r, strings.Fields(normalizeWords(hyp)))) / float64(len(r))
 }

@@ -14,6 +14,7 @@ package mp3enc
 import "C"
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -166,7 +167,7 @@ func (e *Encoder) emit(b []byte) error {
 
 // Encode returns the whole MP3 of samples.
 func Encode(samples []int16, rate, kbps int) ([]byte, error) {
-	var out bytesBuffer
+	var out bytes.Buffer
 	e, err := New(&out, rate, kbps)
 	if err != nil {
 		return nil, err
@@ -178,13 +179,5 @@ func Encode(samples []int16, rate, kbps int) ([]byte, error) {
 	if err := e.Close(); err != nil {
 		return nil, err
 	}
-	return out, nil
-}
-
-// bytesBuffer is an append-only io.Writer.
-type bytesBuffer []byte
-
-func (b *bytesBuffer) Write(p []byte) (int, error) {
-	*b = append(*b, p...)
-	return len(p), nil
+	return out.Bytes(), nil
 }

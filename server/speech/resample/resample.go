@@ -72,9 +72,6 @@ func NewUpsampler() *Upsampler {
 	return &Upsampler{hist: make([]float64, phaseLen-1, 4096)}
 }
 
-// Delay is the filter's group delay in output samples.
-const Delay = (taps - 1) / 2
-
 // Process appends 2*len(src) output samples to dst and returns it.
 func (u *Upsampler) Process(dst, src []int16) []int16 {
 	for _, s := range src {

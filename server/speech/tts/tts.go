@@ -6,6 +6,7 @@
 package tts
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -46,11 +47,11 @@ func Voice(lang string) (string, error) {
 // Synthesize returns the whole MP3 of text; nil when the text has nothing
 // to say.
 func (s *Synthesizer) Synthesize(ctx context.Context, lang, text string) ([]byte, error) {
-	var out bytesWriter
+	var out bytes.Buffer
 	if err := s.Stream(ctx, lang, text, &out); err != nil {
 		return nil, err
 	}
-	return out, nil
+	return out.Bytes(), nil
 }
 
 // Stream writes the MP3 of text to w sentence by sentence. After each
@@ -142,10 +143,3 @@ func hasWord(s string) bool {
 }
 
 var errNoSpeech = errors.New("espeak-ng produced no audio")
-
-type bytesWriter []byte
-
-func (b *bytesWriter) Write(p []byte) (int, error) {
-	*b = append(*b, p...)
-	return len(p), nil
-}

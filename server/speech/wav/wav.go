@@ -215,8 +215,7 @@ type Reader struct {
 	Header Header
 	r      io.Reader
 	// left is the number of data bytes still expected, or -1 when unknown.
-	left  int64
-	clamp bool
+	left int64
 }
 
 // NewReader reads the header from r and returns a Reader positioned at
@@ -228,12 +227,6 @@ func NewReader(r io.Reader) (*Reader, error) {
 	}
 	return &Reader{Header: h, r: r, left: h.DataSize}, nil
 }
-
-// ClampToData makes a declared data size an upper bound rather than a
-// promise: the stream may end before it without ErrTruncated. It serves
-// producers such as `espeak-ng --stdout`, whose header carries a large
-// made-up size.
-func (wr *Reader) ClampToData() { wr.clamp = true }
 
 // Read reads PCM bytes. It returns io.EOF at the end of the data chunk (or
 // of the stream when the size is unknown) and ErrTruncated (wrapped) when a
@@ -249,7 +242,7 @@ func (wr *Reader) Read(p []byte) (int, error) {
 	if wr.left > 0 {
 		wr.left -= int64(n)
 	}
-	if err == io.EOF && wr.left > 0 && !wr.clamp {
+	if err == io.EOF && wr.left > 0 {
 		return n, invalid(ErrTruncated, "data chunk declares %d bytes, %d missing",
 			wr.Header.DataSize, wr.left)
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"slices"
 	"strings"
 	"time"
 
@@ -16,6 +17,7 @@ import (
 
 // turn is one exchange of the transcript.
 type turn struct {
+	seq     int // which typed query this is (0 for spoken turns)
 	query   string
 	at      time.Time
 	pending bool
@@ -55,7 +57,7 @@ func newConsole(pc *programContext) *console {
 	in.Prompt = "› "
 	in.CharLimit = 500
 	in.Focus()
-	return &console{ctx: pc, input: in, voice: newVoice(pc.Voice), keys: consoleKeys{
+	return &console{ctx: pc, input: in, voice: newVoice(pc.Context, pc.Voice), keys: consoleKeys{
 		Send:            key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "send")),
 		HistoryUp:       key.NewBinding(key.WithKeys("up"), key.WithHelp("↑/↓", "history")),
 		HistoryDown:     key.NewBinding(key.WithKeys("down")),
@@ -89,8 +91,10 @@ func (c *console) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	}
 	switch msg := msg.(type) {
 	case answerMsg:
-		c.answered(msg)
-		return c, c.voice.afterText(c, msg)
+		if t := c.answered(msg); t != nil {
+			return c, c.voice.afterText(t, msg)
+		}
+		return c, nil
 	case tea.KeyMsg:
 		switch {
 		case key.Matches(msg, c.keys.Send):
@@ -151,7 +155,7 @@ func (c *console) send() tea.Cmd {
 	c.histPos, c.draft = len(c.history), ""
 	c.input.SetValue("")
 	c.seq++
-	c.turns = append(c.turns, turn{query: q, at: c.ctx.now(), pending: true, ref: c.ref})
+	c.turns = append(c.turns, turn{seq: c.seq, query: q, at: c.ctx.now(), pending: true, ref: c.ref})
 	c.scroll = 0
 	cl, seq, ref := c.ctx.Client, c.seq, c.ref
 	return c.ctx.task("asking", func(ctx context.Context) tea.Msg {
@@ -160,14 +164,13 @@ func (c *console) send() tea.Cmd {
 	})
 }
 
-// answered fills the pending turn. An expired session gives the query
-// back to the input (the draft is kept for after the re-login).
-func (c *console) answered(m answerMsg) {
-	i := len(c.turns) - 1
-	for ; i >= 0 && !c.turns[i].pending; i-- {
-	}
+// answered fills the turn the answer is for and returns it (nil when that
+// turn is gone). An expired session gives the query back to the input (the
+// draft is kept for after the re-login).
+func (c *console) answered(m answerMsg) *turn {
+	i := slices.IndexFunc(c.turns, func(t turn) bool { return t.pending && t.seq == m.seq })
 	if i < 0 {
-		return
+		return nil
 	}
 	t := &c.turns[i]
 	t.pending = false
@@ -178,10 +181,10 @@ func (c *console) answered(m answerMsg) {
 				c.input.CursorEnd()
 			}
 			c.turns = append(c.turns[:i], c.turns[i+1:]...)
-			return
+			return nil
 		}
 		t.err = describe(m.err)
-		return
+		return t
 	}
 	r := m.resp
 	t.answer = strings.TrimSpace(clean(r.Responses.Text))
@@ -190,6 +193,7 @@ func (c *console) answered(m answerMsg) {
 	}
 	t.actions = r.NextActions
 	c.ref = r.Context.Ref
+	return t
 }
 
 // actionData renders an action's data compactly for a chip's detail line.

@@ -528,31 +528,34 @@ func completePath(typed string) string {
 	return out
 }
 
-// streamTransfer runs work in a goroutine and turns its progress into a
-// chain of messages, one command per message.
+// streamTransfer records a transfer and returns the command that runs work
+// in a goroutine, turning its progress into a chain of messages, one
+// command per message.
 func (s *storage) streamTransfer(name string, work func(ctx context.Context, progress client.Progress) (string, error)) tea.Cmd {
 	s.nextID++
 	id := s.nextID
 	s.transfers[id] = &transfer{name: name, total: -1}
 	s.SetSize(s.width, s.height)
-	ch := make(chan transferMsg, 16)
 	ctx := s.ctx.Context
-	go func() {
-		last := time.Time{}
-		result, err := work(ctx, func(done, total int64) {
-			if time.Since(last) < 50*time.Millisecond && done != total {
-				return
-			}
-			last = time.Now()
-			select {
-			case ch <- transferMsg{id: id, done: done, total: total}:
-			default: // the UI is behind; the next update carries the news
-			}
-		})
-		ch <- transferMsg{id: id, finished: true, result: result, err: err}
-		close(ch)
-	}()
-	return waitTransfer(id, ch)
+	return func() tea.Msg {
+		ch := make(chan transferMsg, 16)
+		go func() {
+			last := time.Time{}
+			result, err := work(ctx, func(done, total int64) {
+				if time.Since(last) < 50*time.Millisecond && done != total {
+					return
+				}
+				last = time.Now()
+				select {
+				case ch <- transferMsg{id: id, done: done, total: total}:
+				default: // the UI is behind; the next update carries the news
+				}
+			})
+			ch <- transferMsg{id: id, finished: true, result: result, err: err}
+			close(ch)
+		}()
+		return waitTransfer(id, ch)()
+	}
 }
 
 func waitTransfer(id int, ch <-chan transferMsg) tea.Cmd {

@@ -163,6 +163,8 @@ func newVoiceKeys() voiceKeys {
 type voice struct {
 	cfg  *Voice
 	keys voiceKeys
+	// ctx is the program's: quitting stops the actions still running.
+	ctx context.Context
 
 	started bool
 	player  *audio.Player
@@ -199,8 +201,8 @@ type voice struct {
 	ticking  bool
 }
 
-func newVoice(cfg *Voice) *voice {
-	v := &voice{cfg: cfg, keys: newVoiceKeys()}
+func newVoice(ctx context.Context, cfg *Voice) *voice {
+	v := &voice{cfg: cfg, keys: newVoiceKeys(), ctx: ctx}
 	if cfg != nil && cfg.Mic.SilenceStop == 0 {
 		cfg.Mic.SilenceStop = DefaultSilenceStop
 	}
@@ -865,7 +867,7 @@ func (v *voice) kept(c *console, m keptMsg) tea.Cmd {
 
 // dispatch carries out an answer's next actions.
 func (v *voice) dispatch(vt *voiceTurn, list []client.Action, ref int64) tea.Cmd {
-	reg, ctx := v.cfg.Actions, context.Background()
+	reg, ctx := v.cfg.Actions, v.ctx
 	acts := make([]actions.Action, len(list))
 	for i, a := range list {
 		acts[i] = actions.Action{Code: a.Action, Data: a.Data}
@@ -877,9 +879,9 @@ func (v *voice) dispatch(vt *voiceTurn, list []client.Action, ref int64) tea.Cmd
 
 // dispatchOne runs one action the console made up itself (the volume keys).
 func (v *voice) dispatchOne(a actions.Action) tea.Cmd {
-	reg := v.cfg.Actions
+	reg, ctx := v.cfg.Actions, v.ctx
 	return func() tea.Msg {
-		o := reg.Dispatch(context.Background(), a, 0)
+		o := reg.Dispatch(ctx, a, 0)
 		if o.Kind != actions.Done {
 			return toastMsg{err: true, text: o.Summary}
 		}
@@ -888,20 +890,13 @@ func (v *voice) dispatchOne(a actions.Action) tea.Cmd {
 }
 
 // afterText carries out the actions of a typed turn's answer.
-func (v *voice) afterText(c *console, m answerMsg) tea.Cmd {
-	if !v.on() || m.err != nil || m.resp == nil {
+func (v *voice) afterText(t *turn, m answerMsg) tea.Cmd {
+	if !v.on() || m.err != nil || m.resp == nil || t.voice != nil {
 		return nil
 	}
-	for i := len(c.turns) - 1; i >= 0; i-- {
-		t := &c.turns[i]
-		if t.pending || t.voice != nil || t.query == "" {
-			continue
-		}
-		v.turnSeq++
-		t.voice = &voiceTurn{id: v.turnSeq}
-		return v.dispatch(t.voice, m.resp.NextActions, m.resp.Context.Ref)
-	}
-	return nil
+	v.turnSeq++
+	t.voice = &voiceTurn{id: v.turnSeq}
+	return v.dispatch(t.voice, m.resp.NextActions, m.resp.Context.Ref)
 }
 
 func (v *voice) outcomesArrived(c *console, m outcomesMsg) tea.Cmd {
@@ -957,9 +952,9 @@ func (v *voice) confirm(yes bool) tea.Cmd {
 	if !yes {
 		return toast("not done: " + oneLine(o.Confirm.Prompt))
 	}
-	do, target := o.Confirm.Do, o.Confirm.Target
+	do, target, ctx := o.Confirm.Do, o.Confirm.Target, v.ctx
 	return func() tea.Msg {
-		err := do(context.Background())
+		err := do(ctx)
 		return confirmedMsg{summary: "done: " + oneLine(target), err: err}
 	}
 }

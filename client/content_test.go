@@ -73,6 +73,23 @@ func TestSurveys(t *testing.T) {
 	wantCode(t, err, 404, "EntityNotFound")
 }
 
+func TestItemsNewsMore(t *testing.T) {
+	c := signedIn(t)
+	ctx := ctxT(t)
+	at(c, 40.4168, -3.7038)
+	first, err := c.Items.List(ctx, "news", 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	next, err := c.Items.More(ctx, "news")
+	if err != nil || len(next.List) == 0 {
+		t.Fatalf("more: %v", err)
+	}
+	if string(next.List[0]) == string(first.List[0]) {
+		t.Errorf("the next news page starts with the first page's story")
+	}
+}
+
 func TestItemsEveryPath(t *testing.T) {
 	c := signedIn(t)
 	ctx := ctxT(t)
@@ -95,6 +112,9 @@ func TestItemsEveryPath(t *testing.T) {
 			var cat client.NewsCategory
 			if err := l.Decode(0, &cat); err != nil || cat.Name == "" || cat.ID == 0 {
 				t.Errorf("news category %+v %v", cat, err)
+			}
+			if byPath, err := c.Items.List(ctx, cat.Path(), 0, 0); err != nil || len(byPath.List) == 0 {
+				t.Errorf("category %s by its path: %v", cat.Path(), err)
 			}
 			continue
 		}

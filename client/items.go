@@ -123,6 +123,9 @@ type NewsCategory struct {
 	ID   int    `json:"id"`
 }
 
+// Path is the category's item path, for List.
+func (c NewsCategory) Path() string { return "news/category/" + strconv.Itoa(c.ID) }
+
 // WeatherItem is the element of /items/weather.
 type WeatherItem struct {
 	Item
@@ -174,6 +177,12 @@ type WeatherItem struct {
 		Text  string `json:"text"`
 		Value string `json:"value"`
 	} `json:"moonPhases"`
+}
+
+// More fetches the next page of a news list: news pages follow the
+// session its first page opened, not a page number.
+func (s *ItemsService) More(ctx context.Context, newsPath string) (*ItemList, error) {
+	return s.List(ctx, strings.TrimSuffix(newsPath, "/")+"/more", 0, 0)
 }
 
 // List fetches a page of an item path below /items/, such as "movies",

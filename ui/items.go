@@ -107,7 +107,7 @@ func (it *items) withCategories(cats []client.NewsCategory) {
 		out = append(out, d)
 		if d.path == "news" {
 			for _, c := range cats {
-				out = append(out, itemDomain{path: fmt.Sprintf("news/category/%d", c.ID), title: "News: " + oneLine(c.Name)})
+				out = append(out, itemDomain{path: c.Path(), title: "News: " + oneLine(c.Name)})
 			}
 		}
 	}
@@ -165,17 +165,15 @@ func (it *items) load(reset bool) tea.Cmd {
 	if reset {
 		page = 1
 	}
-	fetch := path
-	if isNews(path) && page > 1 {
-		fetch = path + "/more" // news pages by its session, not by number
-	}
 	c, gen := it.ctx.Client, it.gen
 	return it.ctx.task("loading "+strings.ToLower(it.domains[it.domain].title), func(ctx context.Context) tea.Msg {
-		p, rows := page, itemsPageSize
+		var l *client.ItemList
+		var err error
 		if isNews(path) && page > 1 {
-			p, rows = 0, 0
+			l, err = c.Items.More(ctx, path)
+		} else {
+			l, err = c.Items.List(ctx, path, page, itemsPageSize)
 		}
-		l, err := c.Items.List(ctx, fetch, p, rows)
 		return itemsPageMsg{gen: gen, page: page, reset: reset, list: l, err: err}
 	})
 }

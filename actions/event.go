@@ -9,7 +9,7 @@ import (
 type EventKind int
 
 const (
-	// AlarmFired: an alarm is due. The UI rings (AlarmToneWAV) and shows Entry.
+	// AlarmFired: an alarm is due. The UI rings (AlarmTonePCM) and shows Entry.
 	AlarmFired EventKind = iota + 1
 	// TimerDone: a timer ran out. The UI rings and shows Entry.
 	TimerDone

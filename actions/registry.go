@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 	"sync"
@@ -16,8 +14,8 @@ import (
 
 // Config wires a Registry to its surroundings. Every field is optional.
 type Config struct {
-	// StatePath is the file the schedule, the stopwatch and the device panel are kept in
-	// (DefaultStatePath gives $XDG_DATA_HOME/hark/schedule.json). Empty keeps them in memory.
+	// StatePath is the file the schedule, the stopwatch and the device panel are kept in.
+	// Empty keeps them in memory.
 	StatePath string
 	// Clock defaults to SystemClock.
 	Clock Clock
@@ -41,19 +39,6 @@ type Config struct {
 
 // DefaultHomePage is the page OPEN_BROWSER opens unless Config.HomePage says otherwise.
 const DefaultHomePage = "https://www.wikipedia.org/"
-
-// DefaultStatePath is $XDG_DATA_HOME/hark/schedule.json (~/.local/share when unset).
-func DefaultStatePath() (string, error) {
-	dir := os.Getenv("XDG_DATA_HOME")
-	if dir == "" || !filepath.IsAbs(dir) {
-		home, err := os.UserHomeDir()
-		if err != nil {
-			return "", fmt.Errorf("find the data directory: %w", err)
-		}
-		dir = filepath.Join(home, ".local", "share")
-	}
-	return filepath.Join(dir, "hark", "schedule.json"), nil
-}
 
 // handler carries out one action code.
 type handler func(ctx context.Context, code string, data json.RawMessage, ref int64) Outcome

@@ -392,18 +392,6 @@ func TestInMemoryScheduleWithoutPath(t *testing.T) {
 	}
 }
 
-func TestDefaultStatePath(t *testing.T) {
-	t.Setenv("XDG_DATA_HOME", "/tmp/xdg-data")
-	if p, err := DefaultStatePath(); err != nil || p != "/tmp/xdg-data/hark/schedule.json" {
-		t.Fatalf("got %q %v", p, err)
-	}
-	t.Setenv("XDG_DATA_HOME", "relative/dir") // the spec says to ignore relative paths
-	t.Setenv("HOME", "/home/ann")
-	if p, err := DefaultStatePath(); err != nil || p != "/home/ann/.local/share/hark/schedule.json" {
-		t.Fatalf("got %q %v", p, err)
-	}
-}
-
 func TestSystemClockRingsForReal(t *testing.T) {
 	r, err := New(Config{Notifier: &recordingNotifier{}, Opener: &recordingOpener{}, Logger: quietLogger()})
 	if err != nil {

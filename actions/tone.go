@@ -3,11 +3,9 @@ package actions
 import (
 	"encoding/binary"
 	"math"
-
-	"github.com/harkhq/hark/audio"
 )
 
-// AlarmToneRate is the sample rate of AlarmToneWAV.
+// AlarmToneRate is the sample rate the alarm tone is made for.
 const AlarmToneRate = 22050
 
 // The alarm is two bursts of three short beeps, a pattern people read as "alarm" rather
@@ -43,10 +41,6 @@ func AlarmTonePCM(rate int) []byte {
 	return pcm
 }
 
-// AlarmToneWAV is AlarmTonePCM at AlarmToneRate wrapped as a WAV file.
-func AlarmToneWAV() []byte {
-	return audio.EncodeWAV(AlarmTonePCM(AlarmToneRate), AlarmToneRate)
-}
 
 func appendBeep(dst []int16, rate int) []int16 {
 	n := int(toneBeep * float64(rate))

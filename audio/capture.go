@@ -244,7 +244,7 @@ func (c *Capture) Start() (*Recording, error) {
 		return nil, err
 	}
 	maxFrames := int(c.cfg.MaxDuration / FrameDuration)
-	rec := &Recording{capture: c, maxFrames: maxFrames}
+	rec := &Recording{maxFrames: maxFrames}
 	rec.cond = sync.NewCond(&rec.mu)
 	rec.done = make(chan struct{})
 	rec.data = make([]byte, 0, min(maxFrames, 10*50)*FrameBytes)
@@ -432,7 +432,6 @@ func putFrame(dst []byte, frame []int16) {
 // as they are captured (so it can be a request body while the user speaks) and ends with
 // io.EOF when the recording ends, or ErrCanceled after Cancel.
 type Recording struct {
-	capture    *Capture
 	maxFrames  int
 	firstFrame int64 // frame number of the first frame, pre-roll included
 	preRoll    time.Duration

@@ -64,23 +64,7 @@ func (s *TrackingService) Job(ctx context.Context, requestID string) (TrackingJo
 // Wait polls a job every interval until it ends or ctx is done, telling
 // progress (when not nil) each state seen.
 func (s *TrackingService) Wait(ctx context.Context, requestID string, interval time.Duration, progress func(TrackingJob)) (TrackingJob, error) {
-	for {
-		job, err := s.Job(ctx, requestID)
-		if err != nil {
-			return job, err
-		}
-		if progress != nil {
-			progress(job)
-		}
-		if job.Done() {
-			return job, nil
-		}
-		select {
-		case <-ctx.Done():
-			return job, ctx.Err()
-		case <-time.After(interval):
-		}
-	}
+	return wait(ctx, interval, progress, func() (TrackingJob, error) { return s.Job(ctx, requestID) })
 }
 
 // POIs lists the places detected for the user.

@@ -25,7 +25,7 @@ func Check(what, id string, max int) error {
 		return fmt.Errorf("%s is not valid UTF-8", what)
 	}
 	if i := strings.IndexAny(id, forbidden); i >= 0 {
-		return fmt.Errorf("%s %q contains %q, which ids may not hold (%s)", what, id, id[i], forbidden)
+		return fmt.Errorf("%s %q contains %q, which ids may not hold (%s)", what, id, id[i:i+1], forbidden)
 	}
 	for _, r := range id {
 		if unicode.IsControl(r) {

@@ -25,7 +25,7 @@ type Attribute struct {
 }
 
 func (a Attribute) validate() error {
-	if err := ValidateID("attributeId", a.ID, MaxAttributeIDLen); err != nil {
+	if err := validateID("attributeId", a.ID, MaxAttributeIDLen); err != nil {
 		return err
 	}
 	if a.Type == rsql.Invalid {

@@ -19,11 +19,10 @@ import (
 	"database/sql"
 	"fmt"
 	"slices"
-	"strings"
 	"sync"
-	"unicode/utf8"
 
 	"github.com/harkhq/hark/server/apierr"
+	"github.com/harkhq/hark/server/ident"
 	"github.com/harkhq/hark/server/store"
 )
 
@@ -140,9 +139,6 @@ func Open(ctx context.Context, db *sql.DB) (*Catalog, error) {
 	return &Catalog{db: db, gens: map[scopeKey]uint64{}, snapshots: map[scopeKey]*Snapshot{}}, nil
 }
 
-// DB is the database the catalog lives in (jobs keep their rows beside it).
-func (c *Catalog) DB() *sql.DB { return c.db }
-
 // changed marks a scope's values as changed so snapshots get rebuilt.
 func (c *Catalog) changed(ws int64, scope string) {
 	c.mu.Lock()
@@ -160,27 +156,11 @@ func (c *Catalog) checkUnlocked(ws int64, scope string) error {
 	return nil
 }
 
-// forbiddenIDChars are the characters the identifier rule excludes.
-const forbiddenIDChars = `\$./<>:"#%&*?|{}`
-
-// ValidateID checks the identifier rule and a length of 1 to max bytes.
-func ValidateID(kind, id string, max int) error {
-	if id == "" {
-		return apierr.InvalidArgumentf("%s is required", kind)
-	}
-	if len(id) > max {
-		return apierr.InvalidArgumentf("%s %q is longer than %d characters", kind, id, max)
-	}
-	if !utf8.ValidString(id) {
-		return apierr.InvalidArgumentf("%s is not valid UTF-8", kind)
-	}
-	if i := strings.IndexAny(id, forbiddenIDChars); i >= 0 {
-		return apierr.InvalidArgumentf("%s %q contains %q, which identifiers may not contain", kind, id, id[i:i+1])
-	}
-	for _, r := range id {
-		if r < 0x20 || r == 0x7f {
-			return apierr.InvalidArgumentf("%s contains a control character", kind)
-		}
+// validateID checks the identifier rule (server/ident) and a length of 1 to
+// max bytes.
+func validateID(kind, id string, max int) error {
+	if err := ident.Check(kind, id, max); err != nil {
+		return apierr.InvalidArgumentf("%v", err)
 	}
 	return nil
 }
@@ -192,7 +172,7 @@ func validateTableID(id string) error {
 	if slices.Contains(reservedTableIDs, id) {
 		return apierr.InvalidArgumentf("tableId %q is reserved by the API's paths", id)
 	}
-	return ValidateID("tableId", id, MaxTableIDLen)
+	return validateID("tableId", id, MaxTableIDLen)
 }
 
 // tableExists answers 404 for an unknown table.

@@ -494,11 +494,11 @@ func TestSnapshot(t *testing.T) {
 }
 
 func TestValidateID(t *testing.T) {
-	if err := ValidateID("x", "héllo wörld-_+~!", 64); err != nil {
+	if err := validateID("x", "héllo wörld-_+~!", 64); err != nil {
 		t.Errorf("valid id refused: %v", err)
 	}
 	var e *apierr.Error
-	if err := ValidateID("x", "a>b", 64); !errors.As(err, &e) || !strings.Contains(e.Description, `">"`) {
+	if err := validateID("x", "a>b", 64); !errors.As(err, &e) || !strings.Contains(e.Description, `">"`) {
 		t.Errorf("error does not name the character: %v", err)
 	}
 }

@@ -214,7 +214,7 @@ func (s *schema) convertValues(raw map[string]any, allowNull bool) (map[string]a
 }
 
 func validateEntityID(scope, id string) error {
-	return ValidateID(entityKind(scope)+"Id", id, MaxEntityIDLen)
+	return validateID(entityKind(scope)+"Id", id, MaxEntityIDLen)
 }
 
 // AddEntity adds an item (scope = table) or a user (scope = Users) with

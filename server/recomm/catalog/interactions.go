@@ -50,7 +50,7 @@ func fptr(f float64) *float64 { return &f }
 
 // Normalize checks a definition and fills the defaults of its type.
 func (d *InteractionDef) Normalize() error {
-	if err := ValidateID("interactionId", d.ID, MaxAttributeIDLen); err != nil {
+	if err := validateID("interactionId", d.ID, MaxAttributeIDLen); err != nil {
 		return err
 	}
 	if math.IsNaN(d.Weight) || d.Weight < 0 || d.Weight > 10 {

@@ -38,12 +38,6 @@ func (s *Snapshot) Index(id string) (int, bool) {
 // At returns the values of the entity at a position of IDs.
 func (s *Snapshot) At(i int) rsql.MapValues { return s.values[i] }
 
-// Has reports whether the id exists.
-func (s *Snapshot) Has(id string) bool {
-	_, ok := s.pos[id]
-	return ok
-}
-
 // Expired reports whether an item's expiration is at or before now (epoch ms).
 func (s *Snapshot) Expired(id string, now int64) bool {
 	v, ok := s.Values(id)

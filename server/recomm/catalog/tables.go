@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/harkhq/hark/server/apierr"
+	eng "github.com/harkhq/hark/server/recomm/engines"
 	"github.com/harkhq/hark/server/recomm/rsql"
 )
 
@@ -26,11 +27,9 @@ const (
 
 var specificSlots = []string{SlotItemsToUser, SlotUsersToUser, SlotUsersToItem, SlotItemsToItem}
 
-// Trainable engines (DECISIONS §12) and the ensemble.
-var trainable = []string{"content_based", "hybrid", "fm", "isvd", "popular"}
-
-// Trainable reports whether engine is an engine that can be trained.
-func Trainable(engine string) bool { return slices.Contains(trainable, engine) }
+// Trainable reports whether engine is an engine that can be trained
+// (DECISIONS §12).
+func Trainable(engine string) bool { return slices.Contains(eng.Trainable, engine) }
 
 // Engines maps slots to engine names.
 type Engines map[string]string
@@ -50,7 +49,7 @@ func (e Engines) validate(ensembleReady bool) error {
 		if slot != SlotDefault && !slices.Contains(specificSlots, slot) {
 			return apierr.InvalidArgumentf("engines: unknown key %q (default, items-to-user, users-to-user, users-to-item, items-to-item)", slot)
 		}
-		if engine == "ensemble" {
+		if engine == eng.Ensemble {
 			if !ensembleReady {
 				return apierr.InvalidArgumentf("engines: %s is ensemble but the table has no ensemble configuration (POST /{tableId}/ensemble first)", slot)
 			}
@@ -100,7 +99,7 @@ func (c *Catalog) CreateTable(ctx context.Context, ws int64, id string, engines 
 		return err
 	}
 	if engines == nil {
-		engines = Engines{SlotDefault: "hybrid"}
+		engines = Engines{SlotDefault: eng.Hybrid}
 	}
 	if err := engines.validate(false); err != nil {
 		return err

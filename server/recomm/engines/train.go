@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"runtime"
-	"slices"
 )
 
 // Bounds on training settings, so a bad configuration or a corrupted model cannot ask for huge
@@ -59,8 +58,3 @@ func Train(ctx context.Context, engine string, ds *Dataset, cfg TrainConfig) (Mo
 
 // Trainable lists the engines Train accepts, in the order of the API documentation.
 var Trainable = []string{ContentBased, Hybrid, FM, ISVD, Popular}
-
-// Known reports whether name is an engine of this package (the trainable ones and ensemble).
-func Known(name string) bool {
-	return name == Ensemble || slices.Contains(Trainable, name)
-}

@@ -278,6 +278,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	}
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
+	go s.purgeTokens(ctx)
 	select {
 	case err := <-errc:
 		s.Close()
@@ -295,6 +296,23 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	}
 	closeErr := s.Close()
 	return errors.Join(drainErr, closeErr)
+}
+
+// purgeTokens deletes expired and revoked tokens at start and then hourly,
+// until ctx ends, so the token table does not grow with every login.
+func (s *Server) purgeTokens(ctx context.Context) {
+	t := time.NewTicker(time.Hour)
+	defer t.Stop()
+	for {
+		if err := s.Accounts.PurgeExpired(ctx); err != nil && ctx.Err() == nil {
+			s.cfg.Logger.Warn("token purge failed", "err", err)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
 }
 
 // Close releases the store. Serve calls it; tests that only use Handler

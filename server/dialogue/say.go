@@ -210,14 +210,8 @@ func (t *turn) whenPhr(at time.Time) phr {
 		if at.Hour()%12 == 1 {
 			art = "a la "
 		}
-		sp := c.speech
-		if strings.HasPrefix(sp, "la ") || strings.HasPrefix(sp, "las ") {
-			sp = "a " + sp
-		} else {
-			sp = "a " + sp
-			sp = strings.Replace(sp, "a mediodía", "al mediodía", 1)
-			sp = strings.Replace(sp, "a medianoche", "a medianoche", 1)
-		}
+		// "a las siete", "a medianoche", but "al mediodía".
+		sp := strings.Replace("a "+c.speech, "a mediodía", "al mediodía", 1)
 		return phr{d.text + " " + art + c.text, d.speech + " " + sp}
 	}
 	return phr{d.text + " at " + c.text, d.speech + " at " + c.speech}

@@ -33,11 +33,6 @@ func (s *Service) WeatherOn(ctx context.Context, city *City, day time.Time) (For
 	return Forecast{City: city, Day: days[0], Sun: astro.Sun(day.In(city.Location), city.Lat, city.Lon)}, nil
 }
 
-// MoonPhases returns the next n principal phases of the Moon after now.
-func (s *Service) MoonPhases(now time.Time, n int) []astro.PhaseEvent {
-	return astro.NextPhases(now, n)
-}
-
 // NewsTopicID returns the category id of a news topic ("technology",
 // "news:technology").
 func (s *Service) NewsTopicID(topic string) (int, bool) {

@@ -357,4 +357,3 @@ func sortedKeys[M ~map[string]V, V any](m M) []string {
 	return keys
 }
 
-func jsonUnmarshal(b []byte, v any) error { return json.Unmarshal(b, v) }

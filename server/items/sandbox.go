@@ -85,5 +85,3 @@ func (sb *Sandbox) memosOf(city *City) *cityMemos {
 	return &cityMemos{}
 }
 
-// Cities returns the sandbox cities.
-func (sb *Sandbox) Cities() []*City { return sb.cities }

@@ -206,7 +206,4 @@ func (s *Service) CityByName(name string) (*City, bool) {
 	return nil, false
 }
 
-// Cities returns the five cities.
-func (s *Service) Cities() []*City { return s.cities }
-
 func notFound(path string) error { return apierr.NotFoundf("no item list at /items/%s", path) }

@@ -2,6 +2,7 @@ package items
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"math"
 	"strings"
@@ -40,7 +41,7 @@ type tvSlot struct {
 
 func (s *tvSlot) UnmarshalJSON(b []byte) error {
 	var row [2]any
-	if err := jsonUnmarshal(b, &row); err != nil {
+	if err := json.Unmarshal(b, &row); err != nil {
 		return err
 	}
 	h, ok1 := row[0].(float64)

@@ -20,7 +20,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io/fs"
-	"sort"
 	"strings"
 	"sync"
 
@@ -377,15 +376,3 @@ func (s *Service) Profile(ctx context.Context, userID int64) (Profile, error) {
 	return p, rows.Err()
 }
 
-// Categories lists every category key the surveys define, sorted; the
-// dialogue uses it to recognise topics worth a Nudge.
-func (s *Service) Categories() []string {
-	var out []string
-	for i := range s.surveys {
-		for j := range s.surveys[i].Items {
-			out = append(out, s.surveys[i].categoryKey(&s.surveys[i].Items[j]))
-		}
-	}
-	sort.Strings(out)
-	return out
-}

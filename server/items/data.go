@@ -356,4 +356,3 @@ func sortedKeys[M ~map[string]V, V any](m M) []string {
 	sort.Strings(keys)
 	return keys
 }
-

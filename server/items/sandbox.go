@@ -84,4 +84,3 @@ func (sb *Sandbox) memosOf(city *City) *cityMemos {
 	}
 	return &cityMemos{}
 }
-

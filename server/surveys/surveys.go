@@ -375,4 +375,3 @@ func (s *Service) Profile(ctx context.Context, userID int64) (Profile, error) {
 	}
 	return p, rows.Err()
 }
-

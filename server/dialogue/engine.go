@@ -210,6 +210,19 @@ func (e *Engine) Answer(ctx context.Context, req Request) (Response, error) {
 	return resp, nil
 }
 
+// NotHeard answers audio in which nothing was recognised: it says so and
+// opens the microphone again, keeping the conversation's ref.
+func (e *Engine) NotHeard(lang string, ref int64) Response {
+	lang = normLang(lang)
+	t := &turn{e: e, m: e.models[lang], lang: lang}
+	resp := Response{
+		Context:     Context{ID: uuid.NewString(), Ref: ref},
+		NextActions: []NextAction{{Action: "OPEN_ASR", Data: ""}},
+	}
+	resp.Responses.Text, resp.Responses.Speech, resp.Responses.HTML = t.reply("not_heard", nil).render(lang)
+	return resp
+}
+
 // newRef returns a random positive int64.
 func newRef() int64 { return rand.Int64N(math.MaxInt64) + 1 }
 

@@ -687,3 +687,16 @@ func FuzzParsePattern(f *testing.F) {
 		}
 	})
 }
+
+func TestNotHeardAsksAgainInTheConversation(t *testing.T) {
+	e := New(Config{})
+	for lang, want := range map[string]string{"en": "Could you say it again?", "es": "¿Puedes repetirlo?"} {
+		r := e.NotHeard(lang, 42)
+		if !strings.Contains(r.Responses.Text, want) || r.Responses.Speech == "" || !strings.Contains(r.Responses.HTML, "<p>") {
+			t.Errorf("%s: %+v", lang, r.Responses)
+		}
+		if r.Context.Ref != 42 || len(r.NextActions) != 1 || r.NextActions[0].Action != "OPEN_ASR" {
+			t.Errorf("%s: ref %d, actions %+v", lang, r.Context.Ref, r.NextActions)
+		}
+	}
+}

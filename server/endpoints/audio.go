@@ -12,8 +12,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/google/uuid"
-
 	"github.com/harkhq/hark/server/apierr"
 	"github.com/harkhq/hark/server/dialogue"
 	"github.com/harkhq/hark/server/httpapi"
@@ -101,26 +99,12 @@ func (a *Audio) recognise(w http.ResponseWriter, r *http.Request, body io.Reader
 	a.Logger.Info("recognised", "request_id", httpapi.RequestID(r.Context()), "source", res.Source,
 		"audio_ms", res.Audio.Milliseconds(), "margin", res.Margin)
 	if strings.TrimSpace(res.Text) == "" {
-		return notHeard(lang, req.Ref), lang, nil
+		return a.Engine.NotHeard(lang, req.Ref), lang, nil
 	}
 	req.Query = res.Text
 	resp, err := a.Engine.Answer(r.Context(), req)
 	absoluteURLs(r, &resp)
 	return resp, lang, err
-}
-
-// notHeard answers audio in which nothing was recognised: it says so and
-// reopens the microphone, keeping the conversation's ref.
-func notHeard(lang string, ref int64) dialogue.Response {
-	text := "Sorry, I didn't catch that. Could you say it again?"
-	if lang == "es" {
-		text = "Perdona, no te he entendido. ¿Puedes repetirlo?"
-	}
-	return dialogue.Response{
-		Context:     dialogue.Context{ID: uuid.NewString(), Ref: ref},
-		Responses:   dialogue.Responses{Text: text, Speech: text, HTML: "<p>" + text + "</p>"},
-		NextActions: []dialogue.NextAction{{Action: "OPEN_ASR", Data: ""}},
-	}
 }
 
 func (a *Audio) data(w http.ResponseWriter, r *http.Request) error {

@@ -46,6 +46,13 @@ const (
 )
 
 func newMP3Stream(r io.Reader, outRate int) *mp3Stream {
+	s := newStream(outRate)
+	go s.decode(r)
+	return s
+}
+
+// newStream is an empty stream at outRate; a feeding goroutine fills it.
+func newStream(outRate int) *mp3Stream {
 	s := &mp3Stream{
 		outRate:    outRate,
 		dataReady:  make(chan struct{}, 1),
@@ -53,7 +60,6 @@ func newMP3Stream(r io.Reader, outRate int) *mp3Stream {
 		waitTimer:  time.NewTimer(time.Hour),
 	}
 	s.waitTimer.Stop()
-	go s.decode(r)
 	return s
 }
 

@@ -3,7 +3,6 @@ package audio
 import (
 	"encoding/binary"
 	"fmt"
-	"time"
 )
 
 // PlayPCM plays 16-bit little-endian mono PCM at rate (a synthesised sound such as the alarm
@@ -13,41 +12,13 @@ func (p *Player) PlayPCM(pcm []byte, rate int) (*Playback, error) {
 	if rate < 8000 || rate > 192000 {
 		return nil, fmt.Errorf("audio: PCM rate %d Hz is outside 8000..192000", rate)
 	}
-	stream := newPCMStream(pcm, rate, OutputRate)
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	pb := &Playback{
-		player:        p,
-		stream:        stream,
-		contentLength: -1,
-		done:          make(chan struct{}),
-		started:       time.Now(),
-	}
-	pb.voice = p.newVoice(stream)
-	pb.voice.SetVolume(p.volume)
-	if p.idle != nil {
-		p.idle.Stop()
-	}
-	if p.suspended {
-		p.device.Resume()
-		p.suspended = false
-	}
-	p.active[pb] = struct{}{}
-	pb.voice.Play()
-	go pb.monitor()
-	return pb, nil
+	return p.start(newPCMStream(pcm, rate, OutputRate), nil, -1), nil
 }
 
 // newPCMStream feeds mono PCM through the same queue, resampler and bookkeeping as a decoded
 // MP3, so a Playback cannot tell the two apart.
 func newPCMStream(pcm []byte, rate, outRate int) *mp3Stream {
-	s := &mp3Stream{
-		outRate:    outRate,
-		dataReady:  make(chan struct{}, 1),
-		spaceReady: make(chan struct{}, 1),
-		waitTimer:  time.NewTimer(time.Hour),
-	}
-	s.waitTimer.Stop()
+	s := newStream(outRate)
 	s.srcRate = rate
 	s.inBytes = int64(len(pcm))
 	go s.feedPCM(pcm, rate)

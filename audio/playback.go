@@ -102,18 +102,22 @@ func (p *Player) PlayLength(r io.Reader, contentLength int64) (*Playback, error)
 	if r == nil {
 		return nil, errors.New("audio: play: no stream")
 	}
+	body, _ := r.(io.Closer)
+	return p.start(newMP3Stream(r, OutputRate), body, contentLength), nil
+}
+
+// start plays stream as a new Playback on the shared output, waking the
+// device if it was suspended.
+func (p *Player) start(stream *mp3Stream, body io.Closer, contentLength int64) *Playback {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	stream := newMP3Stream(r, OutputRate)
 	pb := &Playback{
 		player:        p,
 		stream:        stream,
+		body:          body,
 		contentLength: contentLength,
 		done:          make(chan struct{}),
 		started:       time.Now(),
-	}
-	if c, ok := r.(io.Closer); ok {
-		pb.body = c
 	}
 	pb.voice = p.newVoice(stream)
 	pb.voice.SetVolume(p.volume)
@@ -127,7 +131,7 @@ func (p *Player) PlayLength(r io.Reader, contentLength int64) (*Playback, error)
 	p.active[pb] = struct{}{}
 	pb.voice.Play()
 	go pb.monitor()
-	return pb, nil
+	return pb
 }
 
 // SetVolume sets the volume (0 to 1) of current and later playbacks.

@@ -15,14 +15,6 @@ func writeJSON(w http.ResponseWriter, status int, v any) error {
 	return httpapi.WriteJSON(w, status, v)
 }
 
-// jobScope is the scope a job of this kind runs on.
-func jobScope(kind string, p params) string {
-	if kind == jobs.ImportUsers {
-		return catalog.Users
-	}
-	return p["t"]
-}
-
 // ---- batch imports
 
 func (s *Service) importBatch(kind string, update bool) handler {
@@ -37,7 +29,7 @@ func (s *Service) importBatch(kind string, update bool) handler {
 		if err := s.decode(r, &b); err != nil {
 			return err
 		}
-		sc := jobScope(kind, p)
+		sc := scope(kind == jobs.ImportUsers, p)
 		if sc != catalog.Users {
 			if _, err := s.Catalog.Table(r.Context(), ws, sc); err != nil {
 				return err
@@ -60,7 +52,7 @@ func (s *Service) importBatch(kind string, update bool) handler {
 
 func (s *Service) importStatus(kind, listName string) handler {
 	return func(w http.ResponseWriter, r *http.Request, ws int64, p params) error {
-		j, err := s.Queue.Get(r.Context(), ws, jobScope(kind, p), kind, p["r"])
+		j, err := s.Queue.Get(r.Context(), ws, scope(kind == jobs.ImportUsers, p), kind, p["r"])
 		if err != nil {
 			return err
 		}
@@ -83,9 +75,10 @@ func (s *Service) importStatus(kind, listName string) handler {
 	}
 }
 
-func (s *Service) importCancel(kind string) handler {
+// cancel cancels a queued job of this kind (an import or a training).
+func (s *Service) cancel(kind string) handler {
 	return func(w http.ResponseWriter, r *http.Request, ws int64, p params) error {
-		j, err := s.Queue.Cancel(r.Context(), ws, jobScope(kind, p), kind, p["r"])
+		j, err := s.Queue.Cancel(r.Context(), ws, scope(kind == jobs.ImportUsers, p), kind, p["r"])
 		if err != nil {
 			return err
 		}
@@ -124,14 +117,6 @@ func (s *Service) trainStatus(w http.ResponseWriter, r *http.Request, ws int64, 
 		out["message"] = res.Message
 	}
 	return writeJSON(w, http.StatusOK, out)
-}
-
-func (s *Service) trainCancel(w http.ResponseWriter, r *http.Request, ws int64, p params) error {
-	j, err := s.Queue.Cancel(r.Context(), ws, p["t"], jobs.Train, p["r"])
-	if err != nil {
-		return err
-	}
-	return writeJSON(w, http.StatusOK, jobStatus(j.ID, j.Status))
 }
 
 func (s *Service) ensemble(w http.ResponseWriter, r *http.Request, ws int64, p params) error {

@@ -36,20 +36,20 @@ func (a *API) verifySignature(r *http.Request) (Principal, *apierr.Error) {
 	nonce := r.Header.Get(HeaderNonce)
 	mac := r.Header.Get(HeaderHMAC)
 	if key == "" || ts == "" || nonce == "" || mac == "" {
-		return Principal{}, unauthorized("MissingSignature",
+		return Principal{}, unauthorized(apierr.MissingSignature,
 			"the request needs the headers %s, %s, %s and %s", HeaderAPIKey, HeaderTimestamp, HeaderNonce, HeaderHMAC)
 	}
 	if len(nonce) > 128 {
-		return Principal{}, unauthorized("InvalidSignature", "the nonce is longer than 128 characters")
+		return Principal{}, unauthorized(apierr.InvalidSignature, "the nonce is longer than 128 characters")
 	}
 	ms, err := strconv.ParseInt(ts, 10, 64)
 	if err != nil {
-		return Principal{}, unauthorized("InvalidSignature", "the timestamp must be milliseconds since the epoch")
+		return Principal{}, unauthorized(apierr.InvalidSignature, "the timestamp must be milliseconds since the epoch")
 	}
 	now := a.cfg.Now()
 	skew := now.Sub(time.UnixMilli(ms))
 	if math.Abs(float64(skew)) > float64(a.cfg.SignatureWindow) {
-		return Principal{}, unauthorized("ExpiredSignature",
+		return Principal{}, unauthorized(apierr.ExpiredSignature,
 			"the timestamp is %s away from server time; the limit is %s", skew.Round(time.Millisecond), a.cfg.SignatureWindow)
 	}
 	wsID, secret, err := a.cfg.Keys.WorkspaceKey(r.Context(), key)
@@ -58,11 +58,11 @@ func (a *API) verifySignature(r *http.Request) (Principal, *apierr.Error) {
 			return Principal{}, e
 		}
 		a.cfg.Logger.Error("workspace key lookup", "err", err)
-		return Principal{}, apierr.New(http.StatusInternalServerError, "Internal", "internal error")
+		return Principal{}, apierr.New(http.StatusInternalServerError, apierr.Internal, "internal error")
 	}
 	given, err := base64.StdEncoding.DecodeString(mac)
 	if err != nil {
-		return Principal{}, unauthorized("InvalidSignature", "the signature is not standard Base64")
+		return Principal{}, unauthorized(apierr.InvalidSignature, "the signature is not standard Base64")
 	}
 	path := r.URL.EscapedPath()
 	ok := hmac.Equal(given, Sign(secret, path, ts, nonce))
@@ -70,10 +70,10 @@ func (a *API) verifySignature(r *http.Request) (Principal, *apierr.Error) {
 		ok = hmac.Equal(given, Sign(secret, path+"?"+r.URL.RawQuery, ts, nonce))
 	}
 	if !ok {
-		return Principal{}, unauthorized("InvalidSignature", "the signature does not match the request")
+		return Principal{}, unauthorized(apierr.InvalidSignature, "the signature does not match the request")
 	}
 	if !a.nonces.add(key+"\x00"+nonce, now.Add(a.cfg.SignatureWindow), now) {
-		return Principal{}, unauthorized("ReplayedNonce", "this nonce was already used")
+		return Principal{}, unauthorized(apierr.ReplayedNonce, "this nonce was already used")
 	}
 	return Principal{WorkspaceID: wsID}, nil
 }
@@ -94,7 +94,7 @@ func (a *API) authenticateToken(r *http.Request) (Principal, *apierr.Error) {
 	h := r.Header.Get("Authorization")
 	scheme, token, found := strings.Cut(h, " ")
 	if !found || token == "" || !(strings.EqualFold(scheme, "Basic") || strings.EqualFold(scheme, "Bearer")) {
-		return Principal{}, unauthorized("TokenExpired", "the request needs an access token: Authorization: Basic <token>")
+		return Principal{}, unauthorized(apierr.TokenExpired, "the request needs an access token: Authorization: Basic <token>")
 	}
 	p, err := a.cfg.Tokens.Authenticate(r.Context(), strings.TrimSpace(token))
 	if err != nil {
@@ -102,7 +102,7 @@ func (a *API) authenticateToken(r *http.Request) (Principal, *apierr.Error) {
 			return Principal{}, e
 		}
 		a.cfg.Logger.Error("token lookup", "err", err)
-		return Principal{}, apierr.New(http.StatusInternalServerError, "Internal", "internal error")
+		return Principal{}, apierr.New(http.StatusInternalServerError, apierr.Internal, "internal error")
 	}
 	return p, nil
 }
@@ -127,7 +127,7 @@ func (a *API) checkRate(p Principal) *apierr.Error {
 }
 
 func tooMany(wait time.Duration) *apierr.Error {
-	e := apierr.New(http.StatusTooManyRequests, "TooManyRequests", "too many requests; retry in %s", wait.Round(time.Millisecond))
+	e := apierr.New(http.StatusTooManyRequests, apierr.TooManyRequests, "too many requests; retry in %s", wait.Round(time.Millisecond))
 	e.RetryAfter = int(math.Ceil(wait.Seconds()))
 	return e
 }

@@ -41,7 +41,6 @@ func AlarmTonePCM(rate int) []byte {
 	return pcm
 }
 
-
 func appendBeep(dst []int16, rate int) []int16 {
 	n := int(toneBeep * float64(rate))
 	ramp := int(toneRamp * float64(rate))

@@ -5,6 +5,7 @@
 //	harkd serve --addr 127.0.0.1:8700 --data DIR [--public-key K --private-key S]
 //	            [--token-ttl 720h] [--min-interactions 500] [--fetch-allow HOST[,HOST...]]
 //	            [--training-budget 0] [--recommendation-quota 10000000] [--rate 50 --burst 100]
+//	            [--print-keys]
 //	harkd workspace create --data DIR --name NAME
 package main
 
@@ -31,6 +32,8 @@ import (
 const usage = `usage:
   harkd serve --addr 127.0.0.1:8700 --data DIR [--public-key K --private-key S]
               [--token-ttl 720h] [--min-interactions 500] [--fetch-allow HOST[,HOST...]]
+              [--training-budget 0] [--recommendation-quota 10000000] [--rate 50 --burst 100]
+              [--print-keys]
   harkd workspace create --data DIR --name NAME
 `
 

@@ -21,6 +21,7 @@ import (
 	"github.com/harkhq/hark/server/dialogue"
 	"github.com/harkhq/hark/server/endpoints"
 	"github.com/harkhq/hark/server/httpapi"
+	"github.com/harkhq/hark/server/httpapi/connguard"
 	"github.com/harkhq/hark/server/items"
 	"github.com/harkhq/hark/server/knowledge"
 	"github.com/harkhq/hark/server/media"
@@ -61,10 +62,31 @@ type Config struct {
 	MaxAudio                 int64 // default 10 MiB
 	MaxUpload                int64 // default 1 GiB
 	MaxImport                int64 // default 1 GiB
-	DrainTimeout             time.Duration
+	// DrainTimeout bounds the wait for requests in flight on shutdown;
+	// those still running then are cut and logged. Default 75 s: the
+	// longest voice turn hark records (60 s) plus time to decode and
+	// answer it, under systemd's default 90 s stop timeout.
+	DrainTimeout time.Duration
 	// AudioIdleTimeout bounds the wait for the next piece of a streamed
 	// audio upload; default 10 s.
 	AudioIdleTimeout time.Duration
+
+	// AuthMemory is the memory budget of password hashing (19 MiB per
+	// argon2id hash); default 128 MiB, 6 hashes at once.
+	AuthMemory int64
+	// AuthRate and AuthBurst limit /auth/* requests per client address
+	// (default 5/s, burst 20); AuthWorkspaceRate and AuthWorkspaceBurst
+	// limit logins and registrations per workspace (default 20/s, burst 60).
+	AuthRate, AuthBurst                   float64
+	AuthWorkspaceRate, AuthWorkspaceBurst float64
+	// MinBodyRate (bytes/s) and BodyGrace are the least pace of request
+	// bodies (default 240 bytes/s after 5 s; a negative rate turns the rule
+	// off). The voice stream has its own rule.
+	MinBodyRate float64
+	BodyGrace   time.Duration
+	// MaxConnsPerAddr caps the open connections of one client address
+	// (default 256; negative: no cap).
+	MaxConnsPerAddr int
 
 	Logger *slog.Logger
 	Now    func() time.Time
@@ -119,7 +141,7 @@ func (c *Config) defaults() {
 		c.AudioIdleTimeout = 10 * time.Second
 	}
 	if c.DrainTimeout <= 0 {
-		c.DrainTimeout = 15 * time.Second
+		c.DrainTimeout = 75 * time.Second
 	}
 }
 
@@ -155,7 +177,8 @@ func (s *Server) build(ctx context.Context) error {
 			return err
 		}
 	}
-	if s.Accounts, err = accounts.New(ctx, s.db, s.Workspaces, accounts.Config{TokenTTL: cfg.TokenTTL, Now: cfg.Now}); err != nil {
+	if s.Accounts, err = accounts.New(ctx, s.db, s.Workspaces, accounts.Config{TokenTTL: cfg.TokenTTL, Now: cfg.Now,
+		HashMemory: cfg.AuthMemory, AttemptRate: cfg.AuthWorkspaceRate, AttemptBurst: cfg.AuthWorkspaceBurst}); err != nil {
 		return err
 	}
 	if s.Storage, err = storage.New(filepath.Join(cfg.DataDir, "storage")); err != nil {
@@ -229,6 +252,9 @@ func (s *Server) build(ctx context.Context) error {
 		RatePerSecond: cfg.RatePerSecond,
 		RateBurst:     cfg.RateBurst,
 		MaxJSONBody:   cfg.MaxJSONBody,
+		AuthRate:      cfg.AuthRate,
+		AuthBurst:     cfg.AuthBurst,
+		BodyRate:      httpapi.BodyRate{BytesPerSecond: cfg.MinBodyRate, Grace: cfg.BodyGrace},
 		Now:           cfg.Now,
 	})
 	endpoints.Accounts(s.api, s.Accounts)
@@ -266,16 +292,31 @@ func (s *Server) build(ctx context.Context) error {
 // Handler is the root HTTP handler.
 func (s *Server) Handler() http.Handler { return s.api }
 
+// The request head (request line and headers) must arrive within
+// headerTimeout and hold at most maxHeadBytes; net/http reads 4 KiB past
+// its MaxHeaderBytes before it answers 431, hence the difference.
+const (
+	headerTimeout = 10 * time.Second
+	maxHeadBytes  = 64 << 10
+)
+
+// cutGrace is how long shutdown waits for the handlers of requests it cut
+// to return before closing the store.
+const cutGrace = 2 * time.Second
+
 // Serve answers on ln until ctx ends, then shuts down gracefully: new
-// requests get 503 while those in flight finish (bounded by DrainTimeout),
-// and the store is closed.
+// requests get 503 while those in flight finish (bounded by DrainTimeout,
+// after which they are cut and logged), and the store is closed.
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	hs := &http.Server{
 		Handler:           s.api,
-		ReadHeaderTimeout: 10 * time.Second,
+		ReadHeaderTimeout: headerTimeout,
+		MaxHeaderBytes:    maxHeadBytes - 4096,
 		IdleTimeout:       2 * time.Minute,
 		ErrorLog:          slog.NewLogLogger(s.cfg.Logger.Handler(), slog.LevelWarn),
 	}
+	ln = connguard.Listen(ln, connguard.Config{MaxPerAddr: s.cfg.MaxConnsPerAddr, MaxHeaderBytes: maxHeadBytes,
+		HeaderTimeout: headerTimeout, Logger: s.cfg.Logger})
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
 	go s.purgeTokens(ctx)
@@ -290,9 +331,15 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	defer cancel()
 	drainErr := s.api.Drain(dctx)
 	hs.SetKeepAlivesEnabled(false)
-	shutErr := hs.Shutdown(dctx)
-	if errors.Is(shutErr, context.DeadlineExceeded) {
+	// Requests Drain cut answer 503 as their handlers notice; one blocked
+	// reading its body returns when its connection closes.
+	sctx, scancel := context.WithTimeout(context.Background(), cutGrace)
+	if err := hs.Shutdown(sctx); err != nil {
 		hs.Close()
+	}
+	scancel()
+	if !s.api.Wait(cutGrace) {
+		s.cfg.Logger.Warn("handlers still running after shutdown; closing the store under them")
 	}
 	closeErr := s.Close()
 	return errors.Join(drainErr, closeErr)

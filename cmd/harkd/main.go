@@ -5,7 +5,9 @@
 //	harkd serve --addr 127.0.0.1:8700 --data DIR [--public-key K --private-key S]
 //	            [--token-ttl 720h] [--min-interactions 500] [--fetch-allow HOST[,HOST...]]
 //	            [--training-budget 0] [--recommendation-quota 10000000] [--rate 50 --burst 100]
-//	            [--print-keys]
+//	            [--auth-memory 128] [--auth-rate 5 --auth-burst 20]
+//	            [--auth-workspace-rate 20 --auth-workspace-burst 60] [--max-conns-per-addr 256]
+//	            [--min-body-rate 240 --body-grace 5s] [--drain-timeout 75s] [--print-keys]
 //	harkd workspace create --data DIR --name NAME
 package main
 
@@ -25,6 +27,9 @@ import (
 	"time"
 
 	"github.com/harkhq/hark/server"
+	"github.com/harkhq/hark/server/accounts"
+	"github.com/harkhq/hark/server/httpapi"
+	"github.com/harkhq/hark/server/httpapi/connguard"
 	"github.com/harkhq/hark/server/store"
 	"github.com/harkhq/hark/server/workspaces"
 )
@@ -33,7 +38,9 @@ const usage = `usage:
   harkd serve --addr 127.0.0.1:8700 --data DIR [--public-key K --private-key S]
               [--token-ttl 720h] [--min-interactions 500] [--fetch-allow HOST[,HOST...]]
               [--training-budget 0] [--recommendation-quota 10000000] [--rate 50 --burst 100]
-              [--print-keys]
+              [--auth-memory 128] [--auth-rate 5 --auth-burst 20]
+              [--auth-workspace-rate 20 --auth-workspace-burst 60] [--max-conns-per-addr 256]
+              [--min-body-rate 240 --body-grace 5s] [--drain-timeout 75s] [--print-keys]
   harkd workspace create --data DIR --name NAME
 `
 
@@ -70,12 +77,25 @@ func serve(args []string, stdout, stderr io.Writer) error {
 	quota := fs.Int64("recommendation-quota", 10_000_000, "batch recommendations each workspace may order; over it: 403 QuotaExceeded")
 	rate := fs.Float64("rate", 50, "requests per second per workspace and per user")
 	burst := fs.Float64("burst", 100, "burst of the rate limit")
+	authMemory := fs.Int64("auth-memory", accounts.DefaultHashMemory>>20, "MiB that password hashing may take at once (19 MiB per login or registration); past it requests wait up to 2 s, then get 503")
+	authRate := fs.Float64("auth-rate", 5, "logins and registrations per second per client address")
+	authBurst := fs.Float64("auth-burst", 20, "burst of --auth-rate")
+	authWsRate := fs.Float64("auth-workspace-rate", 20, "logins and registrations per second per workspace")
+	authWsBurst := fs.Float64("auth-workspace-burst", 60, "burst of --auth-workspace-rate")
+	maxConns := fs.Int("max-conns-per-addr", connguard.DefaultMaxPerAddr, "open connections per client address (an IPv6 /64 is one address; 0: no cap)")
+	bodyRate := fs.Float64("min-body-rate", httpapi.DefaultBodyRate.BytesPerSecond, "bytes/s a request body must average once --body-grace has passed (0: no minimum); the voice stream has its own")
+	bodyGrace := fs.Duration("body-grace", httpapi.DefaultBodyRate.Grace, "time a request body may take before --min-body-rate applies")
+	drain := fs.Duration("drain-timeout", 75*time.Second, "on SIGTERM, how long requests in flight may run; those still running are cut and logged")
 	printKeys := fs.Bool("print-keys", false, "print the workspace keys and URLs on stdout (creates a local workspace when none exists)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	if *data == "" {
 		return errors.New("serve: --data is required")
+	}
+	if *authMemory <= 0 || *authRate <= 0 || *authBurst <= 0 || *authWsRate <= 0 || *authWsBurst <= 0 || *maxConns < 0 ||
+		*bodyRate < 0 || *bodyGrace <= 0 || *drain <= 0 {
+		return errors.New("serve: --auth-*, --body-grace and --drain-timeout must be positive; --max-conns-per-addr and --min-body-rate not negative")
 	}
 	if (*pub == "") != (*priv == "") {
 		return errors.New("serve: --public-key and --private-key go together")
@@ -99,6 +119,15 @@ func serve(args []string, stdout, stderr io.Writer) error {
 		FetchAllow:          append(splitList(*allow), ln.Addr().String()),
 		RatePerSecond:       *rate,
 		RateBurst:           *burst,
+		AuthMemory:          *authMemory << 20,
+		AuthRate:            *authRate,
+		AuthBurst:           *authBurst,
+		AuthWorkspaceRate:   *authWsRate,
+		AuthWorkspaceBurst:  *authWsBurst,
+		MaxConnsPerAddr:     orNegative(*maxConns),
+		MinBodyRate:         orNegativeFloat(*bodyRate),
+		BodyGrace:           *bodyGrace,
+		DrainTimeout:        *drain,
 		Logger:              logger,
 	})
 	if err != nil {
@@ -169,6 +198,22 @@ func createWorkspace(args []string, stdout io.Writer) error {
 		return err
 	}
 	return json.NewEncoder(stdout).Encode(map[string]string{"publicKey": ws.PublicKey, "privateKey": ws.PrivateKey})
+}
+
+// orNegative maps a flag's 0 ("none") to the negative value server.Config
+// reads as "off", since its 0 means "the default".
+func orNegative(n int) int {
+	if n == 0 {
+		return -1
+	}
+	return n
+}
+
+func orNegativeFloat(f float64) float64 {
+	if f == 0 {
+		return -1
+	}
+	return f
 }
 
 func splitList(s string) []string {

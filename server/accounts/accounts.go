@@ -26,6 +26,7 @@ import (
 
 	"github.com/harkhq/hark/server/apierr"
 	"github.com/harkhq/hark/server/httpapi"
+	"github.com/harkhq/hark/server/httpapi/ratelimit"
 	"github.com/harkhq/hark/server/ident"
 	"github.com/harkhq/hark/server/store"
 )
@@ -67,7 +68,17 @@ type Config struct {
 	// FailureWindow, further attempts wait (429 with Retry-After).
 	MaxFailures   int           // default 5
 	FailureWindow time.Duration // default 15 minutes
-	Now           func() time.Time
+	// HashMemory bounds the memory of the password hashes computed at once
+	// (logins and registrations): each argon2id hash takes 19 MiB, so the
+	// default 128 MiB lets 6 run together. A request that finds no room
+	// waits up to HashWait (default 2 s), then answers 503 with Retry-After.
+	HashMemory int64
+	HashWait   time.Duration
+	// AttemptRate and AttemptBurst limit logins and registrations per
+	// workspace (default 20 a second, burst 60), so one application's
+	// public key cannot be used to claim the whole hashing budget.
+	AttemptRate, AttemptBurst float64
+	Now                       func() time.Time
 }
 
 // Service implements the accounts endpoints.
@@ -77,6 +88,9 @@ type Service struct {
 	cfg    Config
 	failMu sync.Mutex
 	fails  map[string]*failures
+	// hashing holds one token per password hash being computed.
+	hashing  chan struct{}
+	attempts *ratelimit.Limiter[int64]
 	// tokens caches recent token lookups, which every token request makes;
 	// logout removes its entry, so revocation stays immediate.
 	tokens     sync.Map // string(hash) -> cachedToken
@@ -93,10 +107,15 @@ type cachedToken struct {
 // process revokes tokens, so it matters only for tokens deleted by hand.
 const tokenCacheTTL = 30 * time.Second
 
+// failures is the login record of one e-mail. inflight counts password
+// checks under way: they may all fail, so they count against MaxFailures
+// before their outcome is known, and concurrent attempts are throttled as
+// sequential ones are.
 type failures struct {
-	count int
-	first time.Time
-	until time.Time
+	count    int
+	inflight int
+	first    time.Time
+	until    time.Time
 }
 
 // Token is the access token answer of the contract.
@@ -126,13 +145,70 @@ func New(ctx context.Context, db *sql.DB, ws Workspaces, cfg Config) (*Service, 
 	if cfg.FailureWindow <= 0 {
 		cfg.FailureWindow = 15 * time.Minute
 	}
+	if cfg.HashMemory <= 0 {
+		cfg.HashMemory = DefaultHashMemory
+	}
+	if cfg.HashWait <= 0 {
+		cfg.HashWait = 2 * time.Second
+	}
+	if cfg.AttemptRate <= 0 {
+		cfg.AttemptRate = 20
+	}
+	if cfg.AttemptBurst <= 0 {
+		cfg.AttemptBurst = 60
+	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
 	if err := store.Migrate(ctx, db, "accounts", migrations); err != nil {
 		return nil, err
 	}
-	return &Service{db: db, ws: ws, cfg: cfg, fails: make(map[string]*failures)}, nil
+	return &Service{db: db, ws: ws, cfg: cfg, fails: make(map[string]*failures),
+		hashing:  make(chan struct{}, HashesAtOnce(cfg.HashMemory)),
+		attempts: ratelimit.New[int64](cfg.AttemptRate, cfg.AttemptBurst)}, nil
+}
+
+// DefaultHashMemory is the default Config.HashMemory.
+const DefaultHashMemory = 128 << 20
+
+// HashBytes is the memory one argon2id hash takes.
+const HashBytes = argonMemory << 10
+
+// HashesAtOnce is how many password hashes fit in a memory budget; at
+// least one, or nobody could log in.
+func HashesAtOnce(budget int64) int {
+	return int(max(1, budget/HashBytes))
+}
+
+// hashSlot waits, up to HashWait, for room to compute one password hash.
+// The caller calls the returned release when the hash is done.
+func (s *Service) hashSlot(ctx context.Context) (release func(), err error) {
+	release = func() { <-s.hashing }
+	select {
+	case s.hashing <- struct{}{}:
+		return release, nil
+	default:
+	}
+	t := time.NewTimer(s.cfg.HashWait)
+	defer t.Stop()
+	select {
+	case s.hashing <- struct{}{}:
+		return release, nil
+	case <-t.C:
+		e := apierr.Unavailablef("the server is checking too many passwords at once; retry in a second")
+		e.RetryAfter = 1
+		return nil, e
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+// attempt spends one login or registration of the workspace.
+func (s *Service) attempt(wsID int64) error {
+	if wait := s.attempts.Take(wsID, s.cfg.Now()); wait > 0 {
+		return httpapi.TooMany(wait, "too many logins and registrations for this application")
+	}
+	return nil
 }
 
 // RegisterRequest is the body of /auth/register.
@@ -157,6 +233,9 @@ func (s *Service) Register(ctx context.Context, req RegisterRequest) (Token, err
 	if !open {
 		return Token{}, apierr.Forbiddenf("registration is closed for this application")
 	}
+	if err := s.attempt(wsID); err != nil {
+		return Token{}, err
+	}
 	email, err := normaliseEmail(req.Email)
 	if err != nil {
 		return Token{}, err
@@ -173,7 +252,12 @@ func (s *Service) Register(ctx context.Context, req RegisterRequest) (Token, err
 	if err := checkText("device", req.Device, 200); err != nil {
 		return Token{}, err
 	}
+	release, err := s.hashSlot(ctx)
+	if err != nil {
+		return Token{}, err
+	}
 	hash := hashPassword(req.Password)
+	release()
 	username := newUsername()
 	res, err := s.db.ExecContext(ctx, `INSERT INTO users(workspace_id, username, email, password_hash, name, device, created_ms)
 		VALUES(?, ?, ?, ?, ?, ?, ?)`, wsID, username, email, hash, strings.TrimSpace(req.Name), req.Device, s.cfg.Now().UnixMilli())
@@ -213,13 +297,18 @@ func (s *Service) Login(ctx context.Context, req LoginRequest) (Token, error) {
 	if req.Password == "" {
 		return Token{}, apierr.InvalidArgumentf("the password is required")
 	}
+	if err := s.attempt(wsID); err != nil {
+		return Token{}, err
+	}
 	throttleKey := fmt.Sprintf("%d\x00%s", wsID, email)
-	if wait := s.throttled(throttleKey); wait > 0 {
+	if wait := s.begin(throttleKey); wait > 0 {
 		e := apierr.New(http.StatusTooManyRequests, apierr.TooManyRequests,
 			"too many failed logins for this e-mail; retry in %s", wait.Round(time.Second))
 		e.RetryAfter = int(wait/time.Second) + 1
 		return Token{}, e
 	}
+	outcome := abandoned
+	defer func() { s.end(throttleKey, outcome) }()
 	var userID int64
 	var hash []byte
 	err = s.db.QueryRowContext(ctx, `SELECT id, password_hash FROM users WHERE workspace_id = ? AND email = ?`,
@@ -227,11 +316,17 @@ func (s *Service) Login(ctx context.Context, req LoginRequest) (Token, error) {
 	if err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return Token{}, fmt.Errorf("login: %w", err)
 	}
-	if !checkPassword(hash, req.Password) || userID == 0 {
-		s.fail(throttleKey)
+	release, err := s.hashSlot(ctx)
+	if err != nil {
+		return Token{}, err
+	}
+	ok := checkPassword(hash, req.Password)
+	release()
+	if !ok || userID == 0 {
+		outcome = failed
 		return Token{}, apierr.New(http.StatusUnauthorized, apierr.InvalidCredentials, "wrong e-mail or password")
 	}
-	s.succeed(throttleKey)
+	outcome = succeeded
 	return s.issue(ctx, userID, wsID)
 }
 
@@ -380,45 +475,80 @@ func (s *Service) issue(ctx context.Context, userID, wsID int64) (Token, error) 
 	return Token{Token: token, Type: "basic", Expires: expires}, nil
 }
 
-func (s *Service) throttled(key string) time.Duration {
+// outcome is how a password check ended.
+type outcome int
+
+const (
+	abandoned outcome = iota // no password was checked (busy, database error)
+	failed
+	succeeded
+)
+
+// begin reserves a password check for key, or returns how long to wait.
+// While fewer than MaxFailures failures are on record, as many checks may
+// run at once as failures remain; from then on, one at a time, each after
+// the wait the last failure set.
+func (s *Service) begin(key string) time.Duration {
+	s.failMu.Lock()
+	defer s.failMu.Unlock()
+	now := s.cfg.Now()
+	f, ok := s.fails[key]
+	if !ok {
+		if len(s.fails) > 100000 {
+			s.sweepLocked(now)
+		}
+		f = &failures{first: now}
+		s.fails[key] = f
+	}
+	if f.inflight == 0 && now.Sub(f.first) > s.cfg.FailureWindow && !now.Before(f.until) {
+		f.count, f.first = 0, now
+	}
+	if wait := f.until.Sub(now); wait > 0 {
+		return wait
+	}
+	if f.inflight >= max(s.cfg.MaxFailures-f.count, 1) {
+		// The checks under way decide; one of them ends within a hash.
+		return time.Second
+	}
+	f.inflight++
+	return 0
+}
+
+// end records the outcome of a check begin allowed. From MaxFailures
+// failures on, each further failure doubles the wait, starting at one
+// second and capped at the window; a success forgets the record.
+func (s *Service) end(key string, o outcome) {
 	s.failMu.Lock()
 	defer s.failMu.Unlock()
 	f, ok := s.fails[key]
 	if !ok {
-		return 0
+		return
 	}
-	return f.until.Sub(s.cfg.Now())
-}
-
-// fail counts a failed login. From MaxFailures on, each further failure
-// doubles the wait, starting at one second and capped at the window.
-func (s *Service) fail(key string) {
-	s.failMu.Lock()
-	defer s.failMu.Unlock()
-	now := s.cfg.Now()
-	if len(s.fails) > 100000 {
-		for k, f := range s.fails {
-			if now.Sub(f.first) > s.cfg.FailureWindow && now.After(f.until) {
-				delete(s.fails, k)
-			}
+	f.inflight--
+	switch o {
+	case succeeded:
+		f.count = 0
+		f.until = time.Time{}
+	case failed:
+		now := s.cfg.Now()
+		f.count++
+		if over := f.count - s.cfg.MaxFailures; over >= 0 {
+			wait := time.Second << min(over, 20)
+			f.until = now.Add(min(wait, s.cfg.FailureWindow))
 		}
 	}
-	f, ok := s.fails[key]
-	if !ok || now.Sub(f.first) > s.cfg.FailureWindow {
-		f = &failures{first: now}
-		s.fails[key] = f
-	}
-	f.count++
-	if over := f.count - s.cfg.MaxFailures; over >= 0 {
-		wait := time.Second << min(over, 20)
-		f.until = now.Add(min(wait, s.cfg.FailureWindow))
+	if f.inflight == 0 && f.count == 0 {
+		delete(s.fails, key)
 	}
 }
 
-func (s *Service) succeed(key string) {
-	s.failMu.Lock()
-	delete(s.fails, key)
-	s.failMu.Unlock()
+// sweepLocked forgets records whose window and wait have passed.
+func (s *Service) sweepLocked(now time.Time) {
+	for k, f := range s.fails {
+		if f.inflight == 0 && now.Sub(f.first) > s.cfg.FailureWindow && now.After(f.until) {
+			delete(s.fails, k)
+		}
+	}
 }
 
 func tokenExpired() *apierr.Error {

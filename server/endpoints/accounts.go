@@ -7,7 +7,10 @@ import (
 	"github.com/harkhq/hark/server/httpapi"
 )
 
-// Accounts registers /auth/*.
+// Accounts registers /auth/*. Registration and login take credentials
+// from anyone and hash a password, so they are limited per client address
+// too; logout and /auth/user are authenticated and fall under the limits
+// per workspace and user.
 func Accounts(api *httpapi.API, svc *accounts.Service) {
 	api.Handle("POST /v2/auth/register", httpapi.Public, func(w http.ResponseWriter, r *http.Request) error {
 		var req accounts.RegisterRequest
@@ -19,7 +22,7 @@ func Accounts(api *httpapi.API, svc *accounts.Service) {
 			return err
 		}
 		return httpapi.WriteJSON(w, http.StatusCreated, tok)
-	})
+	}, httpapi.Credentials)
 	api.Handle("POST /v2/auth/login", httpapi.Public, func(w http.ResponseWriter, r *http.Request) error {
 		var req accounts.LoginRequest
 		if err := httpapi.DecodeJSON(r, api.MaxJSONBody(), &req); err != nil {
@@ -31,7 +34,7 @@ func Accounts(api *httpapi.API, svc *accounts.Service) {
 		}
 		tok.Username = "" // login answers token, type and expires only
 		return httpapi.WriteJSON(w, http.StatusOK, tok)
-	})
+	}, httpapi.Credentials)
 	api.Handle("POST /v2/auth/logout", httpapi.Token, func(w http.ResponseWriter, r *http.Request) error {
 		if err := svc.Logout(r.Context(), httpapi.AccessToken(r)); err != nil {
 			return err

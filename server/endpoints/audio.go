@@ -48,9 +48,16 @@ func (a *Audio) Speak(r *http.Request, lang string, resp *dialogue.Response) err
 // Routes registers /query/audio/*.
 func (a *Audio) Routes(api *httpapi.API) {
 	api.Handle("POST /v2/query/audio/data", httpapi.Token, a.data)
-	api.Handle("POST /v2/query/audio/stream", httpapi.Token, a.stream)
+	api.Handle("POST /v2/query/audio/stream", httpapi.Token, a.stream, httpapi.WithBodyRate(streamBodyRate))
 	api.Handle("GET /v2/query/audio/{id}", httpapi.Public, a.file)
 }
+
+// streamBodyRate is the voice stream's own pace rule. Speech arrives in
+// real time, 16,000 bytes/s at the least (8 kHz, 16-bit), so a stream must
+// average half that once 10 s have passed (longer than the general grace:
+// a microphone may take a moment to open); a slower one would hold a
+// decoder without speaking. IdleTimeout still bounds a stall.
+var streamBodyRate = httpapi.BodyRate{BytesPerSecond: 8000, Grace: 10 * time.Second}
 
 // audioRate reads the rate from the Content-Type, which must be one of the
 // two the contract allows.

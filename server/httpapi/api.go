@@ -1,7 +1,7 @@
 // Package httpapi is harkd's HTTP toolkit: routing for /v2, the middleware
 // every request goes through (request id and structured log, panic
 // recovery, draining on shutdown, signature or token authentication, rate
-// limits) and the helpers handlers use to read JSON and write answers and
+// limits, the pace of request bodies) and the helpers handlers use to read JSON and write answers and
 // error bodies (DECISIONS §4).
 //
 // A service's handlers register themselves with API.Handle, naming the
@@ -20,6 +20,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -27,11 +28,11 @@ import (
 	"path"
 	"runtime/debug"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/harkhq/hark/server/apierr"
+	"github.com/harkhq/hark/server/httpapi/connguard"
+	"github.com/harkhq/hark/server/httpapi/ratelimit"
 )
 
 // Auth is the authentication a route requires.
@@ -75,18 +76,31 @@ type Config struct {
 	RatePerSecond   float64       // per workspace and per user; default 50
 	RateBurst       float64       // default 100
 	MaxJSONBody     int64         // default 1 MiB
-	Now             func() time.Time
+	// AuthRate and AuthBurst limit the requests of one client address to
+	// routes marked Credentials (the /auth/* routes), which may hash a
+	// password: default 5 a second, burst 20.
+	AuthRate, AuthBurst float64
+	// BodyRate is the least pace of request bodies (DefaultBodyRate when
+	// zero); a negative BytesPerSecond turns the rule off. A route may
+	// name its own with WithBodyRate.
+	BodyRate BodyRate
+	Now      func() time.Time
 }
+
+// DefaultBodyRate is Kestrel's MinRequestBodyDataRate: 240 bytes/s once 5 s
+// have passed. Any real client sends orders of magnitude faster; a body
+// trickled a byte at a time loses its connection after 5 s.
+var DefaultBodyRate = BodyRate{BytesPerSecond: 240, Grace: 5 * time.Second}
 
 // API is the root handler of harkd.
 type API struct {
 	cfg      Config
 	mux      *http.ServeMux
 	nonces   *nonceCache
-	wsRate   *limiter
-	userRate *limiter
-	draining atomic.Bool
-	inflight sync.WaitGroup
+	wsRate   *ratelimit.Limiter[int64]
+	userRate *ratelimit.Limiter[int64]
+	addrRate *ratelimit.Limiter[string]
+	flights  *flights
 }
 
 // New builds an API with no routes yet.
@@ -106,6 +120,21 @@ func New(cfg Config) *API {
 	if cfg.MaxJSONBody <= 0 {
 		cfg.MaxJSONBody = 1 << 20
 	}
+	if cfg.AuthRate <= 0 {
+		cfg.AuthRate = 5
+	}
+	if cfg.AuthBurst <= 0 {
+		cfg.AuthBurst = 20
+	}
+	switch {
+	case cfg.BodyRate.BytesPerSecond == 0:
+		cfg.BodyRate.BytesPerSecond = DefaultBodyRate.BytesPerSecond
+	case cfg.BodyRate.BytesPerSecond < 0:
+		cfg.BodyRate.BytesPerSecond = 0
+	}
+	if cfg.BodyRate.Grace <= 0 {
+		cfg.BodyRate.Grace = DefaultBodyRate.Grace
+	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
@@ -113,8 +142,10 @@ func New(cfg Config) *API {
 		cfg:      cfg,
 		mux:      http.NewServeMux(),
 		nonces:   newNonceCache(),
-		wsRate:   newLimiter(cfg.RatePerSecond, cfg.RateBurst),
-		userRate: newLimiter(cfg.RatePerSecond, cfg.RateBurst),
+		wsRate:   ratelimit.New[int64](cfg.RatePerSecond, cfg.RateBurst),
+		userRate: ratelimit.New[int64](cfg.RatePerSecond, cfg.RateBurst),
+		addrRate: ratelimit.New[string](cfg.AuthRate, cfg.AuthBurst),
+		flights:  newFlights(),
 	}
 	a.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		WriteError(w, apierr.NotFoundf("no such endpoint: %s %s", r.Method, r.URL.Path))
@@ -125,14 +156,47 @@ func New(cfg Config) *API {
 // MaxJSONBody is the configured JSON body limit.
 func (a *API) MaxJSONBody() int64 { return a.cfg.MaxJSONBody }
 
-// Handle registers h for pattern (net/http syntax, with method) behind the
-// given authentication.
-func (a *API) Handle(pattern string, auth Auth, h HandlerFunc) {
-	a.mux.Handle(pattern, a.wrap(auth, h))
+// Option tunes one route.
+type Option func(*routeOptions)
+
+type routeOptions struct {
+	bodyRate    *BodyRate
+	credentials bool
 }
 
-func (a *API) wrap(auth Auth, h HandlerFunc) http.Handler {
+// WithBodyRate gives a route its own body pace rule, for bodies whose
+// natural pace is known (a voice stream arrives in real time).
+func WithBodyRate(rule BodyRate) Option {
+	return func(o *routeOptions) { o.bodyRate = &rule }
+}
+
+// Credentials marks a route that takes credentials and may hash a
+// password: it is rate-limited per client address (Config.AuthRate)
+// before anything else, so one address cannot claim the server's
+// password-hashing budget.
+func Credentials(o *routeOptions) { o.credentials = true }
+
+// Handle registers h for pattern (net/http syntax, with method) behind the
+// given authentication.
+func (a *API) Handle(pattern string, auth Auth, h HandlerFunc, opts ...Option) {
+	var o routeOptions
+	for _, opt := range opts {
+		opt(&o)
+	}
+	a.mux.Handle(pattern, a.wrap(auth, o, h))
+}
+
+func (a *API) wrap(auth Auth, o routeOptions, h HandlerFunc) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if rec, ok := w.(*statusRecorder); ok && rec.guard != nil && o.bodyRate != nil {
+			rec.guard.setRule(*o.bodyRate)
+		}
+		if o.credentials {
+			if wait := a.addrRate.Take(connguard.ClientKey(r.RemoteAddr), a.cfg.Now()); wait > 0 {
+				WriteError(w, TooMany(wait, "too many sign-in requests from this address"))
+				return
+			}
+		}
 		ctx := r.Context()
 		switch auth {
 		case Signed:
@@ -163,6 +227,22 @@ func (a *API) wrap(auth Auth, h HandlerFunc) http.Handler {
 }
 
 func (a *API) writeHandlerError(w http.ResponseWriter, r *http.Request, err error) {
+	rec, _ := w.(*statusRecorder)
+	if rec != nil && rec.guard != nil && rec.guard.tooSlow.Load() {
+		// Whatever the handler made of the read error, the cause is the pace.
+		if !rec.wrote {
+			rec.Header().Set("Connection", "close")
+			WriteError(w, slowBodyError(rec.guard.currentRule()))
+		}
+		return
+	}
+	if errors.Is(context.Cause(r.Context()), errShutdown) {
+		if rec == nil || !rec.wrote {
+			w.Header().Set("Connection", "close")
+			WriteError(w, apierr.Unavailablef("the server shut down before the request finished; retry"))
+		}
+		return
+	}
 	if e, ok := apierr.As(err); ok {
 		WriteError(w, e)
 		return
@@ -176,22 +256,8 @@ func (a *API) writeHandlerError(w http.ResponseWriter, r *http.Request, err erro
 	WriteError(w, apierr.New(http.StatusInternalServerError, apierr.Internal, "internal error"))
 }
 
-// Drain makes the API answer 503 Unavailable to new requests and waits,
-// until ctx ends, for the requests in flight to finish.
-func (a *API) Drain(ctx context.Context) error {
-	a.draining.Store(true)
-	done := make(chan struct{})
-	go func() { a.inflight.Wait(); close(done) }()
-	select {
-	case <-done:
-		return nil
-	case <-ctx.Done():
-		return fmt.Errorf("drain: requests still in flight: %w", ctx.Err())
-	}
-}
-
-// ServeHTTP runs the outer middleware: request id, log line, recovery and
-// draining.
+// ServeHTTP runs the outer middleware: request id, log line, recovery,
+// draining and the body pace rule.
 func (a *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
 	id := r.Header.Get("X-Request-Id")
@@ -200,7 +266,13 @@ func (a *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	rec := &statusRecorder{ResponseWriter: w, status: http.StatusOK}
 	rec.Header().Set("X-Request-Id", id)
-	r = r.WithContext(context.WithValue(r.Context(), requestIDKey{}, id))
+	ctx, cancel := context.WithCancelCause(context.WithValue(r.Context(), requestIDKey{}, id))
+	defer cancel(nil)
+	r = r.WithContext(ctx)
+	if r.Body != nil && r.Body != http.NoBody {
+		rec.guard = newBodyGuard(r.Body, http.NewResponseController(w), a.cfg.BodyRate)
+		r.Body = rec.guard
+	}
 
 	defer func() {
 		if p := recover(); p != nil {
@@ -217,20 +289,23 @@ func (a *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			"status", rec.status, "bytes", rec.bytes, "duration_ms", float64(time.Since(start).Microseconds())/1000)
 	}()
 
-	if a.draining.Load() {
+	f := &flight{id: id, method: r.Method, path: r.URL.Path, start: start, cancel: cancel}
+	if !a.flights.admit(f) {
 		rec.Header().Set("Connection", "close")
 		WriteError(rec, apierr.Unavailablef("the server is shutting down"))
 		return
 	}
+	defer a.flights.land(f)
 	// net/http would answer a path with "." or ".." segments with a redirect
 	// to its cleaned form; a name like ".." deserves a clear 400 instead.
 	if !canonical(r.URL.Path) {
 		WriteError(rec, apierr.BadRequestf("the path holds empty, \".\" or \"..\" segments"))
 		return
 	}
-	a.inflight.Add(1)
-	defer a.inflight.Done()
 	a.mux.ServeHTTP(rec, r)
+	if rec.guard != nil {
+		rec.guard.answering() // a handler that wrote nothing is answered now
+	}
 }
 
 func canonical(p string) bool {
@@ -288,31 +363,53 @@ func WithPrincipal(ctx context.Context, p Principal) context.Context { return wi
 // statusRecorder remembers the status for the log line. It keeps Flush and
 // ReadFrom reachable (through Unwrap and ReadFrom) so streaming answers and
 // sendfile downloads keep working.
+//
+// It also stands between handlers and the request body's pace rule: the
+// response beginning bounds what is left of the body, and a read deadline
+// a handler sets is combined with the rule's.
 type statusRecorder struct {
 	http.ResponseWriter
 	status int
 	bytes  int64
 	wrote  bool
+	guard  *bodyGuard // nil for requests without a body
+}
+
+func (s *statusRecorder) begin() {
+	if !s.wrote {
+		s.wrote = true
+		if s.guard != nil {
+			s.guard.answering()
+		}
+	}
 }
 
 func (s *statusRecorder) WriteHeader(code int) {
 	if !s.wrote {
 		s.status = code
-		s.wrote = true
+		s.begin()
 	}
 	s.ResponseWriter.WriteHeader(code)
 }
 
 func (s *statusRecorder) Write(p []byte) (int, error) {
-	s.wrote = true
+	s.begin()
 	n, err := s.ResponseWriter.Write(p)
 	s.bytes += int64(n)
 	return n, err
 }
 
 func (s *statusRecorder) Flush() {
-	s.wrote = true
+	s.begin()
 	http.NewResponseController(s.ResponseWriter).Flush()
+}
+
+// SetReadDeadline is what http.ResponseController calls; see bodyGuard.
+func (s *statusRecorder) SetReadDeadline(d time.Time) error {
+	if s.guard != nil {
+		return s.guard.setHandlerDeadline(d)
+	}
+	return http.NewResponseController(s.ResponseWriter).SetReadDeadline(d)
 }
 
 func (s *statusRecorder) Unwrap() http.ResponseWriter { return s.ResponseWriter }
@@ -320,7 +417,7 @@ func (s *statusRecorder) Unwrap() http.ResponseWriter { return s.ResponseWriter 
 // ReadFrom keeps net/http's sendfile path for file downloads, which the
 // embedding alone would hide.
 func (s *statusRecorder) ReadFrom(r io.Reader) (int64, error) {
-	s.wrote = true
+	s.begin()
 	var n int64
 	var err error
 	if rf, ok := s.ResponseWriter.(io.ReaderFrom); ok {

@@ -203,21 +203,3 @@ func TestParseBool(t *testing.T) {
 		t.Fatal("accepted \"perhaps\" as a boolean")
 	}
 }
-
-func TestLimiter(t *testing.T) {
-	l := newLimiter(10, 2)
-	now := time.Unix(0, 0)
-	if l.take(1, now) != 0 || l.take(1, now) != 0 {
-		t.Fatal("the burst was not available")
-	}
-	wait := l.take(1, now)
-	if wait <= 0 || wait > 100*time.Millisecond {
-		t.Fatalf("third take waits %s", wait)
-	}
-	if l.take(2, now) != 0 {
-		t.Fatal("another key shares the bucket")
-	}
-	if l.take(1, now.Add(100*time.Millisecond)) != 0 {
-		t.Fatal("the bucket did not refill")
-	}
-}

@@ -115,19 +115,21 @@ func AccessToken(r *http.Request) string {
 
 func (a *API) checkRate(p Principal) *apierr.Error {
 	now := a.cfg.Now()
-	if wait := a.wsRate.take(p.WorkspaceID, now); wait > 0 {
-		return tooMany(wait)
+	if wait := a.wsRate.Take(p.WorkspaceID, now); wait > 0 {
+		return TooMany(wait, "too many requests")
 	}
 	if p.UserID != 0 {
-		if wait := a.userRate.take(p.UserID, now); wait > 0 {
-			return tooMany(wait)
+		if wait := a.userRate.Take(p.UserID, now); wait > 0 {
+			return TooMany(wait, "too many requests")
 		}
 	}
 	return nil
 }
 
-func tooMany(wait time.Duration) *apierr.Error {
-	e := apierr.New(http.StatusTooManyRequests, apierr.TooManyRequests, "too many requests; retry in %s", wait.Round(time.Millisecond))
+// TooMany is the 429 TooManyRequests answer: what happened, and when to
+// come back, in the description and in Retry-After.
+func TooMany(wait time.Duration, what string) *apierr.Error {
+	e := apierr.New(http.StatusTooManyRequests, apierr.TooManyRequests, "%s; retry in %s", what, wait.Round(time.Millisecond))
 	e.RetryAfter = int(math.Ceil(wait.Seconds()))
 	return e
 }
@@ -160,50 +162,4 @@ func (c *nonceCache) add(k string, until, now time.Time) bool {
 	// A nonce must outlive both windows its timestamp could fall in.
 	c.seen[k] = until.Add(until.Sub(now))
 	return true
-}
-
-// limiter is a token bucket per key.
-type limiter struct {
-	mu      sync.Mutex
-	rate    float64
-	burst   float64
-	buckets map[int64]*bucket
-	swept   time.Time
-}
-
-type bucket struct {
-	tokens float64
-	last   time.Time
-}
-
-func newLimiter(rate, burst float64) *limiter {
-	return &limiter{rate: rate, burst: burst, buckets: make(map[int64]*bucket)}
-}
-
-// take spends one token of key and returns zero, or how long to wait.
-func (l *limiter) take(key int64, now time.Time) time.Duration {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if now.Sub(l.swept) > time.Minute {
-		// A bucket idle long enough to be full again carries no state.
-		full := time.Duration(l.burst / l.rate * float64(time.Second))
-		for k, b := range l.buckets {
-			if now.Sub(b.last) > full {
-				delete(l.buckets, k)
-			}
-		}
-		l.swept = now
-	}
-	b, ok := l.buckets[key]
-	if !ok {
-		b = &bucket{tokens: l.burst, last: now}
-		l.buckets[key] = b
-	}
-	b.tokens = math.Min(l.burst, b.tokens+now.Sub(b.last).Seconds()*l.rate)
-	b.last = now
-	if b.tokens >= 1 {
-		b.tokens--
-		return 0
-	}
-	return time.Duration((1 - b.tokens) / l.rate * float64(time.Second))
 }

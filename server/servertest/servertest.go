@@ -41,6 +41,12 @@ func Start(t testing.TB, cfg server.Config) *Platform {
 	if cfg.RatePerSecond == 0 {
 		cfg.RatePerSecond, cfg.RateBurst = 1e6, 1e6
 	}
+	if cfg.AuthRate == 0 {
+		cfg.AuthRate, cfg.AuthBurst = 1e6, 1e6
+	}
+	if cfg.AuthWorkspaceRate == 0 {
+		cfg.AuthWorkspaceRate, cfg.AuthWorkspaceBurst = 1e6, 1e6
+	}
 	// The listener comes first so the server knows its own address, which
 	// dataset and import fetches may always name.
 	hs := httptest.NewUnstartedServer(nil)

@@ -140,7 +140,7 @@ func syncFile(b *testing.B, path string) {
 }
 
 // rss reads a size field (VmRSS:, VmHWM:) of the process's status.
-func rss(b *testing.B, pid int, field string) int64 {
+func rss(b testing.TB, pid int, field string) int64 {
 	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
 	if err != nil {
 		b.Fatal(err)
@@ -157,7 +157,7 @@ func rss(b *testing.B, pid int, field string) int64 {
 
 // waitSteady waits until harkd has finished loading in the background (the
 // speech models): its resident set stops changing.
-func waitSteady(b *testing.B, pid int) {
+func waitSteady(b testing.TB, pid int) {
 	last := rss(b, pid, "VmRSS:")
 	for i := 0; i < 300; i++ {
 		time.Sleep(500 * time.Millisecond)
@@ -170,7 +170,7 @@ func waitSteady(b *testing.B, pid int) {
 }
 
 // sampleRSS records the largest VmRSS seen every 20 ms until stopped.
-func sampleRSS(b *testing.B, pid int, peak *int64) (stop func()) {
+func sampleRSS(b testing.TB, pid int, peak *int64) (stop func()) {
 	done := make(chan struct{})
 	finished := make(chan struct{})
 	go func() {

@@ -23,7 +23,7 @@ import (
 // real server process.
 func TestMain(m *testing.M) {
 	if os.Getenv("HARKD_AS_MAIN") == "1" {
-		if err := run(os.Args[1:], os.Stdout, io.Discard); err != nil {
+		if err := run(os.Args[1:], os.Stdout, os.Stderr); err != nil {
 			os.Stderr.WriteString(err.Error() + "\n")
 			os.Exit(1)
 		}
@@ -39,8 +39,16 @@ type harkd struct {
 
 func startHarkd(t testing.TB, args ...string) *harkd {
 	t.Helper()
+	return startHarkdLogging(t, nil, args...)
+}
+
+// startHarkdLogging starts harkd with its log (stderr) going to log; nil
+// drops it.
+func startHarkdLogging(t testing.TB, log io.Writer, args ...string) *harkd {
+	t.Helper()
 	cmd := exec.Command(os.Args[0], args...)
 	cmd.Env = append(os.Environ(), "HARKD_AS_MAIN=1")
+	cmd.Stderr = log
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)

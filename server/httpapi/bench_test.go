@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 )
@@ -57,5 +58,46 @@ func BenchmarkPublicRequest(b *testing.B) {
 		if rec.Code != 204 {
 			b.Fatalf("status %d", rec.Code)
 		}
+	}
+}
+
+// BenchmarkJSONBody posts a small JSON body over loopback with the body
+// pace rule off and on, in the same run: the rule's cost per request (a
+// read deadline per body read, its bookkeeping, the in-flight registry).
+func BenchmarkJSONBody(b *testing.B) {
+	for _, rule := range []struct {
+		name string
+		rate BodyRate
+	}{{"rule-off", BodyRate{BytesPerSecond: -1}}, {"rule-on", DefaultBodyRate}} {
+		b.Run(rule.name, func(b *testing.B) {
+			a := New(Config{Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), BodyRate: rule.rate})
+			a.Handle("POST /v2/echo", Public, func(w http.ResponseWriter, r *http.Request) error {
+				var v map[string]any
+				if err := DecodeJSON(r, 1<<20, &v); err != nil {
+					return err
+				}
+				return WriteJSON(w, 200, v)
+			})
+			hs := httptest.NewServer(a)
+			defer hs.Close()
+			body := `{"query": "what is the weather in Madrid tomorrow", "lang": "en", "ref": 12345}`
+			b.ReportAllocs()
+			b.ResetTimer()
+			b.RunParallel(func(pb *testing.PB) {
+				for pb.Next() {
+					resp, err := hs.Client().Post(hs.URL+"/v2/echo", "application/json", strings.NewReader(body))
+					if err != nil {
+						b.Error(err)
+						return
+					}
+					io.Copy(io.Discard, resp.Body)
+					resp.Body.Close()
+					if resp.StatusCode != 200 {
+						b.Errorf("status %d", resp.StatusCode)
+						return
+					}
+				}
+			})
+		})
 	}
 }

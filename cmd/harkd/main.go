@@ -42,6 +42,7 @@ const usage = `usage:
               [--auth-workspace-rate 20 --auth-workspace-burst 60] [--max-conns-per-addr 256]
               [--min-body-rate 240 --body-grace 5s] [--drain-timeout 75s] [--print-keys]
   harkd workspace create --data DIR --name NAME
+harkd serve -h describes each flag.
 `
 
 func main() {

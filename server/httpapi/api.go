@@ -228,18 +228,18 @@ func (a *API) wrap(auth Auth, o routeOptions, h HandlerFunc) http.Handler {
 
 func (a *API) writeHandlerError(w http.ResponseWriter, r *http.Request, err error) {
 	rec, _ := w.(*statusRecorder)
+	if errors.Is(context.Cause(r.Context()), errShutdown) {
+		if rec == nil || !rec.wrote {
+			w.Header().Set("Connection", "close")
+			WriteError(w, apierr.Unavailablef("the server shut down before the request finished; retry"))
+		}
+		return
+	}
 	if rec != nil && rec.guard != nil && rec.guard.tooSlow.Load() {
 		// Whatever the handler made of the read error, the cause is the pace.
 		if !rec.wrote {
 			rec.Header().Set("Connection", "close")
 			WriteError(w, slowBodyError(rec.guard.currentRule()))
-		}
-		return
-	}
-	if errors.Is(context.Cause(r.Context()), errShutdown) {
-		if rec == nil || !rec.wrote {
-			w.Header().Set("Connection", "close")
-			WriteError(w, apierr.Unavailablef("the server shut down before the request finished; retry"))
 		}
 		return
 	}
@@ -289,7 +289,7 @@ func (a *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			"status", rec.status, "bytes", rec.bytes, "duration_ms", float64(time.Since(start).Microseconds())/1000)
 	}()
 
-	f := &flight{id: id, method: r.Method, path: r.URL.Path, start: start, cancel: cancel}
+	f := &flight{id: id, method: r.Method, path: r.URL.Path, start: start, cancel: cancel, body: rec.guard}
 	if !a.flights.admit(f) {
 		rec.Header().Set("Connection", "close")
 		WriteError(rec, apierr.Unavailablef("the server is shutting down"))

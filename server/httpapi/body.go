@@ -46,6 +46,7 @@ type bodyGuard struct {
 	handlerDeadline time.Time
 	ended           bool // the body returned an error or EOF
 	answered        bool // the response began; what is left is net/http's discard
+	aborted         bool // shutdown cut the request
 	tooSlow         atomic.Bool
 }
 
@@ -105,7 +106,7 @@ func (g *bodyGuard) Read(p []byte) (int, error) {
 		// On EOF net/http starts its background read, clearing the
 		// deadline; from here on the guard keeps out of its way.
 		g.ended = true
-		if own && errors.Is(err, os.ErrDeadlineExceeded) {
+		if own && !g.aborted && errors.Is(err, os.ErrDeadlineExceeded) {
 			g.tooSlow.Store(true)
 			err = &errBodyTooSlow{rule: rule, err: err}
 		}
@@ -122,6 +123,19 @@ func (g *bodyGuard) setHandlerDeadline(d time.Time) error {
 	g.handlerDeadline = d
 	g.mu.Unlock()
 	return g.conn.SetReadDeadline(d)
+}
+
+// abort ends a pending or future read of the body at once: shutdown cut
+// the request, and a handler blocked on a slow body would otherwise only
+// notice when its connection closes, too late to answer.
+func (g *bodyGuard) abort() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if !g.ended {
+		g.aborted = true
+		g.handlerDeadline = time.Now()
+		g.conn.SetReadDeadline(g.handlerDeadline)
+	}
 }
 
 // answering bounds what net/http does with an unread body once the

@@ -190,7 +190,8 @@ func TestBodyAtPaceKeepsConnection(t *testing.T) {
 // answers it 503; new requests get 503 meanwhile.
 func TestDrainCutsAndLogs(t *testing.T) {
 	var log syncBuffer
-	a := New(Config{Logger: slog.New(slog.NewTextHandler(&log, nil))})
+	// No pace rule: only shutdown can end the upload's wait.
+	a := New(Config{Logger: slog.New(slog.NewTextHandler(&log, nil)), BodyRate: BodyRate{BytesPerSecond: -1}})
 	started := make(chan struct{})
 	a.Handle("GET /v2/slow", Public, func(w http.ResponseWriter, r *http.Request) error {
 		close(started)
@@ -200,8 +201,22 @@ func TestDrainCutsAndLogs(t *testing.T) {
 	a.Handle("GET /v2/quick", Public, func(w http.ResponseWriter, r *http.Request) error {
 		return WriteJSON(w, 200, map[string]string{})
 	})
+	reading := make(chan struct{})
+	a.Handle("POST /v2/upload", Public, func(w http.ResponseWriter, r *http.Request) error {
+		close(reading)
+		_, err := io.ReadAll(r.Body) // blocks: the client sends a part, then waits
+		return err
+	})
 	hs := httptest.NewServer(a)
 	defer hs.Close()
+	// A request blocked reading its body, which its context cannot reach.
+	upload, err := net.Dial("tcp", hs.Listener.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer upload.Close()
+	upload.Write([]byte("POST /v2/upload HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\nsome"))
+	<-reading
 	slow := make(chan *http.Response, 1)
 	go func() {
 		resp, err := http.Get(hs.URL + "/v2/slow")
@@ -236,8 +251,17 @@ func TestDrainCutsAndLogs(t *testing.T) {
 	if e := errorOf(t, body); resp.StatusCode != 503 || !strings.Contains(e.Description, "shut down before the request finished") {
 		t.Fatalf("the cut request: %d %+v", resp.StatusCode, e)
 	}
+	upload.SetReadDeadline(time.Now().Add(5 * time.Second))
+	resp, err = http.ReadResponse(bufio.NewReader(upload), nil)
+	if err != nil {
+		t.Fatalf("the cut upload got no answer: %v", err)
+	}
+	body, _ = io.ReadAll(resp.Body)
+	if e := errorOf(t, body); resp.StatusCode != 503 || !strings.Contains(e.Description, "shut down before the request finished") {
+		t.Fatalf("the cut upload: %d %+v", resp.StatusCode, e)
+	}
 	if !a.Wait(time.Second) {
-		t.Fatal("the cut handler did not return")
+		t.Fatal("the cut handlers did not return")
 	}
 	line := ""
 	for _, l := range strings.Split(log.String(), "\n") {
@@ -245,7 +269,8 @@ func TestDrainCutsAndLogs(t *testing.T) {
 			line = l
 		}
 	}
-	if !strings.Contains(line, "method=GET") || !strings.Contains(line, "path=/v2/slow") || !strings.Contains(line, "ran_ms=") {
-		t.Fatalf("no log line names the cut request:\n%s", log.String())
+	if !strings.Contains(line, "method=") || !strings.Contains(line, "path=/v2/") || !strings.Contains(line, "ran_ms=") ||
+		strings.Count(log.String(), "request cut by shutdown") != 2 {
+		t.Fatalf("no log line names each cut request:\n%s", log.String())
 	}
 }

@@ -17,6 +17,7 @@ type flight struct {
 	id, method, path string
 	start            time.Time
 	cancel           context.CancelCauseFunc
+	body             *bodyGuard // nil without a body
 }
 
 // flights knows the requests in flight, so that shutdown can wait for
@@ -94,6 +95,9 @@ func (a *API) Drain(ctx context.Context) error {
 		a.cfg.Logger.Warn("request cut by shutdown", "request_id", f.id, "method", f.method, "path", f.path,
 			"ran_ms", now.Sub(f.start).Milliseconds())
 		f.cancel(errShutdown)
+		if f.body != nil {
+			f.body.abort()
+		}
 	}
 	return fmt.Errorf("drain: %d requests cut by shutdown: %w", len(cut), ctx.Err())
 }

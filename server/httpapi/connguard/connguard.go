@@ -217,8 +217,14 @@ func plainError(p []byte) (status int, detail string, ok bool) {
 	if !found {
 		return 0, "", false
 	}
-	line, _, found := bytes.Cut(rest, []byte(plainErrorHeaders))
+	line, body, found := bytes.Cut(rest, []byte(plainErrorHeaders))
 	if !found || len(line) < 3 || bytes.IndexByte(line, '\n') >= 0 {
+		return 0, "", false
+	}
+	// The body repeats the status line, but for 501's fixed text; anything
+	// else is not net/http's (a response body that happens to look alike
+	// would have to be exactly this, in one write).
+	if !bytes.Equal(body, line) && string(body) != "Unsupported transfer encoding" {
 		return 0, "", false
 	}
 	status, err := strconv.Atoi(string(line[:3]))

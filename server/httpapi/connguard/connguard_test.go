@@ -164,3 +164,19 @@ func TestClientKey(t *testing.T) {
 		}
 	}
 }
+
+func TestPlainErrorRecognisesOnlyNetHTTPs(t *testing.T) {
+	for raw, want := range map[string]bool{
+		"HTTP/1.1 431 Request Header Fields Too Large" + plainErrorHeaders + "431 Request Header Fields Too Large":                     true,
+		"HTTP/1.1 400 Bad Request: missing required Host header" + plainErrorHeaders + "400 Bad Request: missing required Host header": true,
+		"HTTP/1.1 501 Not Implemented" + plainErrorHeaders + "Unsupported transfer encoding":                                           true,
+		"HTTP/1.1 400 Bad Request" + plainErrorHeaders + "something a handler wrote":                                                   false,
+		"HTTP/1.1 200 OK" + plainErrorHeaders + "200 OK":                                                                               false,
+		"HTTP/1.1 400 Bad Request\r\nConnection: close\r\nContent-Type: text/plain; charset=utf-8\r\n\r\n400 Bad Request":              false,
+		"{\"code\": \"BadRequest\"}": false,
+	} {
+		if _, _, got := plainError([]byte(raw)); got != want {
+			t.Errorf("plainError(%.50q) = %v", raw, got)
+		}
+	}
+}

@@ -74,9 +74,9 @@ type Config struct {
 	// AuthMemory is the memory budget of password hashing (19 MiB per
 	// argon2id hash); default 128 MiB, 6 hashes at once.
 	AuthMemory int64
-	// AuthRate and AuthBurst limit /auth/* requests per client address
-	// (default 5/s, burst 20); AuthWorkspaceRate and AuthWorkspaceBurst
-	// limit logins and registrations per workspace (default 20/s, burst 60).
+	// AuthRate and AuthBurst limit logins and registrations per client
+	// address (default 5/s, burst 20); AuthWorkspaceRate and
+	// AuthWorkspaceBurst limit them per workspace (default 20/s, burst 60).
 	AuthRate, AuthBurst                   float64
 	AuthWorkspaceRate, AuthWorkspaceBurst float64
 	// MinBodyRate (bytes/s) and BodyGrace are the least pace of request
@@ -331,8 +331,9 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	defer cancel()
 	drainErr := s.api.Drain(dctx)
 	hs.SetKeepAlivesEnabled(false)
-	// Requests Drain cut answer 503 as their handlers notice; one blocked
-	// reading its body returns when its connection closes.
+	// Requests Drain cut answer 503 as their handlers notice (a pending
+	// read of a body ends at once); what still holds a connection then is
+	// closed.
 	sctx, scancel := context.WithTimeout(context.Background(), cutGrace)
 	if err := hs.Shutdown(sctx); err != nil {
 		hs.Close()

@@ -167,15 +167,20 @@ type conn struct {
 	// timedOut tells whether the last read ended at its deadline, which is
 	// what lies behind net/http's 400 for a request line cut short.
 	timedOut atomic.Bool
+	// unanswered counts the bytes read since the last write: a request
+	// begun and not answered.
+	unanswered atomic.Int64
 }
 
 func (c *conn) Read(p []byte) (int, error) {
 	n, err := c.Conn.Read(p)
+	c.unanswered.Add(int64(n))
 	c.timedOut.Store(err != nil && errors.Is(err, os.ErrDeadlineExceeded))
 	return n, err
 }
 
 func (c *conn) Write(p []byte) (int, error) {
+	c.unanswered.Store(0)
 	if status, detail, ok := plainError(p); ok {
 		if _, err := c.Conn.Write(c.translate(status, detail)); err != nil {
 			return 0, err
@@ -185,8 +190,16 @@ func (c *conn) Write(p []byte) (int, error) {
 	return c.Conn.Write(p)
 }
 
+// Close answers a request head that timed out part way, which net/http
+// drops without a word once the request line is complete, then hangs up.
 func (c *conn) Close() error {
-	c.closeOnce.Do(func() { c.l.release(c.key) })
+	c.closeOnce.Do(func() {
+		if c.timedOut.Load() && c.unanswered.Load() > 0 {
+			c.Conn.SetWriteDeadline(time.Now().Add(time.Second))
+			c.Conn.Write(c.translate(http.StatusBadRequest, ""))
+		}
+		c.l.release(c.key)
+	})
 	return c.Conn.Close()
 }
 

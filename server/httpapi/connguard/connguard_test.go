@@ -98,6 +98,7 @@ func TestNetHTTPErrorsAreJSON(t *testing.T) {
 		{"unknown HTTP version", "GET / HTTP/2.5\r\nHost: x\r\n\r\n", 505, "BadRequest", "HTTP version"},
 		{"unknown transfer encoding", "POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: gzip\r\n\r\n", 501, "BadRequest", "Transfer-Encoding"},
 		{"request line cut short", "GET / HT", 408, "BadRequest", "did not arrive within 300ms"},
+		{"headers cut short", "GET / HTTP/1.1\r\nHost: x\r\nX-A: b", 408, "BadRequest", "did not arrive within 300ms"},
 	}
 	for _, c := range cases {
 		a := exchange(t, addr, "127.0.0.1", c.raw)

@@ -2,8 +2,9 @@
 // client address may hold open, so a single client cannot take every file
 // descriptor (or the memory of thousands of half-sent requests), and it
 // turns the plain-text answers net/http writes by itself, before any
-// handler runs (431 for an oversized request head, 400 for a malformed or
-// timed-out one, 501, 505), into the JSON error body of DECISIONS §4.
+// handler runs (431 for an oversized request head, 400 for a malformed
+// one, 501, 505), into the JSON error body of DECISIONS §4; a head that
+// times out is answered 408, where net/http answers 400 or nothing.
 //
 // net/http writes those answers straight to the connection in one write,
 // with a fixed header block no handler response can carry (Content-Type

@@ -15,13 +15,14 @@ import (
 	"time"
 
 	"github.com/harkhq/hark/server/recomm/catalog"
+	"github.com/harkhq/hark/server/recomm/recommend"
 	"github.com/harkhq/hark/server/recomm/rsql"
 	"github.com/harkhq/hark/server/store"
 )
 
 // movieLensCatalog loads the MovieLens sample (movies with genres and
 // year, users, ratings as a continuous interaction) into a new catalog.
-func movieLensCatalog(b *testing.B) (*catalog.Catalog, *Trainer, *Recommender) {
+func movieLensCatalog(b *testing.B) (*catalog.Catalog, *Trainer, *recommend.Recommender) {
 	dir := "../../../../shared/data/movielens-small/"
 	ratings, err := os.Open(dir + "ratings.csv")
 	if err != nil {
@@ -97,9 +98,9 @@ func movieLensCatalog(b *testing.B) (*catalog.Catalog, *Trainer, *Recommender) {
 	if _, err := cat.ImportInteractions(ctx, 1, "movies", &recs, opts); err != nil {
 		b.Fatal(err)
 	}
-	models, _ := OpenModels(filepath.Join(b.TempDir(), "models"))
+	models, _ := recommend.OpenModels(filepath.Join(b.TempDir(), "models"))
 	tr := &Trainer{Catalog: cat, Models: models, DB: db}
-	return cat, tr, &Recommender{Catalog: cat, Models: models}
+	return cat, tr, &recommend.Recommender{Catalog: cat, Models: models}
 }
 
 func ptr(f float64) *float64 { return &f }
@@ -116,7 +117,7 @@ func BenchmarkRecommendMovieLens(b *testing.B) {
 		b.Fatal(status, res, err)
 	}
 	users, _ := cat.Snapshot(ctx, 1, catalog.Users)
-	q := RecQuery{Slot: catalog.SlotItemsToUser, Engine: "popular", Filter: "genres==Comedy;year=ge=1990",
+	q := recommend.Query{Slot: catalog.SlotItemsToUser, Engine: "popular", Filter: "genres==Comedy;year=ge=1990",
 		Sort: "year==DESC", Limit: 20}
 	cpu0 := cpuTime()
 	b.ResetTimer()

@@ -9,6 +9,7 @@ import (
 	"github.com/harkhq/hark/server/httpapi"
 	"github.com/harkhq/hark/server/recomm/catalog"
 	"github.com/harkhq/hark/server/recomm/jobs"
+	"github.com/harkhq/hark/server/recomm/recommend"
 )
 
 func writeJSON(w http.ResponseWriter, status int, v any) error {
@@ -147,7 +148,7 @@ func (s *Service) ensemble(w http.ResponseWriter, r *http.Request, ws int64, p p
 func (s *Service) recommend(slot string) handler {
 	return func(w http.ResponseWriter, r *http.Request, ws int64, p params) error {
 		q := r.URL.Query()
-		rq := jobs.RecQuery{Slot: slot, SubjectID: p["id"], Engine: q.Get("engine"), Filter: q.Get("filter"),
+		rq := recommend.Query{Slot: slot, SubjectID: p["id"], Engine: q.Get("engine"), Filter: q.Get("filter"),
 			InteractionFilter: q.Get("interactionFilter"), PopularFilter: q.Get("popularFilter"),
 			InteractionID: q.Get("interactionId"), AttributeID: q.Get("attributeId"), Sort: q.Get("sort"),
 			AfterID: q.Get("afterId")}

@@ -1,4 +1,8 @@
-package jobs
+// Package recommend answers recommendation queries synchronously: it checks a query against the
+// catalog, picks the trained model (or builds the ensemble), filters the candidates and ranks them.
+// It also holds the trained models (Models) and folds new interactions into the models that learn
+// online (isvd). Training and batch recommendations run as jobs (package jobs) on top of it.
+package recommend
 
 import (
 	"context"
@@ -51,10 +55,10 @@ type builtEnsemble struct {
 	model   engines.Model
 }
 
-// RecQuery is one recommendation request: the slot says which of the
+// Query is one recommendation request: the slot says which of the
 // four kinds (catalog.SlotItemsToUser, ...), the rest are the query
 // parameters of the document plus engine.
-type RecQuery struct {
+type Query struct {
 	Slot              string
 	SubjectID         string
 	Engine            string
@@ -69,18 +73,28 @@ type RecQuery struct {
 	Diversity         float64
 }
 
+// slotKinds maps the table's engine slots to the engines' query kinds.
+var slotKinds = map[string]engines.Kind{
+	catalog.SlotItemsToUser: engines.ItemsToUser,
+	catalog.SlotUsersToUser: engines.UsersToUser,
+	catalog.SlotItemsToItem: engines.ItemsToItem,
+	catalog.SlotUsersToItem: engines.UsersToItem,
+}
+
 // Result is one recommendation entry.
 type Result struct {
 	ID    string
 	Match float64
 }
 
-// plan is a checked query, ready to run for one or many subjects.
-type plan struct {
+// Plan is a checked query, ready to run for one or many subjects (batch recommendations run one
+// plan for every recipient).
+type Plan struct {
 	r             *Recommender
 	ws            int64
 	table         string
 	slot          string
+	kind          engines.Kind
 	model         engines.Model
 	items, users  *catalog.Snapshot
 	subjects      *catalog.Snapshot // the subject's kind
@@ -100,27 +114,26 @@ type plan struct {
 }
 
 // Recommend answers one request.
-func (r *Recommender) Recommend(ctx context.Context, ws int64, table string, q RecQuery) ([]Result, error) {
-	p, err := r.prepare(ctx, ws, table, q)
+func (r *Recommender) Recommend(ctx context.Context, ws int64, table string, q Query) ([]Result, error) {
+	p, err := r.Prepare(ctx, ws, table, q)
 	if err != nil {
 		return nil, err
 	}
-	return p.run(ctx, q.SubjectID, true)
+	return p.Run(ctx, q.SubjectID, true)
 }
 
-func (r *Recommender) prepare(ctx context.Context, ws int64, table string, q RecQuery) (*plan, error) {
+// Prepare checks a query against the catalog and the trained models.
+func (r *Recommender) Prepare(ctx context.Context, ws int64, table string, q Query) (*Plan, error) {
 	t, err := r.Catalog.Table(ctx, ws, table)
 	if err != nil {
 		return nil, err
 	}
-	p := &plan{r: r, ws: ws, table: table, slot: q.Slot, afterID: q.AfterID, diversity: q.Diversity}
-	switch q.Slot {
-	case catalog.SlotItemsToUser, catalog.SlotUsersToUser:
-		p.subjectIsUser = true
-	case catalog.SlotItemsToItem, catalog.SlotUsersToItem:
-	default:
+	p := &Plan{r: r, ws: ws, table: table, slot: q.Slot, afterID: q.AfterID, diversity: q.Diversity}
+	kind, ok := slotKinds[q.Slot]
+	if !ok {
 		return nil, apierr.InvalidArgumentf("unknown recommendation kind %q", q.Slot)
 	}
+	p.kind, p.subjectIsUser = kind, kind.SubjectIsUser()
 	engine := q.Engine
 	if engine == "" {
 		engine = t.Engines.For(q.Slot)
@@ -190,19 +203,19 @@ func (r *Recommender) prepare(ctx context.Context, ws int64, table string, q Rec
 			return nil, apierr.InvalidArgumentf("sort: %v", err)
 		}
 	}
-	cut, err := parsePopular(q.PopularFilter)
+	cut, err := ParsePopular(q.PopularFilter)
 	if err != nil {
 		return nil, err
 	}
-	if cut != (popularCut{}) {
+	if cut != (PopularCut{}) {
 		itemCounts, userCounts, err := r.Catalog.Popularity(ctx, ws, table)
 		if err != nil {
 			return nil, err
 		}
 		if p.candidates == p.users {
-			p.popular = cut.excluded(userCounts)
+			p.popular = cut.Excluded(userCounts)
 		} else {
-			p.popular = cut.excluded(itemCounts)
+			p.popular = cut.Excluded(itemCounts)
 		}
 	}
 	now := time.Now
@@ -214,7 +227,7 @@ func (r *Recommender) prepare(ctx context.Context, ws int64, table string, q Rec
 	return p, nil
 }
 
-func (r *Recommender) eligibleFor(p *plan, k eligibleKey) []bool {
+func (r *Recommender) eligibleFor(p *Plan, k eligibleKey) []bool {
 	r.mu.Lock()
 	if e, ok := r.eligible[k]; ok {
 		r.mu.Unlock()
@@ -290,8 +303,8 @@ func (r *Recommender) model(ws int64, t catalog.Table, engine, interaction strin
 	return m, nil
 }
 
-// run recommends for one subject; paged applies sort and afterId.
-func (p *plan) run(ctx context.Context, subjectID string, paged bool) ([]Result, error) {
+// Run recommends for one subject; paged applies sort and afterId.
+func (p *Plan) Run(ctx context.Context, subjectID string, paged bool) ([]Result, error) {
 	values, ok := p.subjects.Values(subjectID)
 	if !ok {
 		kind := "item"
@@ -308,7 +321,7 @@ func (p *plan) run(ctx context.Context, subjectID string, paged bool) ([]Result,
 	if err != nil {
 		return nil, err
 	}
-	sub := engines.Subject{ID: subjectID, Attrs: entityAttrs(p.subjects, values)}
+	sub := engines.Subject{ID: subjectID, Attrs: EntityAttrs(p.subjects, p.subjectIsUser, values)}
 	if p.subjectIsUser {
 		if sub.Keywords, err = p.r.Catalog.Keywords(ctx, p.ws, subjectID); err != nil {
 			return nil, err
@@ -362,17 +375,7 @@ func (p *plan) run(ctx context.Context, subjectID string, paged bool) ([]Result,
 			return 0
 		}
 	}
-	var scored []engines.Scored
-	switch p.slot {
-	case catalog.SlotItemsToUser:
-		scored, err = p.model.ItemsForUser(sub, q)
-	case catalog.SlotUsersToUser:
-		scored, err = p.model.SimilarUsers(sub, q)
-	case catalog.SlotItemsToItem:
-		scored, err = p.model.SimilarItems(sub, q)
-	case catalog.SlotUsersToItem:
-		scored, err = p.model.UsersForItem(sub, q)
-	}
+	scored, err := p.model.Recommend(p.kind, sub, q)
 	if errors.Is(err, engines.ErrNoSignal) {
 		scored, err = nil, nil // nothing known about a cold subject: no recommendations
 	}
@@ -413,51 +416,23 @@ func (p *plan) run(ctx context.Context, subjectID string, paged bool) ([]Result,
 	return out[start:min(start+p.limit, len(out))], nil
 }
 
-// entityAttrs converts snapshot values to the engines' row form.
-func entityAttrs(s *catalog.Snapshot, v rsql.MapValues) engines.EntityAttrs {
-	var e engines.EntityAttrs
-	for _, a := range s.Attributes {
-		x, ok := v[a.ID]
-		if !ok || a.ID == catalog.ExpirationAttribute {
-			continue
-		}
-		num := func(f float64) {
-			if e.Numeric == nil {
-				e.Numeric = map[string]float64{}
-			}
-			e.Numeric[a.ID] = f
-		}
-		tokens := func(t []string) {
-			if e.Tokens == nil {
-				e.Tokens = map[string][]string{}
-			}
-			e.Tokens[a.ID] = t
-		}
-		switch val := x.(type) {
-		case int64:
-			num(float64(val))
-		case float64:
-			num(val)
-		case bool:
-			if val {
-				num(1)
-			} else {
-				num(0)
-			}
-		case string:
-			if a.Type == rsql.Category {
-				tokens([]string{val})
-			} else if a.Type == rsql.String {
-				if e.Text == nil {
-					e.Text = map[string]string{}
-				}
-				e.Text[a.ID] = val
-			}
-		case []string:
-			if a.Type != rsql.ImageList {
-				tokens(val)
-			}
+// Subjects is the snapshot of the subjects' kind (the recipients of a batch).
+func (p *Plan) Subjects() *catalog.Snapshot { return p.subjects }
+
+// Eligible counts the candidates that pass the request-independent checks (expiry, filter,
+// popularFilter): an upper bound of the answer of any subject.
+func (p *Plan) Eligible() int {
+	n := 0
+	for _, ok := range p.eligible {
+		if ok {
+			n++
 		}
 	}
-	return e
+	return n
 }
+
+// Limit is the checked limit of the query.
+func (p *Plan) Limit() int { return p.limit }
+
+// AnswersUsers reports whether the answer ranks users.
+func (p *Plan) AnswersUsers() bool { return p.kind.AnswersUsers() }

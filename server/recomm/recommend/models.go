@@ -78,6 +78,27 @@ func (ms *Models) Get(ws int64, table, engine string) engines.Model {
 	return nil
 }
 
+// Only returns the one model trained with an engine, whatever interactions it was restricted to,
+// or nil when there is none or more than one: a request naming the engine then finds a model trained
+// with an interactionsFilter when it is the engine's only one.
+func (ms *Models) Only(ws int64, table, engine string) engines.Model {
+	ms.mu.Lock()
+	defer ms.mu.Unlock()
+	var found engines.Model
+	for k, p := range ms.m {
+		if k.ws != ws || k.table != table || (k.engine != engine && !strings.HasPrefix(k.engine, engine+"@")) {
+			continue
+		}
+		if b := p.Load(); b != nil {
+			if found != nil {
+				return nil
+			}
+			found = b.model
+		}
+	}
+	return found
+}
+
 // Put saves a model (temporary file, then rename, so a crash never leaves
 // a torn file) and swaps it in.
 func (ms *Models) Put(ws int64, table, engine string, m engines.Model) error {

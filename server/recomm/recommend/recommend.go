@@ -253,7 +253,9 @@ func (r *Recommender) eligibleFor(p *Plan, k eligibleKey) []bool {
 // model returns the table's model for an engine, building ensembles from
 // their trained parts. With interactionId, a model trained on that
 // interaction alone (interactionsFilter of one id) scores the request;
-// otherwise the model trained on the weighted mix of interactions does.
+// otherwise the model trained on the weighted mix of interactions does,
+// or, when there is none, the engine's only model (trained with an
+// interactionsFilter).
 func (r *Recommender) model(ws int64, t catalog.Table, engine, interaction string) (engines.Model, error) {
 	get := func(engine string) engines.Model {
 		if interaction != "" {
@@ -261,7 +263,10 @@ func (r *Recommender) model(ws int64, t catalog.Table, engine, interaction strin
 				return m
 			}
 		}
-		return r.Models.Get(ws, t.ID, engine)
+		if m := r.Models.Get(ws, t.ID, engine); m != nil {
+			return m
+		}
+		return r.Models.Only(ws, t.ID, engine)
 	}
 	if engine != engines.Ensemble {
 		if !catalog.Trainable(engine) {

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -392,4 +393,95 @@ func TestLockedWhileImporting(t *testing.T) {
 		t.Errorf("import = %v", s)
 	}
 	c.want(201, "POST", "/t1/attributes", map[string]any{"attributes": []map[string]any{{"attributeId": "a", "type": "int"}}})
+}
+
+// smallTable loads a table "shop" of 30 items in two genres, 20 users and 10 views each, with a
+// second interaction type "like" that has no records.
+func smallTable(t *testing.T, c client, st *memStorage) {
+	t.Helper()
+	c.want(201, "POST", "/tables", map[string]any{"tableId": "shop", "engine": "hybrid",
+		"attributes": []map[string]any{{"attributeId": "title", "type": "string"}, {"attributeId": "genre", "type": "category"}}})
+	c.want(201, "POST", "/shop/interactions", map[string]any{"interactionId": "view", "weight": 1, "cumulative": false, "type": "unary"})
+	c.want(201, "POST", "/shop/interactions", map[string]any{"interactionId": "like", "weight": 2, "cumulative": false, "type": "binary"})
+	var items, users, inter strings.Builder
+	items.WriteString("itemId,title,genre\n")
+	for i := 0; i < 30; i++ {
+		fmt.Fprintf(&items, "%d,\"Title %d\",%s\n", i, i, []string{"rock", "jazz"}[i%2])
+	}
+	users.WriteString("userId\n")
+	inter.WriteString("userId,itemId,timestamp,interactionName,value\n")
+	for u := 0; u < 20; u++ {
+		fmt.Fprintf(&users, "u%02d\n", u)
+		for k := 0; k < 10; k++ {
+			fmt.Fprintf(&inter, "u%02d,%d,%d,view,\n", u, (u%2+2*((u+k)%15))%30, 1000+k)
+		}
+	}
+	st.mu.Lock()
+	st.files["42/in/items.csv"] = []byte(items.String())
+	st.files["42/in/users.csv"] = []byte(users.String())
+	st.files["42/in/inter.csv"] = []byte(inter.String())
+	st.mu.Unlock()
+	for _, imp := range []struct{ path, file string }{
+		{"/shop/items/batch", "items"}, {"/users/batch", "users"}, {"/shop/interactions/batch", "inter"},
+	} {
+		var acc map[string]any
+		json.Unmarshal(c.want(202, "POST", imp.path, map[string]any{"url": "storage://in/" + imp.file + ".csv", "format": "csv"}), &acc)
+		if s := c.wait(imp.path + "/" + acc["requestId"].(string)); s["status"] != "completed" {
+			t.Fatalf("%s import = %v", imp.file, s)
+		}
+	}
+}
+
+func (c client) train(body map[string]any) map[string]any {
+	c.t.Helper()
+	var acc map[string]any
+	json.Unmarshal(c.want(202, "POST", "/shop/train", body), &acc)
+	return c.wait("/shop/train/" + acc["requestId"].(string))
+}
+
+// The vendor's published tutorial records minValue and maxValue in every interaction definition it
+// reads back, the defaults of the type included.
+func TestInteractionDefinitionCarriesBounds(t *testing.T) {
+	c, _, _ := newServer(t)
+	c.want(201, "POST", "/tables", map[string]any{"tableId": "t"})
+	for _, d := range []map[string]any{
+		{"interactionId": "u", "weight": 1, "cumulative": false, "type": "unary"},
+		{"interactionId": "b", "weight": 1, "cumulative": false, "type": "binary"},
+		{"interactionId": "c", "weight": 1, "cumulative": false, "type": "continuous"},
+		{"interactionId": "r", "weight": 1, "cumulative": false, "type": "categorical", "minValue": 1, "maxValue": 5},
+	} {
+		c.want(201, "POST", "/t/interactions", d)
+	}
+	want := map[string][2]float64{"u": {1, 1}, "b": {0, 1}, "c": {-math.MaxFloat64, math.MaxFloat64}, "r": {1, 5}}
+	for id, w := range want {
+		var got map[string]any
+		json.Unmarshal(c.want(200, "GET", "/t/interactions/"+id, nil), &got)
+		if got["minValue"] != w[0] || got["maxValue"] != w[1] {
+			t.Errorf("%s: minValue %v maxValue %v, want %v", id, got["minValue"], got["maxValue"], w)
+		}
+	}
+	var list []map[string]any
+	json.Unmarshal(c.want(200, "GET", "/t/interactions", nil), &list)
+	for _, d := range list {
+		if _, ok := d["minValue"]; !ok {
+			t.Errorf("listed %v has no minValue", d["interactionId"])
+		}
+	}
+}
+
+// After training an engine with an interactionsFilter, ?engine=E answers from that model when it is
+// the engine's only one (the tutorial trains fm on one interaction and then asks with engine=fm).
+func TestEngineParameterFindsAFilteredModel(t *testing.T) {
+	c, st, _ := newServer(t)
+	smallTable(t, c, st)
+	if s := c.train(map[string]any{"engine": "fm", "interactionsFilter": []string{"view"}}); s["status"] != "completed" {
+		t.Fatalf("training = %v", s)
+	}
+	var got []map[string]any
+	json.Unmarshal(c.want(200, "GET", "/shop/users/u00/items?engine=fm&limit=3", nil), &got)
+	if len(got) != 3 {
+		t.Errorf("fm answer = %v", got)
+	}
+	c.want(200, "GET", "/shop/users/u00/items?engine=fm&interactionId=view&limit=3", nil)
+	c.want(404, "GET", "/shop/users/u00/items?engine=isvd", nil)
 }

@@ -120,6 +120,9 @@ type Catalog struct {
 	// is processing; schema changes then answer 423 Locked. The jobs
 	// package sets it.
 	Busy func(ws int64, scope string) bool
+	// Recorded, when set, is told of every interaction recorded one at a time (AddRecord), after it
+	// is stored, so that models which learn online fold it in.
+	Recorded func(ws int64, table string, e Event)
 
 	mu        sync.Mutex
 	gens      map[scopeKey]uint64

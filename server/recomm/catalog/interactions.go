@@ -344,6 +344,9 @@ func (c *Catalog) AddRecord(ctx context.Context, ws int64, table, interactionID,
 	if _, err := c.db.ExecContext(ctx, q, d.key, user, item, ts, v); err != nil {
 		return fmt.Errorf("record interaction: %w", err)
 	}
+	if c.Recorded != nil {
+		c.Recorded(ws, table, Event{Def: d.InteractionDef, UserID: userID, ItemID: itemID, Timestamp: ts, Value: v})
+	}
 	return nil
 }
 

@@ -17,8 +17,9 @@ import (
 // A new model replaces the old one with an atomic pointer swap, so
 // recommendations never pause for a training.
 type Models struct {
-	dir string
-	mu  sync.Mutex
+	dir   string
+	write sync.Mutex // serialises saves, so that a save never undoes a newer one
+	mu    sync.Mutex
 	m   map[modelKey]*atomic.Pointer[modelBox]
 }
 
@@ -99,9 +100,40 @@ func (ms *Models) Only(ws int64, table, engine string) engines.Model {
 	return found
 }
 
+// Table returns the current models of a table by stored name (engine, or engine@interactions).
+func (ms *Models) Table(ws int64, table string) map[string]engines.Model {
+	ms.mu.Lock()
+	defer ms.mu.Unlock()
+	out := map[string]engines.Model{}
+	for k, p := range ms.m {
+		if k.ws == ws && k.table == table {
+			if b := p.Load(); b != nil {
+				out[k.engine] = b.model
+			}
+		}
+	}
+	return out
+}
+
 // Put saves a model (temporary file, then rename, so a crash never leaves
 // a torn file) and swaps it in.
 func (ms *Models) Put(ws int64, table, engine string, m engines.Model) error {
+	ms.write.Lock()
+	defer ms.write.Unlock()
+	return ms.save(ws, table, engine, m)
+}
+
+// Resave saves a model changed in place (an online update), unless a training replaced it meanwhile.
+func (ms *Models) Resave(ws int64, table, engine string, m engines.Model) error {
+	ms.write.Lock()
+	defer ms.write.Unlock()
+	if ms.Get(ws, table, engine) != m {
+		return nil
+	}
+	return ms.save(ws, table, engine, m)
+}
+
+func (ms *Models) save(ws int64, table, engine string, m engines.Model) error {
 	dir := filepath.Join(ms.dir, strconv.FormatInt(ws, 10), table)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err

@@ -23,6 +23,7 @@ import (
 
 	"github.com/harkhq/hark/server/apierr"
 	"github.com/harkhq/hark/server/httpapi"
+	"github.com/harkhq/hark/server/recomm/engines"
 	"github.com/harkhq/hark/server/store"
 )
 
@@ -484,4 +485,68 @@ func TestEngineParameterFindsAFilteredModel(t *testing.T) {
 	}
 	c.want(200, "GET", "/shop/users/u00/items?engine=fm&interactionId=view&limit=3", nil)
 	c.want(404, "GET", "/shop/users/u00/items?engine=isvd", nil)
+}
+
+// An interaction recorded after training reaches an isvd model at once: a user the model never saw
+// gets recommendations from it, and the folded model is what a restarted server loads.
+func TestISVDLearnsOnline(t *testing.T) {
+	c, st, dir := newServer(t)
+	smallTable(t, c, st)
+	if s := c.train(map[string]any{"engine": "isvd"}); s["status"] != "completed" {
+		t.Fatalf("training = %v", s)
+	}
+	c.want(201, "POST", "/users", map[string]any{"userId": "newbie"})
+	var got []map[string]any
+	json.Unmarshal(c.want(200, "GET", "/shop/users/newbie/items?engine=isvd&limit=5", nil), &got)
+	if len(got) != 0 {
+		t.Fatalf("a user without interactions got %v", got)
+	}
+	// rock items are even; the users who view item 0 view rock items
+	c.want(201, "POST", "/shop/interactions/view/newbie/0", nil)
+	c.want(201, "POST", "/shop/interactions/view/newbie/2", nil)
+	json.Unmarshal(c.want(200, "GET", "/shop/users/newbie/items?engine=isvd&limit=5", nil), &got)
+	if len(got) != 5 {
+		t.Fatalf("after two views: %v", got)
+	}
+	for _, e := range got {
+		if n, _ := strconv.Atoi(e["itemId"].(string)); n%2 != 0 {
+			t.Errorf("a jazz item %v for a rock listener", e)
+		}
+	}
+	// a user the model was trained on moves with new interactions: u01 listened to jazz only
+	evens := func() int {
+		json.Unmarshal(c.want(200, "GET", "/shop/users/u01/items?engine=isvd&limit=3", nil), &got)
+		n := 0
+		for _, e := range got {
+			if k, _ := strconv.Atoi(e["itemId"].(string)); k%2 == 0 {
+				n++
+			}
+		}
+		return n
+	}
+	if n := evens(); n != 0 {
+		t.Fatalf("rock items for a jazz listener before: %v", got)
+	}
+	for i := 0; i < 30; i += 4 {
+		c.want(201, "POST", fmt.Sprintf("/shop/interactions/view/u01/%d", i), nil)
+	}
+	if n := evens(); n == 0 {
+		t.Errorf("u01 viewed 8 rock items and still gets only jazz: %v", got)
+	}
+	// the folded model was saved: a new service on the same data answers the same way
+	db, err := store.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	again, err := New(context.Background(), Config{DB: db, DataDir: dir, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer again.Close()
+	if m := again.Models.Get(42, "shop", "isvd"); m == nil {
+		t.Fatal("no isvd model after a restart")
+	} else if recs, err := m.Recommend(engines.ItemsToUser, engines.Subject{ID: "newbie"}, engines.Query{Limit: 1}); err != nil || len(recs) != 1 {
+		t.Errorf("the saved model does not know newbie: %v %v", recs, err)
+	}
 }

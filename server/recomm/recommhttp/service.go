@@ -93,6 +93,7 @@ func New(ctx context.Context, cfg Config) (*Service, error) {
 		return nil, err
 	}
 	cat.Busy = s.Queue.Busy
+	cat.Recorded = s.Recommender.Learn
 	return s, nil
 }
 

@@ -110,7 +110,9 @@ CREATE TABLE recomm_train_configs (
 	finished    INTEGER NOT NULL,
 	config      TEXT NOT NULL,
 	PRIMARY KEY (ws, tbl, interaction, engine)
-);`}
+);`, `
+ALTER TABLE recomm_tables ADD COLUMN display TEXT;
+CREATE INDEX recomm_entities_order ON recomm_entities (ws, scope, length(id), id);`}
 
 // Catalog is the recommendation data of every workspace.
 type Catalog struct {

@@ -71,6 +71,9 @@ type Query struct {
 	AfterID           string
 	Limit             int
 	Diversity         float64
+	// Explain asks, for items for a user, which of the user's past items drove each result
+	// (Result.Because).
+	Explain bool
 }
 
 // slotKinds maps the table's engine slots to the engines' query kinds.
@@ -83,6 +86,15 @@ var slotKinds = map[string]engines.Kind{
 
 // Result is one recommendation entry.
 type Result struct {
+	ID    string
+	Match float64
+	// Because lists, when the query asked to Explain and the engine can say, the subject's past items
+	// most like this result, best first, with the engine's items-to-item match.
+	Because []Reason
+}
+
+// Reason is one past item behind a recommendation.
+type Reason struct {
 	ID    string
 	Match float64
 }
@@ -109,6 +121,7 @@ type Plan struct {
 	afterID       string
 	limit         int
 	diversity     float64
+	explain       bool
 	now           int64
 	eligible      []bool // by position in candidates: passes expiry, popularFilter and filter
 }
@@ -128,7 +141,7 @@ func (r *Recommender) Prepare(ctx context.Context, ws int64, table string, q Que
 	if err != nil {
 		return nil, err
 	}
-	p := &Plan{r: r, ws: ws, table: table, slot: q.Slot, afterID: q.AfterID, diversity: q.Diversity}
+	p := &Plan{r: r, ws: ws, table: table, slot: q.Slot, afterID: q.AfterID, diversity: q.Diversity, explain: q.Explain}
 	kind, ok := slotKinds[q.Slot]
 	if !ok {
 		return nil, apierr.InvalidArgumentf("unknown recommendation kind %q", q.Slot)
@@ -392,6 +405,7 @@ func (p *Plan) Run(ctx context.Context, subjectID string, paged bool) ([]Result,
 		out[i] = Result{ID: s.ID, Match: s.Match}
 	}
 	if !paged || (p.sort == nil && p.afterID == "") {
+		p.explainAll(out, sub.History)
 		return out, nil
 	}
 	if p.sort != nil {
@@ -418,7 +432,44 @@ func (p *Plan) Run(ctx context.Context, subjectID string, paged bool) ([]Result,
 		}
 		start = i + 1
 	}
-	return out[start:min(start+p.limit, len(out))], nil
+	out = out[start:min(start+p.limit, len(out))]
+	p.explainAll(out, sub.History)
+	return out, nil
+}
+
+// Explanations: at most maxExplained results of a page get reasons, each at most maxReasons.
+const (
+	maxExplained = 50
+	maxReasons   = 3
+)
+
+// explainAll fills Because for items recommended to a user: the user's positive past items that the
+// model finds most like each result. popular has no notion of alike, so it never explains.
+func (p *Plan) explainAll(out []Result, history []engines.Event) {
+	if !p.explain || p.kind != engines.ItemsToUser || p.model.Engine() == engines.Popular {
+		return
+	}
+	liked := map[string]bool{}
+	for _, e := range history {
+		if e.Positive {
+			liked[e.ItemID] = true
+		}
+	}
+	if len(liked) == 0 {
+		return
+	}
+	q := engines.Query{Limit: maxReasons, Accept: func(id string) bool { return liked[id] }}
+	for i := range out[:min(len(out), maxExplained)] {
+		alike, err := p.model.Recommend(engines.ItemsToItem, engines.Subject{ID: out[i].ID}, q)
+		if err != nil {
+			continue // an item the model cannot compare (ErrNoSignal): no reasons
+		}
+		for _, a := range alike {
+			if a.Match > 0 {
+				out[i].Because = append(out[i].Because, Reason{ID: a.ID, Match: a.Match})
+			}
+		}
+	}
 }
 
 // Subjects is the snapshot of the subjects' kind (the recipients of a batch).

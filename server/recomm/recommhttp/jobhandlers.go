@@ -166,20 +166,61 @@ func (s *Service) recommend(slot string) handler {
 			}
 			rq.Diversity = f
 		}
+		var err error
+		if rq.Explain, err = boolParam(r, "explain"); err != nil {
+			return err
+		}
 		recs, err := s.Recommender.Recommend(r.Context(), ws, p["t"], rq)
 		if err != nil {
 			return err
 		}
-		key := "itemId"
-		if slot == catalog.SlotUsersToUser || slot == catalog.SlotUsersToItem {
-			key = "userId"
+		users := slot == catalog.SlotUsersToUser || slot == catalog.SlotUsersToItem
+		key, sc := "itemId", p["t"]
+		if users {
+			key, sc = "userId", catalog.Users
+		}
+		attrs := attributesParam(r)
+		var snap *catalog.Snapshot
+		if len(attrs) > 0 {
+			if snap, err = s.Catalog.Snapshot(r.Context(), ws, sc); err != nil {
+				return err
+			}
+			if err := knownAttributes(attrs, snap); err != nil {
+				return err
+			}
 		}
 		out := make([]map[string]any, len(recs))
 		for i, rec := range recs {
-			out[i] = map[string]any{key: rec.ID, "match": rec.Match}
+			e := map[string]any{key: rec.ID, "match": rec.Match}
+			if snap != nil {
+				v, _ := snap.Values(rec.ID)
+				for _, a := range attrs {
+					if x, ok := v[a]; ok {
+						e[a] = jsonValue(snap.Schema[a], x)
+					}
+				}
+			}
+			if rq.Explain {
+				because := make([]map[string]any, len(rec.Because))
+				for k, b := range rec.Because {
+					because[k] = map[string]any{"itemId": b.ID, "match": b.Match}
+				}
+				e["because"] = because
+			}
+			out[i] = e
 		}
 		return writeJSON(w, http.StatusOK, out)
 	}
+}
+
+// knownAttributes checks an attributes parameter against a scope, naming what exists.
+func knownAttributes(attrs []string, snap *catalog.Snapshot) error {
+	for _, a := range attrs {
+		if _, ok := snap.Schema[a]; !ok {
+			return apierr.InvalidArgumentf("attributes: unknown attribute %q (there are %s)", a, catalog.AttributeNames(snap.Attributes))
+		}
+	}
+	return nil
 }
 
 // ---- batch recommendations

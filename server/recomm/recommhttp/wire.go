@@ -150,7 +150,7 @@ func (s *Service) decode(r *http.Request, v any) error {
 // listQuery reads filter, sort, limit and afterId.
 func listQuery(r *http.Request) (catalog.ListQuery, error) {
 	q := r.URL.Query()
-	lq := catalog.ListQuery{Filter: q.Get("filter"), Sort: q.Get("sort"), AfterID: q.Get("afterId")}
+	lq := catalog.ListQuery{Filter: q.Get("filter"), Sort: q.Get("sort"), AfterID: q.Get("afterId"), Search: q.Get("search")}
 	if l := q.Get("limit"); l != "" {
 		n, err := strconv.Atoi(l)
 		if err != nil || n < 1 {

@@ -629,3 +629,30 @@ func TestBrowsing(t *testing.T) {
 		t.Errorf("unknown attribute = %s", out)
 	}
 }
+
+// The sample catalog loads with one request, trains, and answers titled recommendations.
+func TestSampleCatalog(t *testing.T) {
+	c, _, _ := newServer(t)
+	var sum SampleSummary
+	json.Unmarshal(c.want(201, "POST", "/samples", nil), &sum)
+	if sum.Users != 200 || len(sum.Tables) != 3 {
+		t.Fatalf("summary = %+v", sum)
+	}
+	for _, tb := range sum.Tables {
+		if tb.Items == 0 || tb.Interactions < 500 || tb.DisplayAttribute == "" {
+			t.Errorf("table %+v", tb)
+		}
+		if s := c.wait("/" + tb.TableID + "/train/" + tb.TrainRequestID); s["status"] != "completed" {
+			t.Errorf("training of %s = %v", tb.TableID, s)
+		}
+	}
+	_, out := c.do("POST", "/samples", nil)
+	if !strings.Contains(string(out), `sandbox-movies\" already exists`) {
+		t.Errorf("second load = %s", out)
+	}
+	var recs []map[string]any
+	json.Unmarshal(c.want(200, "GET", "/sandbox-movies/users/sandbox-u001/items?limit=3&attributes=(title)", nil), &recs)
+	if len(recs) != 3 || recs[0]["title"] == nil {
+		t.Errorf("recommendations = %v", recs)
+	}
+}

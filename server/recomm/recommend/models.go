@@ -20,7 +20,7 @@ type Models struct {
 	dir   string
 	write sync.Mutex // serialises saves, so that a save never undoes a newer one
 	mu    sync.Mutex
-	m   map[modelKey]*atomic.Pointer[modelBox]
+	m     map[modelKey]*atomic.Pointer[modelBox]
 }
 
 type modelKey struct {

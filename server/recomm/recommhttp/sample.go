@@ -21,11 +21,11 @@ var sampleCatalog = sync.OnceValues(func() (*sample.Catalog, error) { return sam
 
 // SampleTable is the load summary of one sample table.
 type SampleTable struct {
-	TableID         string `json:"tableId"`
-	Items           int    `json:"items"`
-	Interactions    int    `json:"interactions"`
-	TrainRequestID  string `json:"trainRequestId"`
-	InteractionID   string `json:"interactionId"`
+	TableID          string `json:"tableId"`
+	Items            int    `json:"items"`
+	Interactions     int    `json:"interactions"`
+	TrainRequestID   string `json:"trainRequestId"`
+	InteractionID    string `json:"interactionId"`
 	DisplayAttribute string `json:"displayAttribute"`
 }
 

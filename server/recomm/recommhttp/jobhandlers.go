@@ -62,6 +62,10 @@ func (s *Service) importStatus(kind, listName string) handler {
 		if err != nil {
 			return err
 		}
+		if j.Status == jobs.Completed || j.Status == jobs.CompletedWithErrors {
+			// harkd's addition: the true counts (the listed entries may be capped)
+			out["added"], out["notAddedCount"] = res.Added, res.NotAddedCount
+		}
 		if j.Status == jobs.CompletedWithErrors {
 			list := res.NotAdded
 			if list == nil {

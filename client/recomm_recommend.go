@@ -1,12 +1,12 @@
 package client
 
 import (
-	"encoding/json"
-	"strings"
 	"context"
+	"encoding/json"
 	"net/http"
 	"net/url"
 	"strconv"
+	"strings"
 )
 
 // RecommendOptions are the query parameters of a recommendation; zero

@@ -69,3 +69,25 @@ func (s *RecommService) LoadSample(ctx context.Context) (SampleSummary, error) {
 	err := s.call(ctx, http.MethodPost, "/samples", nil, struct{}{}, &out)
 	return out, err
 }
+
+// Job is one entry of Jobs: an import (kind import-items, import-users, import-interactions), a
+// training (train) or a batch recommendation (recommend). Times are epoch milliseconds.
+type Job struct {
+	RequestID string `json:"requestId"`
+	Status    string `json:"status"`
+	Kind      string `json:"kind"`
+	TableID   string `json:"tableId"`
+	Created   int64  `json:"created"`
+	Finished  int64  `json:"finished,omitempty"`
+}
+
+// Jobs lists the workspace's most recent jobs, newest first (limit 0: the server's 500).
+func (s *RecommService) Jobs(ctx context.Context, limit int) ([]Job, error) {
+	var q url.Values
+	if limit > 0 {
+		q = url.Values{"limit": {strconv.Itoa(limit)}}
+	}
+	var out []Job
+	err := s.call(ctx, http.MethodGet, "/jobs", q, nil, &out)
+	return out, err
+}

@@ -22,6 +22,7 @@ func (s *Service) routes() *router {
 	rt.add("PATCH", "tables/{t}", s.patchTable)
 	rt.add("DELETE", "tables/{t}", s.deleteTable)
 	rt.add("POST", "samples", s.loadSample)
+	rt.add("GET", "jobs", s.listJobs)
 	// users and user attributes (literal "users" first)
 	rt.add("POST", "users/attributes", s.addAttributes(true))
 	rt.add("GET", "users/attributes", s.listAttributes(true))

@@ -91,6 +91,33 @@ func (s *Service) cancel(kind string) handler {
 	}
 }
 
+// listJobs answers GET /jobs (harkd's addition): the workspace's recent imports, trainings and
+// batch recommendations, newest first, each with its kind, table, status and times.
+func (s *Service) listJobs(w http.ResponseWriter, r *http.Request, ws int64, _ params) error {
+	q, err := listQuery(r)
+	if err != nil {
+		return err
+	}
+	limit, err := catalog.CheckLimit(q.Limit)
+	if err != nil {
+		return err
+	}
+	list, err := s.Queue.List(r.Context(), ws, limit)
+	if err != nil {
+		return err
+	}
+	out := make([]map[string]any, len(list))
+	for i, j := range list {
+		e := jobStatus(j.ID, j.Status)
+		e["kind"], e["tableId"], e["created"] = j.Kind, j.Scope, j.Created.UnixMilli()
+		if !j.Finished.IsZero() {
+			e["finished"] = j.Finished.UnixMilli()
+		}
+		out[i] = e
+	}
+	return writeJSON(w, http.StatusOK, out)
+}
+
 // ---- training and ensemble
 
 func (s *Service) train(w http.ResponseWriter, r *http.Request, ws int64, p params) error {

@@ -646,6 +646,11 @@ func TestSampleCatalog(t *testing.T) {
 			t.Errorf("training of %s = %v", tb.TableID, s)
 		}
 	}
+	var list []map[string]any
+	json.Unmarshal(c.want(200, "GET", "/jobs?limit=2", nil), &list)
+	if len(list) != 2 || list[0]["kind"] != "train" || list[0]["tableId"] != sum.Tables[2].TableID || list[0]["status"] != "completed" {
+		t.Errorf("jobs = %v", list)
+	}
 	_, out := c.do("POST", "/samples", nil)
 	if !strings.Contains(string(out), `sandbox-movies\" already exists`) {
 		t.Errorf("second load = %s", out)

@@ -248,15 +248,18 @@ func (e *recommEnv) uploadFile(path, format string, renames map[string]string, c
 		return "", fmt.Errorf("%s is a directory (hark recomm import movielens DIR loads a MovieLens directory)", path)
 	}
 	var body io.Reader = f
+	size := info.Size()
 	if format == client.FormatCSV {
-		if body, err = rewriteHeader(f, path, renames, columns, kind); err != nil {
+		var grew int64
+		if body, grew, err = rewriteHeader(f, path, renames, columns, kind); err != nil {
 			return "", err
 		}
+		size += grew
 	} else if len(renames) > 0 {
 		return "", errors.New("--map applies to CSV files")
 	}
 	name := filepath.Base(path)
-	if err := e.upload(name, body, info.Size(), verbose); err != nil {
+	if err := e.upload(name, body, size, verbose); err != nil {
 		return "", err
 	}
 	return "storage://" + importFolder + "/" + name, nil
@@ -302,22 +305,23 @@ func bar(done, total int64) string {
 
 // rewriteHeader reads a CSV file's header (without its byte-order mark), applies the renames,
 // checks the columns against what the kind of file may carry, and returns the file with the new
-// header; the rest streams through unchanged.
-func rewriteHeader(r io.Reader, path string, renames map[string]string, columns []string, kind client.ImportKind) (io.Reader, error) {
+// header and how many bytes longer it is; the rest streams through unchanged.
+func rewriteHeader(r io.Reader, path string, renames map[string]string, columns []string, kind client.ImportKind) (io.Reader, int64, error) {
 	br := bufio.NewReaderSize(r, 64<<10)
 	line, err := br.ReadString('\n')
 	if err != nil && err != io.EOF {
-		return nil, fmt.Errorf("read %s: %w", path, err)
+		return nil, 0, fmt.Errorf("read %s: %w", path, err)
 	}
+	original := len(line)
 	line = strings.TrimPrefix(line, "\ufeff")
 	crlf := strings.HasSuffix(line, "\r\n")
 	header, err := csv.NewReader(strings.NewReader(line)).Read()
 	if err != nil {
-		return nil, fmt.Errorf("%s: the first line is not a CSV header: %v", path, err)
+		return nil, 0, fmt.Errorf("%s: the first line is not a CSV header: %v", path, err)
 	}
 	for src := range renames {
 		if !slices.Contains(header, src) {
-			return nil, fmt.Errorf("--map: %s has no column %q (its columns: %s)", path, src, strings.Join(header, ", "))
+			return nil, 0, fmt.Errorf("--map: %s has no column %q (its columns: %s)", path, src, strings.Join(header, ", "))
 		}
 	}
 	for i, h := range header {
@@ -328,7 +332,7 @@ func rewriteHeader(r io.Reader, path string, renames map[string]string, columns 
 	if columns != nil {
 		for _, h := range header {
 			if !slices.Contains(columns, h) {
-				return nil, fmt.Errorf("%s: column %q is not %s (they are: %s); rename columns with --map src=dst", path, h, columnRole(kind), strings.Join(columns, ", "))
+				return nil, 0, fmt.Errorf("%s: column %q is not %s (they are: %s); rename columns with --map src=dst", path, h, columnRole(kind), strings.Join(columns, ", "))
 			}
 		}
 	}
@@ -337,7 +341,7 @@ func rewriteHeader(r io.Reader, path string, renames map[string]string, columns 
 	w.UseCRLF = crlf
 	w.Write(header)
 	w.Flush()
-	return io.MultiReader(&b, br), nil
+	return io.MultiReader(bytes.NewReader(b.Bytes()), br), int64(b.Len() - original), nil
 }
 
 func columnRole(kind client.ImportKind) string {

@@ -137,3 +137,33 @@ func cpuTime() time.Duration {
 	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
+
+// BenchmarkRatingToRecommendations measures what a person sees after rating a film: recording the
+// rating (folded into the isvd model at once, and the model saved) and the next items-for-user
+// answer from that model, on MovieLens. A new user each time, so every answer depends on the
+// ratings just given.
+func BenchmarkRatingToRecommendations(b *testing.B) {
+	cat, tr, rec := movieLensCatalog(b)
+	cat.Recorded = rec.Learn
+	ctx := context.Background()
+	status, res, err := tr.Run(ctx, Job{WS: 1, Scope: "movies", Kind: Train, Request: []byte(`{"engine":"isvd"}`)})
+	if err != nil || status != Completed {
+		b.Fatal(status, res, err)
+	}
+	items, _ := cat.Snapshot(ctx, 1, "movies")
+	i := 0
+	for b.Loop() {
+		user := fmt.Sprintf("rater%d", i)
+		if err := cat.AddEntity(ctx, 1, catalog.Users, user, nil); err != nil {
+			b.Fatal(err)
+		}
+		if err := cat.AddRecord(ctx, 1, "movies", "rating", user, items.IDs[(i*37)%len(items.IDs)], nil, ptr(5)); err != nil {
+			b.Fatal(err)
+		}
+		out, err := rec.Recommend(ctx, 1, "movies", recommend.Query{Slot: catalog.SlotItemsToUser, SubjectID: user, Engine: "isvd", Limit: 10})
+		if err != nil || len(out) == 0 {
+			b.Fatalf("recommend %s: %v %v", user, out, err)
+		}
+		i++
+	}
+}

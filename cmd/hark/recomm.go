@@ -35,7 +35,8 @@ type recommEnv struct {
 func recommCommands() []recommCommand {
 	return []recommCommand{
 		{"tables", "[--json]", "list the tables with their engines and display attribute", cmdRecommTables},
-		{"table create", "NAME [--engines E,...] [--display ATTR] [--json]", "create a table (engines: hybrid, content_based, fm, isvd, popular; the first is the default)", cmdRecommTableCreate},
+		{"table create", "NAME [--engines E,SLOT=E,...] [--json]", "create a table (engines: hybrid, content_based, fm, isvd, popular; a bare one is the default, SLOT=E sets items-to-user, users-to-user, users-to-item or items-to-item)", cmdRecommTableCreate},
+		{"table display", "NAME ATTR [--json]", `choose the attribute that names the table's items ("" for automatic: title, name, the first string)`, cmdRecommTableDisplay},
 		{"table rm", "NAME [--json]", "delete a table with its items, interactions and models", cmdRecommTableRm},
 		{"attr add", "(--table T | --users) NAME TYPE [--indexed] [--categorical] [--values V,...] [--json]", "add an attribute to a table's items or to the users", cmdRecommAttrAdd},
 		{"interaction add", "NAME --table T --type unary|binary|categorical|continuous [--weight W] [--min M --max M] [--cumulative] [--negative] [--json]", "add an interaction type to a table", cmdRecommInteractionAdd},

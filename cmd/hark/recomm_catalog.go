@@ -37,23 +37,24 @@ func cmdRecommTables(e *recommEnv, args []string) error {
 
 func cmdRecommTableCreate(e *recommEnv, args []string) error {
 	sf := newSubFlags(e, "table create")
-	engines := sf.String("engines", client.EngineHybrid, "engines, the first the default: hybrid, content_based, fm, isvd, popular")
-	display := sf.String("display", "", "the attribute that names items (default: title, name or the first string attribute)")
+	enginesFlag := sf.String("engines", client.EngineHybrid, "the default engine and SLOT=ENGINE pairs, comma-separated")
 	pos, err := sf.parse(e, args, 1)
 	if err != nil {
 		return finish(err)
 	}
-	list := splitList(*engines)
-	if len(list) == 0 {
+	engines := client.Engines{}
+	for _, x := range splitList(*enginesFlag) {
+		slot, engine, ok := strings.Cut(x, "=")
+		if !ok {
+			slot, engine = client.SlotDefault, x
+		}
+		engines[strings.TrimSpace(slot)] = strings.TrimSpace(engine)
+	}
+	if len(engines) == 0 {
 		return sf.usageError(e, "--engines is empty")
 	}
-	if err := e.r.CreateTable(e.ctx, client.NewTable{TableID: pos[0], Engines: client.Engines{client.SlotDefault: list[0]}}); err != nil {
+	if err := e.r.CreateTable(e.ctx, client.NewTable{TableID: pos[0], Engines: engines}); err != nil {
 		return err
-	}
-	if *display != "" {
-		if err := e.r.SetDisplayAttribute(e.ctx, pos[0], *display); err != nil {
-			return err
-		}
 	}
 	t, err := e.r.Table(e.ctx, pos[0], false)
 	if err != nil {
@@ -63,6 +64,29 @@ func cmdRecommTableCreate(e *recommEnv, args []string) error {
 		return recommJSON(e.stdout, t)
 	}
 	fmt.Fprintf(e.stdout, "table %s created (engine %s)\n", t.TableID, t.Engines[client.SlotDefault])
+	return nil
+}
+
+func cmdRecommTableDisplay(e *recommEnv, args []string) error {
+	sf := newSubFlags(e, "table display")
+	pos, err := sf.parse(e, args, 2)
+	if err != nil {
+		return finish(err)
+	}
+	if _, err := e.table(pos[0]); err != nil {
+		return err
+	}
+	if err := e.r.SetDisplayAttribute(e.ctx, pos[0], pos[1]); err != nil {
+		return err
+	}
+	t, err := e.r.Table(e.ctx, pos[0], false)
+	if err != nil {
+		return err
+	}
+	if *sf.json {
+		return recommJSON(e.stdout, t)
+	}
+	fmt.Fprintf(e.stdout, "table %s names its items by %s\n", t.TableID, t.DisplayAttribute)
 	return nil
 }
 

@@ -124,8 +124,8 @@ func TestRecommCatalogCommands(t *testing.T) {
 	if !strings.Contains(errOut, `no table "shop"; there are no tables yet`) {
 		t.Errorf("attr add to a missing table: %s", errOut)
 	}
-	out, _ := run(0, "table", "create", "shop", "--engines", "hybrid", "--json")
-	if !strings.Contains(out, `"tableId": "shop"`) {
+	out, _ := run(0, "table", "create", "shop", "--engines", "hybrid,items-to-item=popular", "--json")
+	if !strings.Contains(out, `"tableId": "shop"`) || !strings.Contains(out, `"items-to-item": "popular"`) {
 		t.Errorf("table create --json: %s", out)
 	}
 	run(0, "attr", "add", "--table", "shop", "title", "string")
@@ -181,6 +181,26 @@ func TestRecommCatalogCommands(t *testing.T) {
 	out, _ = run(0, "tables", "--json")
 	if !strings.Contains(out, `"displayAttribute": "title"`) {
 		t.Errorf("tables --json: %s", out)
+	}
+	_, errOut = run(1, "table", "display", "shop", "colour")
+	if !strings.Contains(errOut, `"colour" is not an attribute of table "shop" (it has expiration, title, shop-genre)`) {
+		t.Errorf("display by an unknown attribute: %s", errOut)
+	}
+	out, _ = run(0, "table", "display", "shop", "shop-genre")
+	if out != "table shop names its items by shop-genre\n" {
+		t.Errorf("table display: %q", out)
+	}
+	os.WriteFile(filepath.Join(dir, "views.csv"), []byte("userId,itemId,timestamp,interactionName,value\n"+
+		"ann,1,1,view,\nann,2,2,view,\nann,10,3,view,\nbob,1,4,view,\nbob,2,5,view,\nbob,2,6,view,\n"), 0o644)
+	run(0, "import", "--table", "shop", "--kind", "interactions", filepath.Join(dir, "views.csv"), "--wait")
+	run(0, "train", "--table", "shop", "--engine", "popular", "--wait")
+	out, _ = run(0, "recommend", "--table", "shop", "--item", "1", "--json")
+	if !strings.Contains(out, `"title": "clothes"`) {
+		t.Errorf("more like item 1, titled by shop-genre: %s", out)
+	}
+	_, errOut = run(1, "recommend", "--table", "shop", "--user", "ann", "--filter", "colour==red", "--engine", "popular")
+	if !strings.Contains(errOut, `unknown attribute "colour" (the attributes are expiration, shop-genre, title)`) {
+		t.Errorf("a filter on an unknown attribute: %s", errOut)
 	}
 	out, _ = run(0, "attr", "add", "--help")
 	if !strings.Contains(out, "-categorical") || strings.Contains(out, "-engines") {

@@ -443,15 +443,28 @@ const (
 	maxReasons   = 3
 )
 
-// explainAll fills Because for items recommended to a user: the user's positive past items that the
-// model finds most like each result. popular has no notion of alike, so it never explains.
+// explainAll fills Because for items recommended to a user: the past items the user liked (positive
+// interactions valued at least at the user's median for their type, so a two-star rating is no
+// reason) that the model finds most like each result. popular has no notion of alike, so it never
+// explains.
 func (p *Plan) explainAll(out []Result, history []engines.Event) {
 	if !p.explain || p.kind != engines.ItemsToUser || p.model.Engine() == engines.Popular {
 		return
 	}
-	liked := map[string]bool{}
+	values := map[string][]float64{}
 	for _, e := range history {
 		if e.Positive {
+			values[e.Type] = append(values[e.Type], e.Value)
+		}
+	}
+	median := map[string]float64{}
+	for typ, v := range values {
+		slices.Sort(v)
+		median[typ] = v[(len(v)-1)/2]
+	}
+	liked := map[string]bool{}
+	for _, e := range history {
+		if e.Positive && e.Value >= median[e.Type] {
 			liked[e.ItemID] = true
 		}
 	}

@@ -249,9 +249,9 @@ func movieTable(rng *rand.Rand, movies []items.Movie, users []string, people []p
 	for u, p := range people {
 		weight := make([]float64, len(movies))
 		for i, m := range movies {
-			weight[i] = 1 + 4*float64(overlap(m.Genres, p.genres))
+			weight[i] = 0.3 + 6*float64(overlap(m.Genres, p.genres))
 		}
-		for _, i := range choose(rng, weight, 5+rng.IntN(5)) {
+		for _, i := range choose(rng, weight, 4+rng.IntN(4)) {
 			m := movies[i]
 			v := 2 + 1.2*float64(overlap(m.Genres, p.genres)) + (m.Rating-7)/1.5 + rng.NormFloat64()*0.6
 			t.Records = append(t.Records, Record{users[u], m.ID, timestamp(rng), stars(v)})

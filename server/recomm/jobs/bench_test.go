@@ -139,12 +139,13 @@ func cpuTime() time.Duration {
 }
 
 // BenchmarkRatingToRecommendations measures what a person sees after rating a film: recording the
-// rating (folded into the isvd model at once, and the model saved) and the next items-for-user
+// rating (folded into the isvd model at once; the model is saved in the background) and the next items-for-user
 // answer from that model, on MovieLens. A new user each time, so every answer depends on the
 // ratings just given.
 func BenchmarkRatingToRecommendations(b *testing.B) {
 	cat, tr, rec := movieLensCatalog(b)
 	cat.Recorded = rec.Learn
+	b.Cleanup(rec.Models.WaitSaves) // before the temporary directory goes
 	ctx := context.Background()
 	status, res, err := tr.Run(ctx, Job{WS: 1, Scope: "movies", Kind: Train, Request: []byte(`{"engine":"isvd"}`)})
 	if err != nil || status != Completed {

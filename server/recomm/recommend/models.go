@@ -19,8 +19,11 @@ import (
 type Models struct {
 	dir   string
 	write sync.Mutex // serialises saves, so that a save never undoes a newer one
-	mu    sync.Mutex
-	m     map[modelKey]*atomic.Pointer[modelBox]
+	// saving holds the models with a background save running; a flag set asks for one more.
+	saving map[modelKey]*bool
+	saves  sync.WaitGroup
+	mu     sync.Mutex
+	m      map[modelKey]*atomic.Pointer[modelBox]
 }
 
 type modelKey struct {
@@ -123,6 +126,45 @@ func (ms *Models) Put(ws int64, table, engine string, m engines.Model) error {
 	return ms.save(ws, table, engine, m)
 }
 
+// SaveSoon saves a model changed in place in the background: a request that changed it does not
+// wait for the disk, and changes that arrive while a save runs are written by one more save, so a
+// burst of changes costs two saves, not one each.
+func (ms *Models) SaveSoon(ws int64, table, engine string, m engines.Model, failed func(error)) {
+	k := modelKey{ws, table, engine}
+	ms.mu.Lock()
+	if again := ms.saving[k]; again != nil {
+		*again = true
+		ms.mu.Unlock()
+		return
+	}
+	if ms.saving == nil {
+		ms.saving = map[modelKey]*bool{}
+	}
+	again := new(bool)
+	ms.saving[k] = again
+	ms.saves.Add(1)
+	ms.mu.Unlock()
+	go func() {
+		defer ms.saves.Done()
+		for {
+			if err := ms.Resave(ws, table, engine, m); err != nil && failed != nil {
+				failed(err)
+			}
+			ms.mu.Lock()
+			if !*again {
+				delete(ms.saving, k)
+				ms.mu.Unlock()
+				return
+			}
+			*again = false
+			ms.mu.Unlock()
+		}
+	}()
+}
+
+// WaitSaves returns once the background saves have finished (at shutdown).
+func (ms *Models) WaitSaves() { ms.saves.Wait() }
+
 // Resave saves a model changed in place (an online update), unless a training replaced it meanwhile.
 func (ms *Models) Resave(ws int64, table, engine string, m engines.Model) error {
 	ms.write.Lock()
@@ -163,6 +205,8 @@ func (ms *Models) save(ws int64, table, engine string, m engines.Model) error {
 
 // DeleteTable forgets and removes the models of a deleted table.
 func (ms *Models) DeleteTable(ws int64, table string) error {
+	ms.write.Lock() // a background save of the table must not recreate what is removed
+	defer ms.write.Unlock()
 	ms.mu.Lock()
 	for k := range ms.m {
 		if k.ws == ws && k.table == table {

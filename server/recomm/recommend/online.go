@@ -11,7 +11,8 @@ import (
 
 // Online updates, engine by engine (README "Which engines learn online"):
 //   - isvd folds every interaction recorded one at a time into the model at once (Learn), for known
-//     and new users and items alike; the folded model is saved, so it survives a restart.
+//     and new users and items alike; the folded model is saved in the background (Models.SaveSoon),
+//     so it survives a restart.
 //   - content_based builds every user profile at query time from the current history: every record
 //     counts at once.
 //   - hybrid and fm fold a user or item the model does not know in from its current history at query
@@ -36,8 +37,8 @@ func (r *Recommender) Learn(ws int64, table string, e catalog.Event) {
 			slog.Warn("recomm: online update failed", "table", table, "model", name, "err", err)
 			continue
 		}
-		if err := r.Models.Resave(ws, table, name, m); err != nil {
+		r.Models.SaveSoon(ws, table, name, m, func(err error) {
 			slog.Warn("recomm: saving an updated model failed", "table", table, "model", name, "err", err)
-		}
+		})
 	}
 }

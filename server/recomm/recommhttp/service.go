@@ -97,8 +97,11 @@ func New(ctx context.Context, cfg Config) (*Service, error) {
 	return s, nil
 }
 
-// Close stops the background jobs.
-func (s *Service) Close() { s.Queue.Close() }
+// Close stops the background jobs and waits for the models being saved.
+func (s *Service) Close() {
+	s.Queue.Close()
+	s.Models.WaitSaves()
+}
 
 // Register mounts the endpoints on api, all signed (recommendation
 // requests act for the workspace).

@@ -44,6 +44,8 @@ func recommCommands() []recommCommand {
 		{"sample", "[--wait] [--json]", "load the sample catalog (sandbox films, restaurants, news, 200 users) and train it", cmdRecommSample},
 		{"import movielens", "DIR --table T [--train ENGINE] [--wait] [--json]", "load a MovieLens directory (movies.csv, ratings.csv, optional tags.csv)", cmdRecommImportMovieLens},
 		{"import", "--table T --kind items|users|interactions FILE|URL [--map SRC=DST,...] [--format csv|json] [--wait] [--json]", "import a local file (uploaded to storage) or a URL", cmdRecommImport},
+		{"items", "--table T [--search TEXT] [--filter RSQL] [--limit N] [--after ID] [--json]", "list a table's items with their titles, ids in numeric order", cmdRecommItems},
+		{"history", "--table T --user U [--limit N] [--json]", "what a user interacted with, newest first", cmdRecommHistory},
 		{"train", "--table T [--engine E] [--wait] [--json]", "train a model of a table", cmdRecommTrain},
 		{"recommend", "--table T (--user U | --item I) [--want items|users] [--engine E] [--filter RSQL] [--diversity 0..1] [--limit N] [--explain] [--json]", "recommend, with each item's title", cmdRecommRecommend},
 	}

@@ -96,6 +96,19 @@ func TestRecommImportMovieLens(t *testing.T) {
 		t.Errorf("second import: %s %s", out, errOut)
 	}
 
+	code, out, _ = hark(t, "", append(r, "recomm", "items", "--table", "films", "--search", "film 1", "--limit", "3")...)
+	if code != 0 || out != "1            Film 1, The\n10           Film 10, The\n11           Film 11, The\n" {
+		t.Errorf("items --search: %d %q", code, out)
+	}
+	code, out, _ = hark(t, "", append(r, "recomm", "history", "--table", "films", "--user", "1", "--limit", "2")...)
+	if lines := strings.Split(strings.TrimSpace(out), "\n"); code != 0 || len(lines) != 2 || !strings.Contains(lines[0], "rating") || !strings.Contains(lines[0], ", The (") {
+		t.Errorf("history: %d %q", code, out)
+	}
+	code, _, errOut = hark(t, "", append(r, "recomm", "history", "--table", "films", "--user", "nobody")...)
+	if code != 1 || !strings.Contains(errOut, `user \"nobody\" not found`) && !strings.Contains(errOut, `user "nobody" not found`) {
+		t.Errorf("history of an unknown user: %d %q", code, errOut)
+	}
+
 	os.Remove(filepath.Join(dir, "ratings.csv"))
 	code, _, errOut = hark(t, "", append(r, "recomm", "import", "movielens", dir, "--table", "films")...)
 	if code != 1 || !strings.Contains(errOut, "has no ratings.csv (it has movies.csv, tags.csv)") {

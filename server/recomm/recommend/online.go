@@ -19,10 +19,14 @@ import (
 //     time; one the model was trained on keeps its trained factors until the next training.
 //   - popular changes only with a training. Bulk imports reach every engine with a training.
 
-// Learn folds one recorded interaction into the table's models that learn online. It is wired to
-// catalog.Catalog.Recorded. A model trained on a subset of interactions (interactionsFilter) learns
+// Learn folds one recorded interaction into the table's models that learn online, as the change it
+// makes to the value training would use for the pair (see catalog.Catalog.Recorded, which it is
+// wired to): rating an item again replaces the rating, as a training would. A model trained on a subset of interactions (interactionsFilter) learns
 // only from those.
 func (r *Recommender) Learn(ws int64, table string, e catalog.Event) {
+	if e.Value == 0 {
+		return // nothing changes for training either (an older record, or the same value again)
+	}
 	ev := engines.Event{UserID: e.UserID, ItemID: e.ItemID, Value: e.Value, Weight: e.Def.Weight,
 		Positive: e.Def.Polarity != catalog.Negative, Timestamp: e.Timestamp, Type: e.Def.ID}
 	for name, m := range r.Models.Table(ws, table) {

@@ -537,6 +537,22 @@ func TestISVDLearnsOnline(t *testing.T) {
 	if n := evens(); n == 0 {
 		t.Errorf("u01 viewed 8 rock items and still gets only jazz: %v", got)
 	}
+	// liking an item and then unliking it leaves what training would: the latest value, 0
+	c.want(201, "POST", "/users", map[string]any{"userId": "x"})
+	c.want(201, "POST", "/users", map[string]any{"userId": "y"})
+	for _, u := range []string{"x", "y"} {
+		c.want(201, "POST", "/shop/interactions/view/"+u+"/0", map[string]any{"timestamp": 5})
+	}
+	c.want(201, "POST", "/shop/interactions/like/x/2", map[string]any{"timestamp": 10, "value": 1})
+	c.want(201, "POST", "/shop/interactions/like/x/2", map[string]any{"timestamp": 20, "value": 0})
+	c.want(201, "POST", "/shop/interactions/like/x/2", map[string]any{"timestamp": 15, "value": 1}) // older: no change
+	var gotX, gotY []map[string]any
+	json.Unmarshal(c.want(200, "GET", "/shop/users/x/items?engine=isvd&limit=5&filter=genre%3D%3Djazz", nil), &gotX)
+	json.Unmarshal(c.want(200, "GET", "/shop/users/y/items?engine=isvd&limit=5&filter=genre%3D%3Djazz", nil), &gotY)
+	if fmt.Sprint(gotX) != fmt.Sprint(gotY) {
+		t.Errorf("an unliked item still counts: x %v, y %v", gotX, gotY)
+	}
+
 	// the folded model is saved in the background: a service started on the same data soon knows
 	// newbie
 	deadline := time.Now().Add(10 * time.Second)

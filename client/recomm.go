@@ -79,6 +79,9 @@ type Table struct {
 	Engine      string           `json:"engine,omitempty"`
 	Ensemble    []EnsembleWeight `json:"ensemble,omitempty"`
 	TrainConfig []TrainConfig    `json:"trainConfig,omitempty"`
+	// DisplayAttribute names the items in lists: the attribute set with SetDisplayAttribute, else
+	// title, name or the first string attribute; "" when the ids are all there is (harkd's addition).
+	DisplayAttribute string `json:"displayAttribute,omitempty"`
 }
 
 // TrainConfig lists the last trainings of one interaction ("" for a
@@ -122,7 +125,8 @@ const (
 )
 
 // Interaction is an interaction definition of a table. Nil bounds take the
-// defaults of the type (and read back nil when unbounded).
+// defaults of the type; definitions read back always carry both bounds (an
+// open end of a continuous range as ±math.MaxFloat64).
 type Interaction struct {
 	InteractionID string   `json:"interactionId"`
 	Weight        float64  `json:"weight"`
@@ -148,10 +152,14 @@ type ListQuery struct {
 	Sort    string // RSQL sort, e.g. year==DESC
 	Limit   int
 	AfterID string // the last id of the current page
+	// Search keeps entities whose display attribute or id contains it, in
+	// any case (harkd's addition).
+	Search string
 }
 
 func (q ListQuery) values() url.Values {
 	v := url.Values{}
+	setNonEmpty(v, "search", q.Search)
 	setNonEmpty(v, "filter", q.Filter)
 	setNonEmpty(v, "sort", q.Sort)
 	setNonEmpty(v, "afterId", q.AfterID)

@@ -67,6 +67,10 @@ type ImportJob struct {
 	UsersNotAdded        []NotAddedEntry `json:"usersNotAdded,omitempty"`
 	InteractionsNotAdded []NotAddedEntry `json:"interactionsNotAdded,omitempty"`
 	Message              string          `json:"message,omitempty"` // why an import failed as a whole
+	// Added and NotAddedCount are the true counts of an ended import (harkd's addition); the
+	// not-added list may be capped.
+	Added         int `json:"added,omitempty"`
+	NotAddedCount int `json:"notAddedCount,omitempty"`
 }
 
 // Done tells whether the import has ended.

@@ -2,9 +2,11 @@ package client
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 	"net/url"
 	"strconv"
+	"strings"
 )
 
 // RecommendOptions are the query parameters of a recommendation; zero
@@ -22,6 +24,12 @@ type RecommendOptions struct {
 	Sort              string // RSQL sort, e.g. year==DESC
 	Diversity         float64
 	Engine            string // overrides the table's engine for this request
+	// Attributes are returned with each entry, in Recommendation.Values
+	// (harkd's addition), e.g. the table's DisplayAttribute.
+	Attributes []string
+	// Explain asks for the past items behind each item recommended to a
+	// user (Recommendation.Because), where the engine can say.
+	Explain bool
 }
 
 func (o RecommendOptions) values() url.Values {
@@ -37,6 +45,12 @@ func (o RecommendOptions) values() url.Values {
 	if o.Limit != 0 {
 		v.Set("limit", strconv.Itoa(o.Limit))
 	}
+	if len(o.Attributes) > 0 {
+		v.Set("attributes", "("+strings.Join(o.Attributes, ",")+")")
+	}
+	if o.Explain {
+		v.Set("explain", "true")
+	}
 	if o.Diversity != 0 {
 		v.Set("diversity", strconv.FormatFloat(o.Diversity, 'g', -1, 64))
 	}
@@ -49,6 +63,36 @@ type Recommendation struct {
 	ItemID string  `json:"itemId,omitempty"`
 	UserID string  `json:"userId,omitempty"`
 	Match  float64 `json:"match"`
+	// Values holds the attributes asked for with RecommendOptions.Attributes.
+	Values map[string]any `json:"-"`
+	// Because lists the subject's past items most like this one, with
+	// their items-to-item match, when RecommendOptions.Explain asked.
+	Because []Reason `json:"because,omitempty"`
+}
+
+// Reason is one past item behind a recommendation.
+type Reason struct {
+	ItemID string  `json:"itemId"`
+	Match  float64 `json:"match"`
+}
+
+// UnmarshalJSON keeps the entry's attribute values apart from its fixed fields.
+func (r *Recommendation) UnmarshalJSON(b []byte) error {
+	type plain Recommendation
+	if err := json.Unmarshal(b, (*plain)(r)); err != nil {
+		return err
+	}
+	var all map[string]any
+	if err := json.Unmarshal(b, &all); err != nil {
+		return err
+	}
+	for _, k := range []string{"itemId", "userId", "match", "because"} {
+		delete(all, k)
+	}
+	if len(all) > 0 {
+		r.Values = all
+	}
+	return nil
 }
 
 // ID is the recommended entity, item or user.

@@ -15,7 +15,7 @@ import (
 )
 
 // isolate points every XDG place and the secrets at a temporary home.
-func isolate(t *testing.T) string {
+func isolate(t testing.TB) string {
 	home := t.TempDir()
 	for _, v := range []string{"XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME"} {
 		t.Setenv(v, filepath.Join(home, strings.ToLower(v)))
@@ -28,7 +28,7 @@ func isolate(t *testing.T) string {
 	return home
 }
 
-func hark(t *testing.T, stdin string, args ...string) (code int, stdout, stderr string) {
+func hark(t testing.TB, stdin string, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
 	var out, errb bytes.Buffer
 	code = run(args, strings.NewReader(stdin), &out, &errb)

@@ -110,7 +110,9 @@ CREATE TABLE recomm_train_configs (
 	finished    INTEGER NOT NULL,
 	config      TEXT NOT NULL,
 	PRIMARY KEY (ws, tbl, interaction, engine)
-);`}
+);`, `
+ALTER TABLE recomm_tables ADD COLUMN display TEXT;
+CREATE INDEX recomm_entities_order ON recomm_entities (ws, scope, length(id), id);`}
 
 // Catalog is the recommendation data of every workspace.
 type Catalog struct {
@@ -120,6 +122,12 @@ type Catalog struct {
 	// is processing; schema changes then answer 423 Locked. The jobs
 	// package sets it.
 	Busy func(ws int64, scope string) bool
+	// Recorded, when set, is told of every interaction recorded one at a time (AddRecord), after it
+	// is stored, so that models which learn online fold it in. The event's Value is the change of
+	// the value training uses for the pair: the recorded value for a cumulative type (training adds
+	// them up); for another type (training keeps the latest) the difference from the latest earlier
+	// record, or 0 when the new record is older than it.
+	Recorded func(ws int64, table string, e Event)
 
 	mu        sync.Mutex
 	gens      map[scopeKey]uint64

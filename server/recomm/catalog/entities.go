@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/harkhq/hark/server/apierr"
 	"github.com/harkhq/hark/server/recomm/rsql"
@@ -382,6 +383,9 @@ type ListQuery struct {
 	Sort    string
 	Limit   int
 	AfterID string
+	// Search keeps the entities whose display attribute (DisplayAttribute) or id contains it, in any
+	// case.
+	Search string
 }
 
 // CheckLimit applies the default and the bounds of a limit.
@@ -414,7 +418,14 @@ func (c *Catalog) List(ctx context.Context, ws int64, scope string, q ListQuery)
 			return nil, apierr.InvalidArgumentf("sort: %v", err)
 		}
 	}
-	query, args, err := c.listSQL(s, ws, q.Filter, q.AfterID, keys == nil, limit)
+	search := strings.ToLower(strings.TrimSpace(q.Search))
+	display := ""
+	if search != "" {
+		if display, err = c.DisplayAttribute(ctx, ws, scope); err != nil {
+			return nil, err
+		}
+	}
+	query, args, err := c.listSQL(s, ws, q.Filter, q.AfterID, keys == nil && search == "", limit)
 	if err != nil {
 		return nil, err
 	}
@@ -433,21 +444,38 @@ func (c *Catalog) List(ctx context.Context, ws int64, scope string, q ListQuery)
 		if err != nil {
 			return nil, err
 		}
+		if search != "" && !matches(search, id, values[display]) {
+			continue
+		}
 		out = append(out, Entity{ID: id, Values: values})
 	}
 	if err := rows.Err(); err != nil {
 		return nil, err
 	}
-	if keys == nil {
+	if keys == nil && search == "" {
 		return out, nil
 	}
 	slices.SortStableFunc(out, func(a, b Entity) int {
 		if r := rsql.Compare(keys, a, b); r != 0 {
 			return r
 		}
-		return strings.Compare(a.ID, b.ID)
+		return CompareIDs(a.ID, b.ID)
 	})
 	return page(out, q.AfterID, limit, func(e Entity) string { return e.ID })
+}
+
+// matches reports whether a lowercased search text is in an id or a display value.
+func matches(search, id string, display any) bool {
+	if strings.Contains(strings.ToLower(id), search) {
+		return true
+	}
+	switch v := display.(type) {
+	case string:
+		return strings.Contains(strings.ToLower(v), search)
+	case []string:
+		return slices.ContainsFunc(v, func(x string) bool { return strings.Contains(strings.ToLower(x), search) })
+	}
+	return false
 }
 
 // page cuts the page after afterID; an afterID not in the list is a 400.
@@ -493,10 +521,11 @@ func (c *Catalog) listSQL(s *schema, ws int64, filter, afterID string, paged boo
 	}
 	if paged {
 		if afterID != "" {
-			b.WriteString(" AND e.id > ?")
-			args = append(args, afterID)
+			b.WriteString(" AND (length(e.id) > ? OR (length(e.id) = ? AND e.id > ?))")
+			n := utf8.RuneCountInString(afterID)
+			args = append(args, n, n, afterID)
 		}
-		b.WriteString(" ORDER BY e.id LIMIT ?")
+		b.WriteString(" ORDER BY length(e.id), e.id LIMIT ?")
 		args = append(args, limit)
 	}
 	return b.String(), args, nil

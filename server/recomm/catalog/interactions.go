@@ -337,12 +337,33 @@ func (c *Catalog) AddRecord(ctx context.Context, ws int64, table, interactionID,
 	if err != nil {
 		return err
 	}
+	// the pair's latest value so far, which training uses for a type that is not cumulative
+	var latestTS sql.NullInt64
+	var latest float64
+	if c.Recorded != nil && !d.Cumulative {
+		err := c.db.QueryRowContext(ctx, `SELECT ts, value FROM recomm_interactions WHERE def = ? AND user = ? AND item = ?
+			ORDER BY ts DESC LIMIT 1`, d.key, user, item).Scan(&latestTS, &latest)
+		if err != nil && err != sql.ErrNoRows {
+			return err
+		}
+	}
 	q := upsertReplace
 	if d.Cumulative {
 		q = upsertAdd
 	}
 	if _, err := c.db.ExecContext(ctx, q, d.key, user, item, ts, v); err != nil {
 		return fmt.Errorf("record interaction: %w", err)
+	}
+	if c.Recorded != nil {
+		change := v
+		switch {
+		case !latestTS.Valid || d.Cumulative:
+		case ts < latestTS.Int64:
+			change = 0 // an older record: the latest value stays
+		default:
+			change = v - latest
+		}
+		c.Recorded(ws, table, Event{Def: d.InteractionDef, UserID: userID, ItemID: itemID, Timestamp: ts, Value: change})
 	}
 	return nil
 }

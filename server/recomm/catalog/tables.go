@@ -71,8 +71,11 @@ func (e Engines) validate(ensembleReady bool) error {
 
 // Table is a table's description.
 type Table struct {
-	ID          string
-	Engines     Engines
+	ID      string
+	Engines Engines
+	// Display is the attribute chosen to name the table's items ("" = chosen automatically, see
+	// DisplayAttribute).
+	Display     string
 	Ensemble    []EnsembleWeight
 	TrainConfig []TrainConfig
 }
@@ -191,15 +194,15 @@ func (c *Catalog) Table(ctx context.Context, ws int64, id string) (Table, error)
 		return Table{}, err
 	}
 	var engines string
-	var ensemble sql.NullString
-	err := c.db.QueryRowContext(ctx, `SELECT engines, ensemble FROM recomm_tables WHERE ws = ? AND id = ?`, ws, id).Scan(&engines, &ensemble)
+	var ensemble, display sql.NullString
+	err := c.db.QueryRowContext(ctx, `SELECT engines, ensemble, display FROM recomm_tables WHERE ws = ? AND id = ?`, ws, id).Scan(&engines, &ensemble, &display)
 	if err == sql.ErrNoRows {
 		return Table{}, apierr.NotFoundf("table %q not found", id)
 	}
 	if err != nil {
 		return Table{}, err
 	}
-	t := Table{ID: id}
+	t := Table{ID: id, Display: display.String}
 	if err := json.Unmarshal([]byte(engines), &t.Engines); err != nil {
 		return Table{}, fmt.Errorf("table %s engines: %w", id, err)
 	}

@@ -244,6 +244,10 @@ func (m *contentModel) profile(u int32, sub Subject) termVector {
 
 func (m *contentModel) Engine() string { return ContentBased }
 
+func (m *contentModel) Recommend(kind Kind, sub Subject, q Query) ([]Scored, error) {
+	return recommend(m, kind, sub, q)
+}
+
 // userVector returns the profile of a known or cold user.
 func (m *contentModel) userVector(sub Subject) (termVector, int32, error) {
 	u, ok := m.userIdx[sub.ID]
@@ -307,13 +311,13 @@ func sparseDot(a, b termVector) float64 {
 	return s
 }
 
-func (m *contentModel) score(kind queryKind, sub Subject) (scoring, error) {
+func (m *contentModel) score(kind Kind, sub Subject) (scoring, error) {
 	var (
 		v    termVector
 		self int32
 		err  error
 	)
-	if kind == itemsForUser || kind == similarUsers {
+	if kind == ItemsToUser || kind == UsersToUser {
 		v, self, err = m.userVector(sub)
 	} else {
 		v, self, err = m.itemVector(sub)
@@ -322,31 +326,15 @@ func (m *contentModel) score(kind queryKind, sub Subject) (scoring, error) {
 		return scoring{}, err
 	}
 	switch kind {
-	case itemsForUser:
+	case ItemsToUser:
 		return m.scoreItems(v, -1), nil
-	case usersForItem:
+	case UsersToItem:
 		return m.scoreUsers(v, -1), nil
-	case similarItems:
+	case ItemsToItem:
 		return m.scoreItems(v, self), nil
 	default:
 		return m.scoreUsers(v, self), nil
 	}
-}
-
-func (m *contentModel) ItemsForUser(user Subject, q Query) ([]Scored, error) {
-	return recommend(m, itemsForUser, user, q)
-}
-
-func (m *contentModel) UsersForItem(item Subject, q Query) ([]Scored, error) {
-	return recommend(m, usersForItem, item, q)
-}
-
-func (m *contentModel) SimilarItems(item Subject, q Query) ([]Scored, error) {
-	return recommend(m, similarItems, item, q)
-}
-
-func (m *contentModel) SimilarUsers(user Subject, q Query) ([]Scored, error) {
-	return recommend(m, similarUsers, user, q)
 }
 
 func (m *contentModel) Save(w io.Writer) error { return writeModel(w, ContentBased, &m.S) }

@@ -90,7 +90,7 @@ func TestTwoTastesSeparate(t *testing.T) {
 		t.Run(engine, func(t *testing.T) {
 			m := train(t, engine, ds)
 			for _, u := range []int32{0, 5, 25, 39} {
-				recs, err := m.ItemsForUser(Subject{ID: ds.UserIDs[u]}, Query{Limit: 5, Accept: seenBy(ds, u)})
+				recs, err := m.Recommend(ItemsToUser, Subject{ID: ds.UserIDs[u]}, Query{Limit: 5, Accept: seenBy(ds, u)})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -111,7 +111,7 @@ func TestTwoTastesSeparate(t *testing.T) {
 					}
 				}
 			}
-			sim, err := m.SimilarItems(Subject{ID: "i3"}, Query{Limit: 5})
+			sim, err := m.Recommend(ItemsToItem, Subject{ID: "i3"}, Query{Limit: 5})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -120,7 +120,7 @@ func TestTwoTastesSeparate(t *testing.T) {
 					t.Errorf("similar to i3: %v", sim)
 				}
 			}
-			users, err := m.UsersForItem(Subject{ID: "i20"}, Query{Limit: 10})
+			users, err := m.Recommend(UsersToItem, Subject{ID: "i20"}, Query{Limit: 10})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -131,7 +131,7 @@ func TestTwoTastesSeparate(t *testing.T) {
 					t.Errorf("users for romance item: %v", users)
 				}
 			}
-			su, err := m.SimilarUsers(Subject{ID: "u1"}, Query{Limit: 5})
+			su, err := m.Recommend(UsersToUser, Subject{ID: "u1"}, Query{Limit: 5})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -153,7 +153,7 @@ func TestColdItemFromAttributes(t *testing.T) {
 	for _, engine := range attributeEngines {
 		t.Run(engine, func(t *testing.T) {
 			m := train(t, engine, ds)
-			sim, err := m.SimilarItems(cold, Query{Limit: 5})
+			sim, err := m.Recommend(ItemsToItem, cold, Query{Limit: 5})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -165,7 +165,7 @@ func TestColdItemFromAttributes(t *testing.T) {
 					t.Errorf("cold romance item similar to action: %v", sim)
 				}
 			}
-			users, err := m.UsersForItem(cold, Query{Limit: 5})
+			users, err := m.Recommend(UsersToItem, cold, Query{Limit: 5})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -189,7 +189,7 @@ func TestColdUserFromHistory(t *testing.T) {
 	for _, engine := range learnedEngines {
 		t.Run(engine, func(t *testing.T) {
 			m := train(t, engine, ds)
-			recs, err := m.ItemsForUser(cold, Query{Limit: 5, Accept: func(id string) bool { return id != "i16" && id != "i17" }})
+			recs, err := m.Recommend(ItemsToUser, cold, Query{Limit: 5, Accept: func(id string) bool { return id != "i16" && id != "i17" }})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -214,7 +214,7 @@ func TestNegativePolarity(t *testing.T) {
 	for _, engine := range attributeEngines {
 		t.Run(engine, func(t *testing.T) {
 			m := train(t, engine, ds)
-			recs, err := m.ItemsForUser(Subject{ID: "u40"}, Query{Limit: 30, Accept: seenBy(ds, 40)})
+			recs, err := m.Recommend(ItemsToUser, Subject{ID: "u40"}, Query{Limit: 30, Accept: seenBy(ds, 40)})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -233,7 +233,7 @@ func TestContentKeywordsWarmUp(t *testing.T) {
 	ds.SetKeywords(40, []string{"Weddings", "románce"})
 	m := train(t, ContentBased, ds)
 	check := func(sub Subject) {
-		recs, err := m.ItemsForUser(sub, Query{Limit: 10})
+		recs, err := m.Recommend(ItemsToUser, sub, Query{Limit: 10})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -248,7 +248,7 @@ func TestContentKeywordsWarmUp(t *testing.T) {
 	}
 	check(Subject{ID: "fresh"})                                        // stored keywords, stemmed and accent-folded
 	check(Subject{ID: "stranger", Keywords: []string{"love stories"}}) // keywords given with the query
-	if _, err := m.ItemsForUser(Subject{ID: "nobody"}, Query{}); !errors.Is(err, ErrNoSignal) {
+	if _, err := m.Recommend(ItemsToUser, Subject{ID: "nobody"}, Query{}); !errors.Is(err, ErrNoSignal) {
 		t.Errorf("unknown user with nothing known: %v, want ErrNoSignal", err)
 	}
 }
@@ -265,7 +265,7 @@ func TestPopularCountsDistinctUsers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	recs, _ := m.ItemsForUser(Subject{ID: "a"}, Query{})
+	recs, _ := m.Recommend(ItemsToUser, Subject{ID: "a"}, Query{})
 	want := []Scored{{ID: "y", Score: 2, Match: 100}, {ID: "x", Score: 1, Match: 50}, {ID: "z", Score: 0, Match: 0}}
 	if !reflect.DeepEqual(recs, want) {
 		t.Errorf("got %v, want %v", recs, want)
@@ -278,7 +278,7 @@ func TestPopularCountsDistinctUsers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	recs, _ = m.ItemsForUser(Subject{}, Query{})
+	recs, _ = m.Recommend(ItemsToUser, Subject{}, Query{})
 	if recs[0].ID != "new" || recs[1].Score != 0.5 {
 		t.Errorf("decayed popularity: %v", recs)
 	}
@@ -288,24 +288,24 @@ func TestQueryPaging(t *testing.T) {
 	ds := twoTastes()
 	for _, engine := range append([]string{Popular}, learnedEngines...) {
 		m := train(t, engine, ds)
-		all, err := m.ItemsForUser(Subject{ID: "u0"}, Query{Limit: 30})
+		all, err := m.Recommend(ItemsToUser, Subject{ID: "u0"}, Query{Limit: 30})
 		if err != nil {
 			t.Fatal(err)
 		}
 		if len(all) != 30 {
 			t.Fatalf("%s: %d results", engine, len(all))
 		}
-		page, _ := m.ItemsForUser(Subject{ID: "u0"}, Query{Limit: 5, After: all[9].ID})
+		page, _ := m.Recommend(ItemsToUser, Subject{ID: "u0"}, Query{Limit: 5, After: all[9].ID})
 		if !reflect.DeepEqual(page, all[10:15]) {
 			t.Errorf("%s: page after %s = %v, want %v", engine, all[9].ID, page, all[10:15])
 		}
-		none, _ := m.ItemsForUser(Subject{ID: "u0"}, Query{After: "missing"})
+		none, _ := m.Recommend(ItemsToUser, Subject{ID: "u0"}, Query{After: "missing"})
 		if len(none) != 0 {
 			t.Errorf("%s: after unknown id: %v", engine, none)
 		}
 		// the multiplier reorders: boost the last item enough to come first
 		last := all[29].ID
-		boosted, _ := m.ItemsForUser(Subject{ID: "u0"}, Query{Limit: 3, Multiplier: func(id string) float64 {
+		boosted, _ := m.Recommend(ItemsToUser, Subject{ID: "u0"}, Query{Limit: 3, Multiplier: func(id string) float64 {
 			if id == last {
 				return 1e9
 			}
@@ -327,8 +327,8 @@ func TestDiversityReranks(t *testing.T) {
 		ds.Add(40, i, 1, 1, true, 5, "view")
 	}
 	m := train(t, Hybrid, ds)
-	plain, _ := m.ItemsForUser(Subject{ID: "both"}, Query{Limit: 6, Accept: seenBy(ds, 40)})
-	diverse, _ := m.ItemsForUser(Subject{ID: "both"}, Query{Limit: 6, Accept: seenBy(ds, 40), Diversity: 0.9})
+	plain, _ := m.Recommend(ItemsToUser, Subject{ID: "both"}, Query{Limit: 6, Accept: seenBy(ds, 40)})
+	diverse, _ := m.Recommend(ItemsToUser, Subject{ID: "both"}, Query{Limit: 6, Accept: seenBy(ds, 40), Diversity: 0.9})
 	count := func(rs []Scored) (n int) {
 		for _, r := range rs {
 			if !isAction(r.ID) {
@@ -360,14 +360,14 @@ func TestSaveLoadRoundTrip(t *testing.T) {
 		}
 		cold := Subject{ID: "x", Attrs: EntityAttrs{Tokens: map[string][]string{"genre": {"action"}}}}
 		for _, sub := range []Subject{{ID: "u3"}, {ID: "u30"}} {
-			a, _ := m.ItemsForUser(sub, Query{Limit: 10})
-			b, _ := back.ItemsForUser(sub, Query{Limit: 10})
+			a, _ := m.Recommend(ItemsToUser, sub, Query{Limit: 10})
+			b, _ := back.Recommend(ItemsToUser, sub, Query{Limit: 10})
 			if !reflect.DeepEqual(a, b) {
 				t.Errorf("%s: after load %v, before %v", engine, b, a)
 			}
 		}
-		a, errA := m.SimilarItems(cold, Query{Limit: 10})
-		b, errB := back.SimilarItems(cold, Query{Limit: 10})
+		a, errA := m.Recommend(ItemsToItem, cold, Query{Limit: 10})
+		b, errB := back.Recommend(ItemsToItem, cold, Query{Limit: 10})
 		if !reflect.DeepEqual(a, b) || (errA == nil) != (errB == nil) {
 			t.Errorf("%s: cold similar items differ after load", engine)
 		}
@@ -425,7 +425,7 @@ func TestISVDUpdateFoldsIn(t *testing.T) {
 	if !ok {
 		t.Fatal("isvd model is not Updatable")
 	}
-	if _, err := m.ItemsForUser(Subject{ID: "late"}, Query{}); !errors.Is(err, ErrNoSignal) {
+	if _, err := m.Recommend(ItemsToUser, Subject{ID: "late"}, Query{}); !errors.Is(err, ErrNoSignal) {
 		t.Fatalf("unknown user before update: %v", err)
 	}
 	var events []Event
@@ -439,7 +439,7 @@ func TestISVDUpdateFoldsIn(t *testing.T) {
 	if err := up.Update(events); err != nil {
 		t.Fatal(err)
 	}
-	recs, err := m.ItemsForUser(Subject{ID: "late"}, Query{Limit: 5, Accept: func(id string) bool {
+	recs, err := m.Recommend(ItemsToUser, Subject{ID: "late"}, Query{Limit: 5, Accept: func(id string) bool {
 		return id != "i15" && id != "i16" && id != "i17" && id != "i18" && id != "fresh"
 	}})
 	if err != nil {
@@ -450,7 +450,7 @@ func TestISVDUpdateFoldsIn(t *testing.T) {
 			t.Errorf("folded-in romance user got action: %v", recs)
 		}
 	}
-	sim, err := m.SimilarItems(Subject{ID: "fresh"}, Query{Limit: 5})
+	sim, err := m.Recommend(ItemsToItem, Subject{ID: "fresh"}, Query{Limit: 5})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -468,7 +468,7 @@ func TestISVDUpdateFoldsIn(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	again, _ := back.SimilarItems(Subject{ID: "fresh"}, Query{Limit: 5})
+	again, _ := back.Recommend(ItemsToItem, Subject{ID: "fresh"}, Query{Limit: 5})
 	if !reflect.DeepEqual(again, sim) {
 		t.Errorf("after load %v, before %v", again, sim)
 	}
@@ -498,21 +498,21 @@ func TestEnsembleMixes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, _ := only.ItemsForUser(Subject{ID: "u2"}, Query{Limit: 10, Accept: seenBy(ds, 2)})
-	b, _ := hyb.ItemsForUser(Subject{ID: "u2"}, Query{Limit: 10, Accept: seenBy(ds, 2)})
+	a, _ := only.Recommend(ItemsToUser, Subject{ID: "u2"}, Query{Limit: 10, Accept: seenBy(ds, 2)})
+	b, _ := hyb.Recommend(ItemsToUser, Subject{ID: "u2"}, Query{Limit: 10, Accept: seenBy(ds, 2)})
 	for k := range a {
 		if a[k].ID != b[k].ID {
 			t.Fatalf("single-engine ensemble order %v differs from %v", a, b)
 		}
 	}
-	if all, _ := only.ItemsForUser(Subject{ID: "u2"}, Query{Limit: 1}); all[0].Match != 100 {
+	if all, _ := only.Recommend(ItemsToUser, Subject{ID: "u2"}, Query{Limit: 1}); all[0].Match != 100 {
 		t.Errorf("best of a min-max normalised engine has match %v", all[0].Match)
 	}
 	mixed, err := NewEnsemble([]EnsemblePart{{Model: hyb, Weight: 1}, {Model: cb, Weight: 1}, {Model: pop, Weight: 0.5}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	recs, err := mixed.ItemsForUser(Subject{ID: "u25"}, Query{Limit: 5, Accept: seenBy(ds, 25)})
+	recs, err := mixed.Recommend(ItemsToUser, Subject{ID: "u25"}, Query{Limit: 5, Accept: seenBy(ds, 25)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -522,7 +522,7 @@ func TestEnsembleMixes(t *testing.T) {
 		}
 	}
 	// a cold subject only content_based understands (keywords) still gets an answer
-	kw, err := mixed.ItemsForUser(Subject{ID: "new", Keywords: []string{"explosive chases"}}, Query{Limit: 3})
+	kw, err := mixed.Recommend(ItemsToUser, Subject{ID: "new", Keywords: []string{"explosive chases"}}, Query{Limit: 3})
 	if err != nil || len(kw) != 3 {
 		t.Fatalf("ensemble keywords: %v %v", kw, err)
 	}
@@ -534,11 +534,11 @@ func TestEnsembleMixes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	again, _ := back.ItemsForUser(Subject{ID: "u25"}, Query{Limit: 5, Accept: seenBy(ds, 25)})
+	again, _ := back.Recommend(ItemsToUser, Subject{ID: "u25"}, Query{Limit: 5, Accept: seenBy(ds, 25)})
 	if !reflect.DeepEqual(again, recs) {
 		t.Errorf("ensemble after load %v, before %v", again, recs)
 	}
-	sim, _ := mixed.SimilarItems(Subject{ID: "i4"}, Query{Limit: 30})
+	sim, _ := mixed.Recommend(ItemsToItem, Subject{ID: "i4"}, Query{Limit: 30})
 	for _, r := range sim {
 		if r.ID == "i4" {
 			t.Error("similar items include the item itself")
@@ -572,10 +572,10 @@ func FuzzLoad(f *testing.F) {
 			return
 		}
 		for _, sub := range []Subject{{ID: "u1"}, {ID: "i1"}, {ID: "zz", Keywords: []string{"love"}}} {
-			m.ItemsForUser(sub, Query{Limit: 3, Diversity: 0.5})
-			m.UsersForItem(sub, Query{Limit: 3})
-			m.SimilarItems(sub, Query{Limit: 3})
-			m.SimilarUsers(sub, Query{Limit: 3})
+			m.Recommend(ItemsToUser, sub, Query{Limit: 3, Diversity: 0.5})
+			m.Recommend(UsersToItem, sub, Query{Limit: 3})
+			m.Recommend(ItemsToItem, sub, Query{Limit: 3})
+			m.Recommend(UsersToUser, sub, Query{Limit: 3})
 		}
 	})
 }
@@ -627,9 +627,9 @@ func TestConcurrentQueries(t *testing.T) {
 				defer wg.Done()
 				for n := range 6 {
 					sub := Subject{ID: fmt.Sprintf("cold%d", w), History: []Event{{ItemID: fmt.Sprintf("i%d", n%30), UserID: "x", Value: 1, Weight: 1, Positive: true}}}
-					m.ItemsForUser(sub, Query{Limit: 5, Diversity: 0.3})
-					m.SimilarUsers(Subject{ID: "u1"}, Query{Limit: 5})
-					m.UsersForItem(Subject{ID: "i2", History: sub.History}, Query{Limit: 5})
+					m.Recommend(ItemsToUser, sub, Query{Limit: 5, Diversity: 0.3})
+					m.Recommend(UsersToUser, Subject{ID: "u1"}, Query{Limit: 5})
+					m.Recommend(UsersToItem, Subject{ID: "i2", History: sub.History}, Query{Limit: 5})
 				}
 			}()
 		}
@@ -651,8 +651,8 @@ func TestTrainingIsDeterministic(t *testing.T) {
 	for _, engine := range append([]string{Popular}, learnedEngines...) {
 		a, b := train(t, engine, ds), train(t, engine, ds)
 		for _, u := range []string{"u0", "u7", "u33"} {
-			ra, _ := a.ItemsForUser(Subject{ID: u}, Query{Limit: 10})
-			rb, _ := b.ItemsForUser(Subject{ID: u}, Query{Limit: 10})
+			ra, _ := a.Recommend(ItemsToUser, Subject{ID: u}, Query{Limit: 10})
+			rb, _ := b.Recommend(ItemsToUser, Subject{ID: u}, Query{Limit: 10})
 			if !reflect.DeepEqual(ra, rb) {
 				t.Errorf("%s: two trainings with the same seed differ for %s:\n%v\n%v", engine, u, ra, rb)
 			}
@@ -667,11 +667,11 @@ func TestAttributeRestriction(t *testing.T) {
 		t.Fatal(err)
 	}
 	titleOnly := Subject{ID: "new", Attrs: EntityAttrs{Text: map[string]string{"title": "love story"}}}
-	if _, err := m.SimilarItems(titleOnly, Query{}); !errors.Is(err, ErrNoSignal) {
+	if _, err := m.Recommend(ItemsToItem, titleOnly, Query{}); !errors.Is(err, ErrNoSignal) {
 		t.Errorf("title used although only genre was allowed: %v", err)
 	}
 	genre := Subject{ID: "new", Attrs: EntityAttrs{Tokens: map[string][]string{"genre": {"action"}}}}
-	recs, err := m.SimilarItems(genre, Query{Limit: 3})
+	recs, err := m.Recommend(ItemsToItem, genre, Query{Limit: 3})
 	if err != nil || len(recs) != 3 || !isAction(recs[0].ID) {
 		t.Errorf("genre-only model: %v %v", recs, err)
 	}
@@ -694,14 +694,14 @@ func TestContentHistoryReplacesTraining(t *testing.T) {
 				Weight: in.Weight, Positive: in.Positive, Timestamp: in.Timestamp, Type: in.Type})
 		}
 	}
-	plain, _ := m.ItemsForUser(Subject{ID: "u3"}, Query{Limit: 30})
-	withHistory, _ := m.ItemsForUser(Subject{ID: "u3", History: history}, Query{Limit: 30})
+	plain, _ := m.Recommend(ItemsToUser, Subject{ID: "u3"}, Query{Limit: 30})
+	withHistory, _ := m.Recommend(ItemsToUser, Subject{ID: "u3", History: history}, Query{Limit: 30})
 	if !reflect.DeepEqual(plain, withHistory) {
 		t.Errorf("the same history changed the ranking:\n%v\n%v", plain, withHistory)
 	}
 	// a history that moved to the other taste moves the recommendations
 	moved := []Event{{UserID: "u3", ItemID: "i20", Value: 1, Weight: 1, Positive: true}}
-	recs, _ := m.ItemsForUser(Subject{ID: "u3", History: moved}, Query{Limit: 3, Accept: func(id string) bool { return id != "i20" }})
+	recs, _ := m.Recommend(ItemsToUser, Subject{ID: "u3", History: moved}, Query{Limit: 3, Accept: func(id string) bool { return id != "i20" }})
 	for _, r := range recs {
 		if isAction(r.ID) {
 			t.Errorf("new romance history still gives action: %v", recs)
@@ -714,7 +714,7 @@ func TestFactorKeywordsWarmUp(t *testing.T) {
 	for _, engine := range []string{Hybrid, FM} {
 		m := train(t, engine, ds)
 		for _, kw := range [][]string{{"Romance"}, {"romances"}} {
-			recs, err := m.ItemsForUser(Subject{ID: "newcomer", Keywords: kw}, Query{Limit: 8})
+			recs, err := m.Recommend(ItemsToUser, Subject{ID: "newcomer", Keywords: kw}, Query{Limit: 8})
 			if err != nil {
 				t.Fatalf("%s: %v", engine, err)
 			}
@@ -726,7 +726,7 @@ func TestFactorKeywordsWarmUp(t *testing.T) {
 		}
 	}
 	// with hybrid, keywords matching nothing leave the cold user at the attribute prior (no error)
-	if _, err := train(t, Hybrid, ds).ItemsForUser(Subject{ID: "newcomer", Keywords: []string{"zzz"}}, Query{Limit: 3}); err != nil {
+	if _, err := train(t, Hybrid, ds).Recommend(ItemsToUser, Subject{ID: "newcomer", Keywords: []string{"zzz"}}, Query{Limit: 3}); err != nil {
 		t.Error(err)
 	}
 }

@@ -89,7 +89,13 @@ func (m *ensembleModel) afterLoad() error {
 	return nil
 }
 
-func (m *ensembleModel) score(kind queryKind, sub Subject) (scoring, error) {
+// readLocker is implemented by parts that change after training (isvd folds interactions in): the
+// ensemble holds their read lock while it reads their scores.
+type readLocker interface {
+	readLock() (unlock func())
+}
+
+func (m *ensembleModel) score(kind Kind, sub Subject) (scoring, error) {
 	var (
 		ids   []string
 		index = map[string]int32{}
@@ -100,6 +106,10 @@ func (m *ensembleModel) score(kind queryKind, sub Subject) (scoring, error) {
 		w := m.S.Weights[k]
 		if w == 0 {
 			continue
+		}
+		if l, ok := part.(readLocker); ok {
+			unlock := l.readLock()
+			defer unlock()
 		}
 		sc, err := part.score(kind, sub)
 		if errors.Is(err, ErrNoSignal) {
@@ -139,7 +149,7 @@ func (m *ensembleModel) score(kind queryKind, sub Subject) (scoring, error) {
 		return scoring{}, ErrNoSignal
 	}
 	self := int32(-1)
-	if kind == similarItems || kind == similarUsers {
+	if kind == ItemsToItem || kind == UsersToUser {
 		if u, ok := index[sub.ID]; ok {
 			self = u
 		}
@@ -148,21 +158,9 @@ func (m *ensembleModel) score(kind queryKind, sub Subject) (scoring, error) {
 		raw: func(i int32) float64 { return mix[i] }}, nil
 }
 
-func (m *ensembleModel) ItemsForUser(user Subject, q Query) ([]Scored, error) {
-	return recommend(m, itemsForUser, user, q)
-}
+func (m *ensembleModel) Engine() string { return Ensemble }
 
-func (m *ensembleModel) UsersForItem(item Subject, q Query) ([]Scored, error) {
-	return recommend(m, usersForItem, item, q)
+func (m *ensembleModel) Recommend(kind Kind, sub Subject, q Query) ([]Scored, error) {
+	return recommend(m, kind, sub, q)
 }
-
-func (m *ensembleModel) SimilarItems(item Subject, q Query) ([]Scored, error) {
-	return recommend(m, similarItems, item, q)
-}
-
-func (m *ensembleModel) SimilarUsers(user Subject, q Query) ([]Scored, error) {
-	return recommend(m, similarUsers, user, q)
-}
-
-func (m *ensembleModel) Engine() string         { return Ensemble }
 func (m *ensembleModel) Save(w io.Writer) error { return writeModel(w, Ensemble, &m.S) }

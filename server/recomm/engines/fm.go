@@ -312,10 +312,10 @@ func (m *fmModel) vector(sub Subject, isUser bool) ([]float64, float64, int32, e
 	return v, b, -1, nil
 }
 
-func (m *fmModel) score(kind queryKind, sub Subject) (scoring, error) {
+func (m *fmModel) score(kind Kind, sub Subject) (scoring, error) {
 	s := &m.S
 	k := s.K
-	v, _, self, err := m.vector(sub, kind == itemsForUser || kind == similarUsers)
+	v, _, self, err := m.vector(sub, kind == ItemsToUser || kind == UsersToUser)
 	if err != nil {
 		return scoring{}, err
 	}
@@ -330,36 +330,24 @@ func (m *fmModel) score(kind queryKind, sub Subject) (scoring, error) {
 			}}
 	}
 	switch kind {
-	case itemsForUser:
+	case ItemsToUser:
 		v32 := to32(v)
 		return scoring{ids: s.ItemIDs, self: -1, unit: logisticUnit,
 			raw: func(i int32) float64 { return float64(dotF32(s.Q[int(i)*k:int(i+1)*k], v32) + s.B[i]) }}, nil
-	case usersForItem:
+	case UsersToItem:
 		_, b, _, _ := m.vector(sub, false)
 		return scoring{ids: s.UserIDs, self: -1, unit: logisticUnit,
 			raw: func(u int32) float64 { return dot32(s.P[int(u)*k:int(u+1)*k], v) + b }}, nil
-	case similarItems:
+	case ItemsToItem:
 		return cos(s.ItemIDs, s.Q, m.qNorm, self), nil
 	default:
 		return cos(s.UserIDs, s.P, m.pNorm, self), nil
 	}
 }
 
-func (m *fmModel) ItemsForUser(user Subject, q Query) ([]Scored, error) {
-	return recommend(m, itemsForUser, user, q)
-}
+func (m *fmModel) Engine() string { return FM }
 
-func (m *fmModel) UsersForItem(item Subject, q Query) ([]Scored, error) {
-	return recommend(m, usersForItem, item, q)
+func (m *fmModel) Recommend(kind Kind, sub Subject, q Query) ([]Scored, error) {
+	return recommend(m, kind, sub, q)
 }
-
-func (m *fmModel) SimilarItems(item Subject, q Query) ([]Scored, error) {
-	return recommend(m, similarItems, item, q)
-}
-
-func (m *fmModel) SimilarUsers(user Subject, q Query) ([]Scored, error) {
-	return recommend(m, similarUsers, user, q)
-}
-
-func (m *fmModel) Engine() string         { return FM }
 func (m *fmModel) Save(w io.Writer) error { return writeModel(w, FM, &m.S) }

@@ -307,6 +307,10 @@ func (m *hybridModel) grams() {
 
 func (m *hybridModel) Engine() string { return Hybrid }
 
+func (m *hybridModel) Recommend(kind Kind, sub Subject, q Query) ([]Scored, error) {
+	return recommend(m, kind, sub, q)
+}
+
 // vector returns the factor vector of a subject on one side: trained, folded in from history, or
 // mapped from attributes.
 func (m *hybridModel) vector(sub Subject, isUser bool) ([]float64, int32, error) {
@@ -456,38 +460,22 @@ func (m *hybridModel) cosine(x []float32, norms []float64) func(a, b int32) floa
 	}
 }
 
-func (m *hybridModel) score(kind queryKind, sub Subject) (scoring, error) {
-	subjectIsUser := kind == itemsForUser || kind == similarUsers
+func (m *hybridModel) score(kind Kind, sub Subject) (scoring, error) {
+	subjectIsUser := kind == ItemsToUser || kind == UsersToUser
 	v, self, err := m.vector(sub, subjectIsUser)
 	if err != nil {
 		return scoring{}, err
 	}
 	switch kind {
-	case itemsForUser:
+	case ItemsToUser:
 		return m.byDot(v, false), nil
-	case usersForItem:
+	case UsersToItem:
 		return m.byDot(v, true), nil
-	case similarItems:
+	case ItemsToItem:
 		return m.byCosine(v, self, false), nil
 	default:
 		return m.byCosine(v, self, true), nil
 	}
-}
-
-func (m *hybridModel) ItemsForUser(user Subject, q Query) ([]Scored, error) {
-	return recommend(m, itemsForUser, user, q)
-}
-
-func (m *hybridModel) UsersForItem(item Subject, q Query) ([]Scored, error) {
-	return recommend(m, usersForItem, item, q)
-}
-
-func (m *hybridModel) SimilarItems(item Subject, q Query) ([]Scored, error) {
-	return recommend(m, similarItems, item, q)
-}
-
-func (m *hybridModel) SimilarUsers(user Subject, q Query) ([]Scored, error) {
-	return recommend(m, similarUsers, user, q)
 }
 
 func (m *hybridModel) Save(w io.Writer) error { return writeModel(w, Hybrid, &m.S) }

@@ -402,23 +402,23 @@ func (m *isvdModel) vector(sub Subject, isUser bool) ([]float64, int32, error) {
 	return v, -1, nil
 }
 
-func (m *isvdModel) score(kind queryKind, sub Subject) (scoring, error) {
+func (m *isvdModel) score(kind Kind, sub Subject) (scoring, error) {
 	s := &m.S
 	k := s.K
-	v, self, err := m.vector(sub, kind == itemsForUser || kind == similarUsers)
+	v, self, err := m.vector(sub, kind == ItemsToUser || kind == UsersToUser)
 	if err != nil {
 		return scoring{}, err
 	}
 	unit := func(r float64) float64 { return math.Tanh(max(r, 0) / s.Scale) }
 	cosUnit := func(c float64) float64 { return max(c, 0) }
 	switch kind {
-	case itemsForUser:
+	case ItemsToUser:
 		return scoring{ids: s.ItemIDs, self: -1, unit: unit,
 			raw: func(i int32) float64 { return dot(s.V[int(i)*k:int(i+1)*k], v) }}, nil
-	case usersForItem:
+	case UsersToItem:
 		return scoring{ids: s.UserIDs, self: -1, unit: unit,
 			raw: func(u int32) float64 { return dot(s.P[int(u)*k:int(u+1)*k], v) }}, nil
-	case similarItems:
+	case ItemsToItem:
 		w := make([]float64, k)
 		for c := range k {
 			w[c] = v[c] * s.Sigma[c]
@@ -441,27 +441,16 @@ func (m *isvdModel) score(kind queryKind, sub Subject) (scoring, error) {
 	}
 }
 
-// recommendLocked ranks under the read lock, since Update may grow the model.
-func (m *isvdModel) recommendLocked(kind queryKind, sub Subject, q Query) ([]Scored, error) {
+func (m *isvdModel) readLock() func() {
+	m.mu.RLock()
+	return m.mu.RUnlock
+}
+
+// Recommend ranks under the read lock, since Update may grow the model.
+func (m *isvdModel) Recommend(kind Kind, sub Subject, q Query) ([]Scored, error) {
 	m.mu.RLock()
 	defer m.mu.RUnlock()
 	return recommend(m, kind, sub, q)
-}
-
-func (m *isvdModel) ItemsForUser(user Subject, q Query) ([]Scored, error) {
-	return m.recommendLocked(itemsForUser, user, q)
-}
-
-func (m *isvdModel) UsersForItem(item Subject, q Query) ([]Scored, error) {
-	return m.recommendLocked(usersForItem, item, q)
-}
-
-func (m *isvdModel) SimilarItems(item Subject, q Query) ([]Scored, error) {
-	return m.recommendLocked(similarItems, item, q)
-}
-
-func (m *isvdModel) SimilarUsers(user Subject, q Query) ([]Scored, error) {
-	return m.recommendLocked(similarUsers, user, q)
 }
 
 func (m *isvdModel) Engine() string { return ISVD }

@@ -84,14 +84,9 @@ type Scored struct {
 type Model interface {
 	// Engine returns the engine name.
 	Engine() string
-	// ItemsForUser ranks items for a user.
-	ItemsForUser(user Subject, q Query) ([]Scored, error)
-	// UsersForItem ranks users likely to be interested in an item.
-	UsersForItem(item Subject, q Query) ([]Scored, error)
-	// SimilarItems ranks items related to an item.
-	SimilarItems(item Subject, q Query) ([]Scored, error)
-	// SimilarUsers ranks users similar to a user.
-	SimilarUsers(user Subject, q Query) ([]Scored, error)
+	// Recommend ranks the entities of the answer side of kind for the subject (a user for
+	// ItemsToUser and UsersToUser, an item otherwise).
+	Recommend(kind Kind, subject Subject, q Query) ([]Scored, error)
 	// Save writes the model in a compact binary form that Load reads back.
 	Save(w io.Writer) error
 }

@@ -99,6 +99,10 @@ func (m *popularModel) afterLoad() error {
 
 func (m *popularModel) Engine() string { return Popular }
 
+func (m *popularModel) Recommend(kind Kind, sub Subject, q Query) ([]Scored, error) {
+	return recommend(m, kind, sub, q)
+}
+
 func (m *popularModel) items(self int32) scoring {
 	return scoring{ids: m.S.ItemIDs, self: self,
 		raw:  func(i int32) float64 { return m.S.ItemScore[i] },
@@ -111,33 +115,17 @@ func (m *popularModel) users(self int32) scoring {
 		unit: func(r float64) float64 { return r / m.S.UserMax }}
 }
 
-func (m *popularModel) score(kind queryKind, sub Subject) (scoring, error) {
+func (m *popularModel) score(kind Kind, sub Subject) (scoring, error) {
 	switch kind {
-	case itemsForUser:
+	case ItemsToUser:
 		return m.items(-1), nil
-	case usersForItem:
+	case UsersToItem:
 		return m.users(-1), nil
-	case similarItems:
+	case ItemsToItem:
 		return m.items(lookup(m.S.ItemIDs, sub.ID)), nil
 	default:
 		return m.users(lookup(m.S.UserIDs, sub.ID)), nil
 	}
-}
-
-func (m *popularModel) ItemsForUser(user Subject, q Query) ([]Scored, error) {
-	return recommend(m, itemsForUser, user, q)
-}
-
-func (m *popularModel) UsersForItem(item Subject, q Query) ([]Scored, error) {
-	return recommend(m, usersForItem, item, q)
-}
-
-func (m *popularModel) SimilarItems(item Subject, q Query) ([]Scored, error) {
-	return recommend(m, similarItems, item, q)
-}
-
-func (m *popularModel) SimilarUsers(user Subject, q Query) ([]Scored, error) {
-	return recommend(m, similarUsers, user, q)
 }
 
 func (m *popularModel) Save(w io.Writer) error { return writeModel(w, Popular, &m.S) }

@@ -219,24 +219,30 @@ func (s scoring) mmr(q Query) []Scored {
 	return s.results(page, q)
 }
 
-// queryKind is one of the four recommendation directions.
-type queryKind int
+// Kind is one of the four recommendation directions of the document.
+type Kind int
 
 const (
-	itemsForUser queryKind = iota
-	usersForItem
-	similarItems
-	similarUsers
+	ItemsToUser Kind = iota // items for a user
+	UsersToItem             // users likely to be interested in an item
+	ItemsToItem             // items related to an item
+	UsersToUser             // users similar to a user
 )
+
+// SubjectIsUser reports whether the subject of this kind of query is a user.
+func (k Kind) SubjectIsUser() bool { return k == ItemsToUser || k == UsersToUser }
+
+// AnswersUsers reports whether this kind of query ranks users.
+func (k Kind) AnswersUsers() bool { return k == UsersToItem || k == UsersToUser }
 
 // scorer is implemented by every model: it scores all entities of the answer side for a subject.
 type scorer interface {
-	score(kind queryKind, sub Subject) (scoring, error)
+	score(kind Kind, sub Subject) (scoring, error)
 }
 
 // recommend ranks a scorer's answer with the query: MMR when diversity is asked and the engine gives
 // a similarity, plain top-k otherwise.
-func recommend(m scorer, kind queryKind, sub Subject, q Query) ([]Scored, error) {
+func recommend(m scorer, kind Kind, sub Subject, q Query) ([]Scored, error) {
 	sc, err := m.score(kind, sub)
 	if err != nil {
 		return nil, err

@@ -96,7 +96,7 @@ func BenchmarkItemsForUser(b *testing.B) {
 				u := rng.IntN(len(ds.UserIDs))
 				q := engines.Query{Limit: 10, Accept: func(id string) bool { return comedy[id] && !seen[u][id] }}
 				start := time.Now()
-				recs, err := m.ItemsForUser(engines.Subject{ID: ds.UserIDs[u]}, q)
+				recs, err := m.Recommend(engines.ItemsToUser, engines.Subject{ID: ds.UserIDs[u]}, q)
 				lat = append(lat, time.Since(start))
 				if err != nil || len(recs) == 0 {
 					b.Fatalf("user %s: %v %v", ds.UserIDs[u], recs, err)

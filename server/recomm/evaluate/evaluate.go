@@ -122,7 +122,7 @@ func Evaluate(m engines.Model, s *Split, k int) (Metrics, error) {
 			for u := range users {
 				seen := trainItems[u]
 				q := engines.Query{Limit: k, Accept: func(id string) bool { return !seen[itemIndex[id]] }}
-				recs, err := m.ItemsForUser(engines.Subject{ID: ds.UserIDs[u]}, q)
+				recs, err := m.Recommend(engines.ItemsToUser, engines.Subject{ID: ds.UserIDs[u]}, q)
 				if err != nil {
 					results[u].err = fmt.Errorf("user %s: %w", ds.UserIDs[u], err)
 					continue

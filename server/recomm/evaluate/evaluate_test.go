@@ -65,7 +65,10 @@ func TestSplitByUser(t *testing.T) {
 type fixedModel struct{ order []string }
 
 func (m fixedModel) Engine() string { return "fixed" }
-func (m fixedModel) ItemsForUser(_ engines.Subject, q engines.Query) ([]engines.Scored, error) {
+func (m fixedModel) Recommend(kind engines.Kind, _ engines.Subject, q engines.Query) ([]engines.Scored, error) {
+	if kind != engines.ItemsToUser {
+		return nil, nil
+	}
 	var out []engines.Scored
 	for _, id := range m.order {
 		if (q.Accept == nil || q.Accept(id)) && len(out) < q.Limit {
@@ -73,15 +76,6 @@ func (m fixedModel) ItemsForUser(_ engines.Subject, q engines.Query) ([]engines.
 		}
 	}
 	return out, nil
-}
-func (m fixedModel) UsersForItem(engines.Subject, engines.Query) ([]engines.Scored, error) {
-	return nil, nil
-}
-func (m fixedModel) SimilarItems(engines.Subject, engines.Query) ([]engines.Scored, error) {
-	return nil, nil
-}
-func (m fixedModel) SimilarUsers(engines.Subject, engines.Query) ([]engines.Scored, error) {
-	return nil, nil
 }
 func (m fixedModel) Save(io.Writer) error { return nil }
 

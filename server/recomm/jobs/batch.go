@@ -12,6 +12,7 @@ import (
 	"strconv"
 
 	"github.com/harkhq/hark/server/apierr"
+	"github.com/harkhq/hark/server/recomm/recommend"
 	"github.com/harkhq/hark/server/recomm/rsql"
 )
 
@@ -43,7 +44,7 @@ type BatchResult struct {
 
 // Batcher schedules and runs batch recommendations.
 type Batcher struct {
-	Rec     *Recommender
+	Rec     *recommend.Recommender
 	Storage StorageWriter
 	DB      *sql.DB
 	// Quota gives a workspace's request quota; nil means DefaultQuota.
@@ -55,7 +56,7 @@ var batchKeys = []string{"recipientsFilter", "recommendationsFilter", "interacti
 
 // batchPlan is a checked order: the plan of one recipient's query and the recipients.
 type batchPlan struct {
-	plan       *plan
+	plan       *recommend.Plan
 	recipients []string
 	candidates int
 }
@@ -77,7 +78,7 @@ func (b *Batcher) plan(ctx context.Context, ws int64, table string, req BatchReq
 			return nil, apierr.InvalidArgumentf("configuration: unknown key %q", k)
 		}
 	}
-	q := RecQuery{Slot: req.Slot, Engine: req.Engine}
+	q := recommend.Query{Slot: req.Slot, Engine: req.Engine}
 	var err error
 	fields := map[string]*string{"recommendationsFilter": &q.Filter, "interactionFilter": &q.InteractionFilter,
 		"attributeId": &q.AttributeID, "interactionId": &q.InteractionID, "sort": &q.Sort}
@@ -112,7 +113,7 @@ func (b *Batcher) plan(ctx context.Context, ws int64, table string, req BatchReq
 		}
 		q.Diversity = f
 	}
-	p, err := b.Rec.prepare(ctx, ws, table, q)
+	p, err := b.Rec.Prepare(ctx, ws, table, q)
 	if err != nil {
 		return nil, err
 	}
@@ -122,22 +123,18 @@ func (b *Batcher) plan(ctx context.Context, ws int64, table string, req BatchReq
 	}
 	var rf *rsql.Filter
 	if recipientsFilter != "" {
-		if rf, err = rsql.ParseChecked(recipientsFilter, p.subjects.Schema); err != nil {
+		if rf, err = rsql.ParseChecked(recipientsFilter, p.Subjects().Schema); err != nil {
 			return nil, apierr.InvalidArgumentf("configuration.recipientsFilter: %v", err)
 		}
 	}
 	bp := &batchPlan{plan: p}
-	for _, id := range p.subjects.IDs {
-		v, _ := p.subjects.Values(id)
+	for _, id := range p.Subjects().IDs {
+		v, _ := p.Subjects().Values(id)
 		if rf == nil || rf.Eval(v) {
 			bp.recipients = append(bp.recipients, id)
 		}
 	}
-	for _, ok := range p.eligible {
-		if ok {
-			bp.candidates++
-		}
-	}
+	bp.candidates = p.Eligible()
 	return bp, nil
 }
 
@@ -148,7 +145,7 @@ func (b *Batcher) Schedule(ctx context.Context, q *Queue, ws int64, table string
 	if err != nil {
 		return Job{}, 0, err
 	}
-	req.Count = int64(len(bp.recipients)) * int64(min(bp.plan.limit, bp.candidates))
+	req.Count = int64(len(bp.recipients)) * int64(min(bp.plan.Limit(), bp.candidates))
 	if err := b.charge(ctx, ws, req.Count); err != nil {
 		return Job{}, 0, err
 	}
@@ -220,7 +217,7 @@ func (b *Batcher) Run(ctx context.Context, j Job) (string, any, error) {
 		return "", nil, fmt.Errorf("create folder %s: %w", j.ID, err)
 	}
 	key := "itemId"
-	if bp.plan.candidates == bp.plan.users {
+	if bp.plan.AnswersUsers() {
 		key = "userId"
 	}
 	var res BatchResult
@@ -229,7 +226,7 @@ func (b *Batcher) Run(ctx context.Context, j Job) (string, any, error) {
 		if err := ctx.Err(); err != nil {
 			return "", nil, err
 		}
-		recs, err := bp.plan.run(ctx, id, true)
+		recs, err := bp.plan.Run(ctx, id, true)
 		if err != nil {
 			return "", nil, fmt.Errorf("recipient %s: %w", id, err)
 		}

@@ -15,13 +15,14 @@ import (
 	"time"
 
 	"github.com/harkhq/hark/server/recomm/catalog"
+	"github.com/harkhq/hark/server/recomm/recommend"
 	"github.com/harkhq/hark/server/recomm/rsql"
 	"github.com/harkhq/hark/server/store"
 )
 
 // movieLensCatalog loads the MovieLens sample (movies with genres and
 // year, users, ratings as a continuous interaction) into a new catalog.
-func movieLensCatalog(b *testing.B) (*catalog.Catalog, *Trainer, *Recommender) {
+func movieLensCatalog(b *testing.B) (*catalog.Catalog, *Trainer, *recommend.Recommender) {
 	dir := "../../../../shared/data/movielens-small/"
 	ratings, err := os.Open(dir + "ratings.csv")
 	if err != nil {
@@ -97,9 +98,9 @@ func movieLensCatalog(b *testing.B) (*catalog.Catalog, *Trainer, *Recommender) {
 	if _, err := cat.ImportInteractions(ctx, 1, "movies", &recs, opts); err != nil {
 		b.Fatal(err)
 	}
-	models, _ := OpenModels(filepath.Join(b.TempDir(), "models"))
+	models, _ := recommend.OpenModels(filepath.Join(b.TempDir(), "models"))
 	tr := &Trainer{Catalog: cat, Models: models, DB: db}
-	return cat, tr, &Recommender{Catalog: cat, Models: models}
+	return cat, tr, &recommend.Recommender{Catalog: cat, Models: models}
 }
 
 func ptr(f float64) *float64 { return &f }
@@ -116,7 +117,7 @@ func BenchmarkRecommendMovieLens(b *testing.B) {
 		b.Fatal(status, res, err)
 	}
 	users, _ := cat.Snapshot(ctx, 1, catalog.Users)
-	q := RecQuery{Slot: catalog.SlotItemsToUser, Engine: "popular", Filter: "genres==Comedy;year=ge=1990",
+	q := recommend.Query{Slot: catalog.SlotItemsToUser, Engine: "popular", Filter: "genres==Comedy;year=ge=1990",
 		Sort: "year==DESC", Limit: 20}
 	cpu0 := cpuTime()
 	b.ResetTimer()
@@ -135,4 +136,35 @@ func cpuTime() time.Duration {
 	var ru syscall.Rusage
 	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// BenchmarkRatingToRecommendations measures what a person sees after rating a film: recording the
+// rating (folded into the isvd model at once; the model is saved in the background) and the next items-for-user
+// answer from that model, on MovieLens. A new user each time, so every answer depends on the
+// ratings just given.
+func BenchmarkRatingToRecommendations(b *testing.B) {
+	cat, tr, rec := movieLensCatalog(b)
+	cat.Recorded = rec.Learn
+	b.Cleanup(rec.Models.WaitSaves) // before the temporary directory goes
+	ctx := context.Background()
+	status, res, err := tr.Run(ctx, Job{WS: 1, Scope: "movies", Kind: Train, Request: []byte(`{"engine":"isvd"}`)})
+	if err != nil || status != Completed {
+		b.Fatal(status, res, err)
+	}
+	items, _ := cat.Snapshot(ctx, 1, "movies")
+	i := 0
+	for b.Loop() {
+		user := fmt.Sprintf("rater%d", i)
+		if err := cat.AddEntity(ctx, 1, catalog.Users, user, nil); err != nil {
+			b.Fatal(err)
+		}
+		if err := cat.AddRecord(ctx, 1, "movies", "rating", user, items.IDs[(i*37)%len(items.IDs)], nil, ptr(5)); err != nil {
+			b.Fatal(err)
+		}
+		out, err := rec.Recommend(ctx, 1, "movies", recommend.Query{Slot: catalog.SlotItemsToUser, SubjectID: user, Engine: "isvd", Limit: 10})
+		if err != nil || len(out) == 0 {
+			b.Fatalf("recommend %s: %v %v", user, out, err)
+		}
+		i++
+	}
 }

@@ -239,6 +239,39 @@ func (q *Queue) load(ctx context.Context, id string) (Job, error) {
 	return j, nil
 }
 
+// List returns a workspace's most recent jobs, newest first, at most limit.
+func (q *Queue) List(ctx context.Context, ws int64, limit int) ([]Job, error) {
+	rows, err := q.db.QueryContext(ctx, `SELECT id FROM recomm_jobs WHERE ws = ? ORDER BY seq DESC LIMIT ?`, ws, limit)
+	if err != nil {
+		return nil, err
+	}
+	var ids []string
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		ids = append(ids, id)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	out := make([]Job, 0, len(ids))
+	for _, id := range ids {
+		j, err := q.load(ctx, id)
+		if err == sql.ErrNoRows {
+			continue // deleted with its table meanwhile
+		}
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, j)
+	}
+	return out, nil
+}
+
 // wake makes sure the workspace has a worker.
 func (q *Queue) wake(ws int64) {
 	q.mu.Lock()

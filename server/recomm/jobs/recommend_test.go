@@ -11,6 +11,7 @@ import (
 
 	"github.com/harkhq/hark/server/apierr"
 	"github.com/harkhq/hark/server/recomm/catalog"
+	"github.com/harkhq/hark/server/recomm/recommend"
 	"github.com/harkhq/hark/server/recomm/rsql"
 )
 
@@ -18,8 +19,8 @@ type world struct {
 	cat    *catalog.Catalog
 	q      *Queue
 	tr     *Trainer
-	rec    *Recommender
-	models *Models
+	rec    *recommend.Recommender
+	models *recommend.Models
 	dir    string
 }
 
@@ -34,7 +35,7 @@ func newWorld(t *testing.T, budget time.Duration) *world {
 		t.Fatal(err)
 	}
 	dir := filepath.Join(t.TempDir(), "recomm")
-	models, problems := OpenModels(dir)
+	models, problems := recommend.OpenModels(dir)
 	if len(problems) > 0 {
 		t.Fatal(problems)
 	}
@@ -46,7 +47,7 @@ func newWorld(t *testing.T, budget time.Duration) *world {
 	}
 	t.Cleanup(q.Close)
 	cat.Busy = q.Busy
-	w := &world{cat: cat, q: q, tr: tr, rec: &Recommender{Catalog: cat, Models: models}, models: models, dir: dir}
+	w := &world{cat: cat, q: q, tr: tr, rec: &recommend.Recommender{Catalog: cat, Models: models}, models: models, dir: dir}
 	must := func(err error) {
 		t.Helper()
 		if err != nil {
@@ -109,7 +110,7 @@ func (w *world) train(t *testing.T, engine string, cfg map[string]any) Job {
 	return waitStatus(t, w.q, 1, "shop", Train, j.ID)
 }
 
-func resultIDs(rs []Result) []string {
+func resultIDs(rs []recommend.Result) []string {
 	var out []string
 	for _, r := range rs {
 		out = append(out, r.ID)
@@ -128,7 +129,7 @@ func TestTrainAndRecommend(t *testing.T) {
 	if len(tb.TrainConfig) != 1 || tb.TrainConfig[0].Engine != "hybrid" {
 		t.Errorf("train config = %+v", tb.TrainConfig)
 	}
-	recs, err := w.rec.Recommend(ctx, 1, "shop", RecQuery{Slot: catalog.SlotItemsToUser, SubjectID: "u00", Limit: 10})
+	recs, err := w.rec.Recommend(ctx, 1, "shop", recommend.Query{Slot: catalog.SlotItemsToUser, SubjectID: "u00", Limit: 10})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -154,7 +155,7 @@ func TestTrainAndRecommend(t *testing.T) {
 		t.Errorf("u00 views rock; recommendations %v have %d rock items", resultIDs(recs), rock)
 	}
 	// interactionFilter asks for already-viewed items back
-	again, err := w.rec.Recommend(ctx, 1, "shop", RecQuery{Slot: catalog.SlotItemsToUser, SubjectID: "u00", InteractionFilter: "view==true"})
+	again, err := w.rec.Recommend(ctx, 1, "shop", recommend.Query{Slot: catalog.SlotItemsToUser, SubjectID: "u00", InteractionFilter: "view==true"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -167,13 +168,13 @@ func TestTrainAndRecommend(t *testing.T) {
 		t.Error("view==true returned nothing")
 	}
 	// filter, expiration, similar items without self, sort and paging
-	jazz, _ := w.rec.Recommend(ctx, 1, "shop", RecQuery{Slot: catalog.SlotItemsToUser, SubjectID: "u00", Filter: "genre==jazz"})
+	jazz, _ := w.rec.Recommend(ctx, 1, "shop", recommend.Query{Slot: catalog.SlotItemsToUser, SubjectID: "u00", Filter: "genre==jazz"})
 	for _, r := range jazz {
 		if v, _ := w.cat.Entity(ctx, 1, "shop", r.ID); v.Values["genre"] != "jazz" {
 			t.Errorf("filter genre==jazz returned %s", r.ID)
 		}
 	}
-	similar, _ := w.rec.Recommend(ctx, 1, "shop", RecQuery{Slot: catalog.SlotItemsToItem, SubjectID: "i04", Limit: 50})
+	similar, _ := w.rec.Recommend(ctx, 1, "shop", recommend.Query{Slot: catalog.SlotItemsToItem, SubjectID: "i04", Limit: 50})
 	if slices.Contains(resultIDs(similar), "i04") || len(similar) == 0 {
 		t.Errorf("similar items of i04 = %v", resultIDs(similar))
 	}
@@ -181,11 +182,11 @@ func TestTrainAndRecommend(t *testing.T) {
 	if err := w.cat.UpdateEntity(ctx, 1, "shop", top, map[string]any{"expiration": 1000.0}); err != nil {
 		t.Fatal(err)
 	}
-	similar2, _ := w.rec.Recommend(ctx, 1, "shop", RecQuery{Slot: catalog.SlotItemsToItem, SubjectID: "i04", Limit: 50})
+	similar2, _ := w.rec.Recommend(ctx, 1, "shop", recommend.Query{Slot: catalog.SlotItemsToItem, SubjectID: "i04", Limit: 50})
 	if slices.Contains(resultIDs(similar2), top) {
 		t.Errorf("expired item %s recommended", top)
 	}
-	users, _ := w.rec.Recommend(ctx, 1, "shop", RecQuery{Slot: catalog.SlotUsersToUser, SubjectID: "u00", Sort: "age==DESC", Limit: 5})
+	users, _ := w.rec.Recommend(ctx, 1, "shop", recommend.Query{Slot: catalog.SlotUsersToUser, SubjectID: "u00", Sort: "age==DESC", Limit: 5})
 	if slices.Contains(resultIDs(users), "u00") || len(users) != 5 {
 		t.Errorf("similar users = %v", resultIDs(users))
 	}
@@ -196,32 +197,32 @@ func TestTrainAndRecommend(t *testing.T) {
 			t.Errorf("sort age==DESC broken: %v", resultIDs(users))
 		}
 	}
-	page2, err := w.rec.Recommend(ctx, 1, "shop", RecQuery{Slot: catalog.SlotUsersToUser, SubjectID: "u00", Sort: "age==DESC", Limit: 5, AfterID: users[4].ID})
+	page2, err := w.rec.Recommend(ctx, 1, "shop", recommend.Query{Slot: catalog.SlotUsersToUser, SubjectID: "u00", Sort: "age==DESC", Limit: 5, AfterID: users[4].ID})
 	if err != nil || len(page2) == 0 || slices.Contains(resultIDs(page2), users[4].ID) {
 		t.Errorf("page 2 = %v, %v", resultIDs(page2), err)
 	}
-	pop, _ := w.rec.Recommend(ctx, 1, "shop", RecQuery{Slot: catalog.SlotUsersToItem, SubjectID: "i01", PopularFilter: "50%", Limit: 100})
+	pop, _ := w.rec.Recommend(ctx, 1, "shop", recommend.Query{Slot: catalog.SlotUsersToItem, SubjectID: "i01", PopularFilter: "50%", Limit: 100})
 	if len(pop) == 0 || len(pop) > 15 {
 		t.Errorf("users for i01 without the most active half = %d", len(pop))
 	}
 
 	bad := []struct {
-		q      RecQuery
+		q      recommend.Query
 		status int
 	}{
-		{RecQuery{Slot: catalog.SlotItemsToUser, SubjectID: "nobody"}, 404},
-		{RecQuery{Slot: catalog.SlotItemsToItem, SubjectID: "nothing"}, 404},
-		{RecQuery{Slot: catalog.SlotItemsToUser, SubjectID: "u00", AfterID: "zz"}, 400},
-		{RecQuery{Slot: catalog.SlotItemsToUser, SubjectID: "u00", Filter: "colour==red"}, 400},
-		{RecQuery{Slot: catalog.SlotItemsToItem, SubjectID: "i01", InteractionFilter: "view==true"}, 400},
-		{RecQuery{Slot: catalog.SlotItemsToUser, SubjectID: "u00", InteractionFilter: "like==true"}, 400},
-		{RecQuery{Slot: catalog.SlotItemsToUser, SubjectID: "u00", Limit: 1001}, 400},
-		{RecQuery{Slot: catalog.SlotItemsToUser, SubjectID: "u00", Diversity: 1.5}, 400},
-		{RecQuery{Slot: catalog.SlotItemsToUser, SubjectID: "u00", Engine: "popular"}, 404},
-		{RecQuery{Slot: catalog.SlotItemsToUser, SubjectID: "u00", AttributeID: "price"}, 400},
-		{RecQuery{Slot: catalog.SlotItemsToUser, SubjectID: "u00", AttributeID: "genre", InteractionID: "view"}, 400},
-		{RecQuery{Slot: catalog.SlotItemsToUser, SubjectID: "u00", InteractionID: "like"}, 400},
-		{RecQuery{Slot: catalog.SlotItemsToUser, SubjectID: "u00", PopularFilter: "lots"}, 400},
+		{recommend.Query{Slot: catalog.SlotItemsToUser, SubjectID: "nobody"}, 404},
+		{recommend.Query{Slot: catalog.SlotItemsToItem, SubjectID: "nothing"}, 404},
+		{recommend.Query{Slot: catalog.SlotItemsToUser, SubjectID: "u00", AfterID: "zz"}, 400},
+		{recommend.Query{Slot: catalog.SlotItemsToUser, SubjectID: "u00", Filter: "colour==red"}, 400},
+		{recommend.Query{Slot: catalog.SlotItemsToItem, SubjectID: "i01", InteractionFilter: "view==true"}, 400},
+		{recommend.Query{Slot: catalog.SlotItemsToUser, SubjectID: "u00", InteractionFilter: "like==true"}, 400},
+		{recommend.Query{Slot: catalog.SlotItemsToUser, SubjectID: "u00", Limit: 1001}, 400},
+		{recommend.Query{Slot: catalog.SlotItemsToUser, SubjectID: "u00", Diversity: 1.5}, 400},
+		{recommend.Query{Slot: catalog.SlotItemsToUser, SubjectID: "u00", Engine: "popular"}, 404},
+		{recommend.Query{Slot: catalog.SlotItemsToUser, SubjectID: "u00", AttributeID: "price"}, 400},
+		{recommend.Query{Slot: catalog.SlotItemsToUser, SubjectID: "u00", AttributeID: "genre", InteractionID: "view"}, 400},
+		{recommend.Query{Slot: catalog.SlotItemsToUser, SubjectID: "u00", InteractionID: "like"}, 400},
+		{recommend.Query{Slot: catalog.SlotItemsToUser, SubjectID: "u00", PopularFilter: "lots"}, 400},
 	}
 	for _, b := range bad {
 		_, err := w.rec.Recommend(ctx, 1, "shop", b.q)
@@ -229,13 +230,13 @@ func TestTrainAndRecommend(t *testing.T) {
 			t.Errorf("%+v: %v, want %d", b.q, err, b.status)
 		}
 	}
-	byPrice, err := w.rec.Recommend(ctx, 1, "shop", RecQuery{Slot: catalog.SlotItemsToUser, SubjectID: "u00", AttributeID: "price", InteractionID: "view"})
+	byPrice, err := w.rec.Recommend(ctx, 1, "shop", recommend.Query{Slot: catalog.SlotItemsToUser, SubjectID: "u00", AttributeID: "price", InteractionID: "view"})
 	if err != nil || len(byPrice) == 0 {
 		t.Errorf("attributeId multiplier: %v %v", byPrice, err)
 	}
 
 	// the model was saved and loads back at start
-	reloaded, problems := OpenModels(w.dir)
+	reloaded, problems := recommend.OpenModels(w.dir)
 	if len(problems) > 0 || reloaded.Get(1, "shop", "hybrid") == nil {
 		t.Errorf("saved model did not load: %v", problems)
 	}
@@ -246,7 +247,7 @@ func TestTrainAndRecommend(t *testing.T) {
 	if _, err := w.cat.SetEnsemble(ctx, 1, "shop", []catalog.EnsembleWeight{{Engine: "hybrid", Value: 2}, {Engine: "popular", Value: 1}}); err != nil {
 		t.Fatal(err)
 	}
-	ens, err := w.rec.Recommend(ctx, 1, "shop", RecQuery{Slot: catalog.SlotItemsToUser, SubjectID: "u01", Engine: "ensemble", Limit: 5})
+	ens, err := w.rec.Recommend(ctx, 1, "shop", recommend.Query{Slot: catalog.SlotItemsToUser, SubjectID: "u01", Engine: "ensemble", Limit: 5})
 	if err != nil || len(ens) != 5 {
 		t.Errorf("ensemble = %v, %v", ens, err)
 	}
@@ -264,12 +265,16 @@ func TestTrainingRules(t *testing.T) {
 	if w.models.Get(1, "shop", "popular@view") == nil {
 		t.Error("no popular@view model stored")
 	}
-	if _, err := w.rec.Recommend(ctx, 1, "shop", RecQuery{Slot: catalog.SlotItemsToUser, SubjectID: "u01", Engine: "popular", InteractionID: "view"}); err != nil {
+	if _, err := w.rec.Recommend(ctx, 1, "shop", recommend.Query{Slot: catalog.SlotItemsToUser, SubjectID: "u01", Engine: "popular", InteractionID: "view"}); err != nil {
 		t.Errorf("recommend with interactionId view: %v", err)
 	}
-	_, err := w.rec.Recommend(ctx, 1, "shop", RecQuery{Slot: catalog.SlotItemsToUser, SubjectID: "u01", Engine: "popular"})
+	// without interactionId, the engine's only model answers (the vendor's tutorial relies on it)
+	if _, err := w.rec.Recommend(ctx, 1, "shop", recommend.Query{Slot: catalog.SlotItemsToUser, SubjectID: "u01", Engine: "popular"}); err != nil {
+		t.Errorf("the only popular model did not answer: %v", err)
+	}
+	_, err := w.rec.Recommend(ctx, 1, "shop", recommend.Query{Slot: catalog.SlotItemsToUser, SubjectID: "u01", Engine: "fm"})
 	if e, ok := apierr.As(err); !ok || e.Status != 404 {
-		t.Errorf("without interactionId there is no general popular model: %v", err)
+		t.Errorf("an engine never trained = %v, want 404", err)
 	}
 	w.tr.MinInteractions = 1000
 	if j := w.train(t, "hybrid", nil); j.Status != Error {

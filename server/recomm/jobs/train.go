@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math"
 	"net/http"
 	"slices"
 	"sort"
@@ -17,6 +16,7 @@ import (
 	"github.com/harkhq/hark/server/apierr"
 	"github.com/harkhq/hark/server/recomm/catalog"
 	"github.com/harkhq/hark/server/recomm/engines"
+	"github.com/harkhq/hark/server/recomm/recommend"
 	"github.com/harkhq/hark/server/recomm/rsql"
 )
 
@@ -34,7 +34,7 @@ type TrainRequest struct {
 // Trainer builds datasets from the catalog and trains models.
 type Trainer struct {
 	Catalog *catalog.Catalog
-	Models  *Models
+	Models  *recommend.Models
 	DB      *sql.DB // for the per-workspace training-time usage
 	// MinInteractions overrides DefaultMinInteractions (--min-interactions).
 	MinInteractions int
@@ -48,70 +48,8 @@ type trainOptions struct {
 	itemFilter, userFilter     *rsql.Filter
 	itemAttrs, userAttrs       []string
 	itemAttrsSet, userAttrsSet bool
-	popular                    popularCut
+	popular                    recommend.PopularCut
 	interactions               []string
-}
-
-// popularCut is popularFilter: N entities or P percent of them.
-type popularCut struct {
-	n   int
-	pct float64
-}
-
-// parsePopular reads `N` or `N%` (a JSON number or string).
-func parsePopular(v any) (popularCut, error) {
-	var s string
-	switch x := v.(type) {
-	case nil:
-		return popularCut{}, nil
-	case string:
-		s = strings.TrimSpace(x)
-	case float64:
-		s = strconv.FormatFloat(x, 'f', -1, 64)
-	default:
-		return popularCut{}, apierr.InvalidArgumentf("popularFilter is N or N%%")
-	}
-	if s == "" {
-		return popularCut{}, nil
-	}
-	if p, ok := strings.CutSuffix(s, "%"); ok {
-		f, err := strconv.ParseFloat(p, 64)
-		if err != nil || f < 0 || f > 100 {
-			return popularCut{}, apierr.InvalidArgumentf("popularFilter %q: a percentage is 0%% to 100%%", s)
-		}
-		return popularCut{pct: f}, nil
-	}
-	n, err := strconv.Atoi(s)
-	if err != nil || n < 0 {
-		return popularCut{}, apierr.InvalidArgumentf("popularFilter %q is not N or N%%", s)
-	}
-	return popularCut{n: n}, nil
-}
-
-// excluded returns the ids the cut leaves out: the most interacted first.
-func (p popularCut) excluded(counts map[string]int) map[string]bool {
-	k := p.n
-	if p.pct > 0 {
-		k = int(math.Round(float64(len(counts)) * p.pct / 100))
-	}
-	if k <= 0 {
-		return nil
-	}
-	ids := make([]string, 0, len(counts))
-	for id := range counts {
-		ids = append(ids, id)
-	}
-	sort.Slice(ids, func(i, j int) bool {
-		if counts[ids[i]] != counts[ids[j]] {
-			return counts[ids[i]] > counts[ids[j]]
-		}
-		return ids[i] < ids[j]
-	})
-	out := map[string]bool{}
-	for _, id := range ids[:min(k, len(ids))] {
-		out[id] = true
-	}
-	return out
 }
 
 func int64Key(cfg map[string]any, key string) (*int64, error) {
@@ -201,7 +139,7 @@ func (t *Trainer) options(ctx context.Context, ws int64, table string, req Train
 	if o.userAttrs, o.userAttrsSet, err = stringListKey(cfg, "userAttributes"); err != nil {
 		return nil, err
 	}
-	if o.popular, err = parsePopular(cfg["popularFilter"]); err != nil {
+	if o.popular, err = recommend.ParsePopular(cfg["popularFilter"]); err != nil {
 		return nil, err
 	}
 	return o, nil
@@ -304,7 +242,7 @@ func (t *Trainer) Run(ctx context.Context, j Job) (string, any, error) {
 	case err != nil:
 		return "", nil, err
 	}
-	if err := t.Models.Put(j.WS, j.Scope, ModelName(req.Engine, req.InteractionsFilter), model); err != nil {
+	if err := t.Models.Put(j.WS, j.Scope, recommend.ModelName(req.Engine, req.InteractionsFilter), model); err != nil {
 		return "", nil, err
 	}
 	cfg := req.Configuration
@@ -321,18 +259,6 @@ func (t *Trainer) Run(ctx context.Context, j Job) (string, any, error) {
 		return CompletedWithErrors, res, nil
 	}
 	return Completed, res, nil
-}
-
-// ModelName names the stored model of a training: the engine, plus the
-// interactions it was restricted to. Recommendations with interactionId
-// look for the model of that one interaction first.
-func ModelName(engine string, interactions []string) string {
-	if len(interactions) == 0 {
-		return engine
-	}
-	ids := slices.Clone(interactions)
-	slices.Sort(ids)
-	return engine + "@" + strings.Join(slices.Compact(ids), "+")
 }
 
 func (t *Trainer) min() int {
@@ -412,7 +338,7 @@ func (t *Trainer) dataset(ctx context.Context, ws int64, table string, o *trainO
 		}
 	}
 	sort.Strings(ignored)
-	popular := o.popular.excluded(itemCounts)
+	popular := o.popular.Excluded(itemCounts)
 
 	var userIDs, itemIDs []string
 	for _, id := range users.IDs {
@@ -464,14 +390,10 @@ func indexOf(ids []string) map[string]int32 {
 	return m
 }
 
-// fillAttributes copies the attribute values engines use: numbers
-// (booleans 0/1, timestamps in ms), categorical tokens, and strings as
-// text. Images and the operational expiration are not features.
+// fillAttributes copies the attribute values engines use (recommend.FeatureOf) into the dataset,
+// attribute by attribute so that features are numbered in schema order.
 func fillAttributes(ds *engines.Dataset, snap *catalog.Snapshot, ids []string, only []string, onlySet, items bool) {
 	for _, a := range snap.Attributes {
-		if a.ID == catalog.ExpirationAttribute && items {
-			continue
-		}
 		if onlySet && !slices.Contains(only, a.ID) {
 			continue
 		}
@@ -481,50 +403,31 @@ func fillAttributes(ds *engines.Dataset, snap *catalog.Snapshot, ids []string, o
 			if !ok {
 				continue
 			}
+			f, ok := recommend.FeatureOf(a, !items, x)
+			if !ok {
+				continue
+			}
 			idx := int32(i)
-			switch val := x.(type) {
-			case int64:
-				setNumber(ds, items, a.ID, idx, float64(val))
-			case float64:
-				setNumber(ds, items, a.ID, idx, val)
-			case bool:
-				n := 0.0
-				if val {
-					n = 1
+			switch f.Kind {
+			case recommend.NumberFeature:
+				if items {
+					ds.SetItemNumber(a.ID, idx, f.Number)
+				} else {
+					ds.SetUserNumber(a.ID, idx, f.Number)
 				}
-				setNumber(ds, items, a.ID, idx, n)
-			case string:
-				switch a.Type {
-				case rsql.Category:
-					addTokens(ds, items, a.ID, idx, val)
-				case rsql.String:
-					if items {
-						ds.SetItemText(a.ID, idx, val)
-					} else {
-						ds.SetUserText(a.ID, idx, val)
-					}
+			case recommend.TokenFeature:
+				if items {
+					ds.AddItemTokens(a.ID, idx, f.Tokens...)
+				} else {
+					ds.AddUserTokens(a.ID, idx, f.Tokens...)
 				}
-			case []string:
-				if a.Type != rsql.ImageList {
-					addTokens(ds, items, a.ID, idx, val...)
+			case recommend.TextFeature:
+				if items {
+					ds.SetItemText(a.ID, idx, f.Text)
+				} else {
+					ds.SetUserText(a.ID, idx, f.Text)
 				}
 			}
 		}
-	}
-}
-
-func setNumber(ds *engines.Dataset, items bool, attr string, i int32, v float64) {
-	if items {
-		ds.SetItemNumber(attr, i, v)
-	} else {
-		ds.SetUserNumber(attr, i, v)
-	}
-}
-
-func addTokens(ds *engines.Dataset, items bool, attr string, i int32, tokens ...string) {
-	if items {
-		ds.AddItemTokens(attr, i, tokens...)
-	} else {
-		ds.AddUserTokens(attr, i, tokens...)
 	}
 }

@@ -1,7 +1,9 @@
 package recommhttp
 
 import (
+	"cmp"
 	"net/http"
+	"slices"
 	"strconv"
 
 	"github.com/harkhq/hark/server/apierr"
@@ -19,6 +21,8 @@ func (s *Service) routes() *router {
 	rt.add("GET", "tables/{t}", s.getTable)
 	rt.add("PATCH", "tables/{t}", s.patchTable)
 	rt.add("DELETE", "tables/{t}", s.deleteTable)
+	rt.add("POST", "samples", s.loadSample)
+	rt.add("GET", "jobs", s.listJobs)
 	// users and user attributes (literal "users" first)
 	rt.add("POST", "users/attributes", s.addAttributes(true))
 	rt.add("GET", "users/attributes", s.listAttributes(true))
@@ -78,6 +82,8 @@ func (s *Service) routes() *router {
 	rt.add("GET", "{t}/users/{id}/users", s.recommend(catalog.SlotUsersToUser))
 	rt.add("GET", "{t}/items/{id}/items", s.recommend(catalog.SlotItemsToItem))
 	rt.add("GET", "{t}/items/{id}/users", s.recommend(catalog.SlotUsersToItem))
+	rt.add("GET", "{t}/history/users/{u}", s.history(true))
+	rt.add("GET", "{t}/history/items/{item}", s.history(false))
 	rt.add("GET", "{t}/users/{u}/{i}", s.userRecords)
 	rt.add("GET", "{t}/items/{item}/{i}", s.itemRecords)
 	// single items
@@ -100,10 +106,12 @@ func scope(users bool, p params) string {
 // ---- tables
 
 type tableBody struct {
-	TableID    string          `json:"tableId"`
-	Engines    catalog.Engines `json:"engines"`
-	Engine     string          `json:"engine"` // deprecated: the default engine
-	Attributes []attributeJSON `json:"attributes"`
+	TableID string          `json:"tableId"`
+	Engines catalog.Engines `json:"engines"`
+	// DisplayAttribute names the table's items in lists (harkd's addition; "" = automatic).
+	DisplayAttribute *string         `json:"displayAttribute"`
+	Engine           string          `json:"engine"` // deprecated: the default engine
+	Attributes       []attributeJSON `json:"attributes"`
 }
 
 func (b tableBody) engines() catalog.Engines {
@@ -130,6 +138,12 @@ func (s *Service) createTable(w http.ResponseWriter, r *http.Request, ws int64, 
 	if err := s.Catalog.CreateTable(r.Context(), ws, b.TableID, b.engines(), attrs); err != nil {
 		return err
 	}
+	if b.DisplayAttribute != nil && *b.DisplayAttribute != "" {
+		if err := s.Catalog.SetDisplay(r.Context(), ws, b.TableID, *b.DisplayAttribute); err != nil {
+			s.Catalog.DeleteTable(r.Context(), ws, b.TableID)
+			return err
+		}
+	}
 	return created(w)
 }
 
@@ -139,11 +153,18 @@ func (s *Service) patchTable(w http.ResponseWriter, r *http.Request, ws int64, p
 		return err
 	}
 	e := b.engines()
-	if e == nil {
+	if e == nil && b.DisplayAttribute == nil {
 		return apierr.InvalidArgumentf("engines is required")
 	}
-	if err := s.Catalog.SetEngines(r.Context(), ws, p["t"], e); err != nil {
-		return err
+	if e != nil {
+		if err := s.Catalog.SetEngines(r.Context(), ws, p["t"], e); err != nil {
+			return err
+		}
+	}
+	if b.DisplayAttribute != nil {
+		if err := s.Catalog.SetDisplay(r.Context(), ws, p["t"], *b.DisplayAttribute); err != nil {
+			return err
+		}
 	}
 	return noContent(w)
 }
@@ -157,7 +178,11 @@ func (s *Service) getTable(w http.ResponseWriter, r *http.Request, ws int64, p p
 	if err != nil {
 		return err
 	}
-	out := map[string]any{"tableId": t.ID, "engines": t.Engines, "engine": t.Engines[catalog.SlotDefault]}
+	display, err := s.Catalog.DisplayAttribute(r.Context(), ws, t.ID)
+	if err != nil {
+		return err
+	}
+	out := map[string]any{"tableId": t.ID, "engines": t.Engines, "engine": t.Engines[catalog.SlotDefault], "displayAttribute": display}
 	if len(t.Ensemble) > 0 {
 		out["ensemble"] = t.Ensemble
 	}
@@ -373,10 +398,8 @@ func (s *Service) listEntities(users bool) handler {
 		if err != nil {
 			return err
 		}
-		for _, a := range attrs {
-			if _, ok := snap.Schema[a]; !ok {
-				return apierr.InvalidArgumentf("attributes: unknown attribute %q", a)
-			}
+		if err := knownAttributes(attrs, snap); err != nil {
+			return err
 		}
 		out := make([]map[string]any, len(list))
 		for i, e := range list {
@@ -576,6 +599,44 @@ func recordsJSON(list []catalog.Record, users bool) []map[string]any {
 		out[i] = m
 	}
 	return out
+}
+
+// history answers every interaction of one user (or with one item) in a table, of every type, newest
+// first: harkd's addition for browsing a user's past beside their recommendations.
+func (s *Service) history(users bool) handler {
+	return func(w http.ResponseWriter, r *http.Request, ws int64, p params) error {
+		q, err := listQuery(r)
+		if err != nil {
+			return err
+		}
+		limit, err := catalog.CheckLimit(q.Limit)
+		if err != nil {
+			return err
+		}
+		sc, id, other := p["t"], p["item"], "userId"
+		if users {
+			sc, id, other = catalog.Users, p["u"], "itemId"
+		}
+		if _, err := s.Catalog.Entity(r.Context(), ws, sc, id); err != nil {
+			return err
+		}
+		events, err := s.Catalog.History(r.Context(), ws, p["t"], sc, id)
+		if err != nil {
+			return err
+		}
+		slices.SortStableFunc(events, func(a, b catalog.Event) int { return cmp.Compare(b.Timestamp, a.Timestamp) })
+		out := make([]map[string]any, 0, min(limit, len(events)))
+		for _, e := range events[:min(limit, len(events))] {
+			m := map[string]any{"interactionId": e.Def.ID, "timestamp": e.Timestamp, "value": e.Value}
+			if users {
+				m[other] = e.ItemID
+			} else {
+				m[other] = e.UserID
+			}
+			out = append(out, m)
+		}
+		return writeJSON(w, http.StatusOK, out)
+	}
 }
 
 func (s *Service) userRecords(w http.ResponseWriter, r *http.Request, ws int64, p params) error {

@@ -9,6 +9,7 @@ import (
 	"github.com/harkhq/hark/server/httpapi"
 	"github.com/harkhq/hark/server/recomm/catalog"
 	"github.com/harkhq/hark/server/recomm/jobs"
+	"github.com/harkhq/hark/server/recomm/recommend"
 )
 
 func writeJSON(w http.ResponseWriter, status int, v any) error {
@@ -61,6 +62,10 @@ func (s *Service) importStatus(kind, listName string) handler {
 		if err != nil {
 			return err
 		}
+		if j.Status == jobs.Completed || j.Status == jobs.CompletedWithErrors {
+			// harkd's addition: the true counts (the listed entries may be capped)
+			out["added"], out["notAddedCount"] = res.Added, res.NotAddedCount
+		}
 		if j.Status == jobs.CompletedWithErrors {
 			list := res.NotAdded
 			if list == nil {
@@ -84,6 +89,33 @@ func (s *Service) cancel(kind string) handler {
 		}
 		return writeJSON(w, http.StatusOK, jobStatus(j.ID, j.Status))
 	}
+}
+
+// listJobs answers GET /jobs (harkd's addition): the workspace's recent imports, trainings and
+// batch recommendations, newest first, each with its kind, table, status and times.
+func (s *Service) listJobs(w http.ResponseWriter, r *http.Request, ws int64, _ params) error {
+	q, err := listQuery(r)
+	if err != nil {
+		return err
+	}
+	limit, err := catalog.CheckLimit(q.Limit)
+	if err != nil {
+		return err
+	}
+	list, err := s.Queue.List(r.Context(), ws, limit)
+	if err != nil {
+		return err
+	}
+	out := make([]map[string]any, len(list))
+	for i, j := range list {
+		e := jobStatus(j.ID, j.Status)
+		e["kind"], e["tableId"], e["created"] = j.Kind, j.Scope, j.Created.UnixMilli()
+		if !j.Finished.IsZero() {
+			e["finished"] = j.Finished.UnixMilli()
+		}
+		out[i] = e
+	}
+	return writeJSON(w, http.StatusOK, out)
 }
 
 // ---- training and ensemble
@@ -147,7 +179,7 @@ func (s *Service) ensemble(w http.ResponseWriter, r *http.Request, ws int64, p p
 func (s *Service) recommend(slot string) handler {
 	return func(w http.ResponseWriter, r *http.Request, ws int64, p params) error {
 		q := r.URL.Query()
-		rq := jobs.RecQuery{Slot: slot, SubjectID: p["id"], Engine: q.Get("engine"), Filter: q.Get("filter"),
+		rq := recommend.Query{Slot: slot, SubjectID: p["id"], Engine: q.Get("engine"), Filter: q.Get("filter"),
 			InteractionFilter: q.Get("interactionFilter"), PopularFilter: q.Get("popularFilter"),
 			InteractionID: q.Get("interactionId"), AttributeID: q.Get("attributeId"), Sort: q.Get("sort"),
 			AfterID: q.Get("afterId")}
@@ -165,20 +197,61 @@ func (s *Service) recommend(slot string) handler {
 			}
 			rq.Diversity = f
 		}
+		var err error
+		if rq.Explain, err = boolParam(r, "explain"); err != nil {
+			return err
+		}
 		recs, err := s.Recommender.Recommend(r.Context(), ws, p["t"], rq)
 		if err != nil {
 			return err
 		}
-		key := "itemId"
-		if slot == catalog.SlotUsersToUser || slot == catalog.SlotUsersToItem {
-			key = "userId"
+		users := slot == catalog.SlotUsersToUser || slot == catalog.SlotUsersToItem
+		key, sc := "itemId", p["t"]
+		if users {
+			key, sc = "userId", catalog.Users
+		}
+		attrs := attributesParam(r)
+		var snap *catalog.Snapshot
+		if len(attrs) > 0 {
+			if snap, err = s.Catalog.Snapshot(r.Context(), ws, sc); err != nil {
+				return err
+			}
+			if err := knownAttributes(attrs, snap); err != nil {
+				return err
+			}
 		}
 		out := make([]map[string]any, len(recs))
 		for i, rec := range recs {
-			out[i] = map[string]any{key: rec.ID, "match": rec.Match}
+			e := map[string]any{key: rec.ID, "match": rec.Match}
+			if snap != nil {
+				v, _ := snap.Values(rec.ID)
+				for _, a := range attrs {
+					if x, ok := v[a]; ok {
+						e[a] = jsonValue(snap.Schema[a], x)
+					}
+				}
+			}
+			if rq.Explain {
+				because := make([]map[string]any, len(rec.Because))
+				for k, b := range rec.Because {
+					because[k] = map[string]any{"itemId": b.ID, "match": b.Match}
+				}
+				e["because"] = because
+			}
+			out[i] = e
 		}
 		return writeJSON(w, http.StatusOK, out)
 	}
+}
+
+// knownAttributes checks an attributes parameter against a scope, naming what exists.
+func knownAttributes(attrs []string, snap *catalog.Snapshot) error {
+	for _, a := range attrs {
+		if _, ok := snap.Schema[a]; !ok {
+			return apierr.InvalidArgumentf("attributes: unknown attribute %q (there are %s)", a, catalog.AttributeNames(snap.Attributes))
+		}
+	}
+	return nil
 }
 
 // ---- batch recommendations

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -22,6 +23,8 @@ import (
 
 	"github.com/harkhq/hark/server/apierr"
 	"github.com/harkhq/hark/server/httpapi"
+	"github.com/harkhq/hark/server/recomm/engines"
+	"github.com/harkhq/hark/server/recomm/recommend"
 	"github.com/harkhq/hark/server/store"
 )
 
@@ -118,7 +121,10 @@ func (c client) wait(path string) map[string]any {
 	return nil
 }
 
-func newServer(t *testing.T) (client, *memStorage, string) {
+func newServer(t *testing.T) (client, *memStorage, string) { return newServerMin(t, 20) }
+
+// newServerMin starts a server whose trainings need minInteractions records per interaction type.
+func newServerMin(t *testing.T, minInteractions int) (client, *memStorage, string) {
 	dir := t.TempDir()
 	db, err := store.Open(dir)
 	if err != nil {
@@ -126,7 +132,7 @@ func newServer(t *testing.T) (client, *memStorage, string) {
 	}
 	t.Cleanup(func() { db.Close() })
 	st := &memStorage{files: map[string][]byte{}}
-	svc, err := New(context.Background(), Config{DB: db, DataDir: dir, Storage: st, MinInteractions: 20,
+	svc, err := New(context.Background(), Config{DB: db, DataDir: dir, Storage: st, MinInteractions: minInteractions,
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if err != nil {
 		t.Fatal(err)
@@ -392,4 +398,308 @@ func TestLockedWhileImporting(t *testing.T) {
 		t.Errorf("import = %v", s)
 	}
 	c.want(201, "POST", "/t1/attributes", map[string]any{"attributes": []map[string]any{{"attributeId": "a", "type": "int"}}})
+}
+
+// smallTable loads a table "shop" of 30 items in two genres, 20 users and 10 views each, with a
+// second interaction type "like" that has no records.
+func smallTable(t *testing.T, c client, st *memStorage) {
+	t.Helper()
+	c.want(201, "POST", "/tables", map[string]any{"tableId": "shop", "engine": "hybrid",
+		"attributes": []map[string]any{{"attributeId": "title", "type": "string"}, {"attributeId": "genre", "type": "category"}}})
+	c.want(201, "POST", "/shop/interactions", map[string]any{"interactionId": "view", "weight": 1, "cumulative": false, "type": "unary"})
+	c.want(201, "POST", "/shop/interactions", map[string]any{"interactionId": "like", "weight": 2, "cumulative": false, "type": "binary"})
+	var items, users, inter strings.Builder
+	items.WriteString("itemId,title,genre\n")
+	for i := 0; i < 30; i++ {
+		fmt.Fprintf(&items, "%d,\"Title %d\",%s\n", i, i, []string{"rock", "jazz"}[i%2])
+	}
+	users.WriteString("userId\n")
+	inter.WriteString("userId,itemId,timestamp,interactionName,value\n")
+	for u := 0; u < 20; u++ {
+		fmt.Fprintf(&users, "u%02d\n", u)
+		for k := 0; k < 10; k++ {
+			fmt.Fprintf(&inter, "u%02d,%d,%d,view,\n", u, (u%2+2*((u+k)%15))%30, 1000+k)
+		}
+	}
+	st.mu.Lock()
+	st.files["42/in/items.csv"] = []byte(items.String())
+	st.files["42/in/users.csv"] = []byte(users.String())
+	st.files["42/in/inter.csv"] = []byte(inter.String())
+	st.mu.Unlock()
+	for _, imp := range []struct{ path, file string }{
+		{"/shop/items/batch", "items"}, {"/users/batch", "users"}, {"/shop/interactions/batch", "inter"},
+	} {
+		var acc map[string]any
+		json.Unmarshal(c.want(202, "POST", imp.path, map[string]any{"url": "storage://in/" + imp.file + ".csv", "format": "csv"}), &acc)
+		if s := c.wait(imp.path + "/" + acc["requestId"].(string)); s["status"] != "completed" {
+			t.Fatalf("%s import = %v", imp.file, s)
+		}
+	}
+}
+
+func (c client) train(body map[string]any) map[string]any {
+	c.t.Helper()
+	var acc map[string]any
+	json.Unmarshal(c.want(202, "POST", "/shop/train", body), &acc)
+	return c.wait("/shop/train/" + acc["requestId"].(string))
+}
+
+// The vendor's published tutorial records minValue and maxValue in every interaction definition it
+// reads back, the defaults of the type included.
+func TestInteractionDefinitionCarriesBounds(t *testing.T) {
+	c, _, _ := newServer(t)
+	c.want(201, "POST", "/tables", map[string]any{"tableId": "t"})
+	for _, d := range []map[string]any{
+		{"interactionId": "u", "weight": 1, "cumulative": false, "type": "unary"},
+		{"interactionId": "b", "weight": 1, "cumulative": false, "type": "binary"},
+		{"interactionId": "c", "weight": 1, "cumulative": false, "type": "continuous"},
+		{"interactionId": "r", "weight": 1, "cumulative": false, "type": "categorical", "minValue": 1, "maxValue": 5},
+	} {
+		c.want(201, "POST", "/t/interactions", d)
+	}
+	want := map[string][2]float64{"u": {1, 1}, "b": {0, 1}, "c": {-math.MaxFloat64, math.MaxFloat64}, "r": {1, 5}}
+	for id, w := range want {
+		var got map[string]any
+		json.Unmarshal(c.want(200, "GET", "/t/interactions/"+id, nil), &got)
+		if got["minValue"] != w[0] || got["maxValue"] != w[1] {
+			t.Errorf("%s: minValue %v maxValue %v, want %v", id, got["minValue"], got["maxValue"], w)
+		}
+	}
+	var list []map[string]any
+	json.Unmarshal(c.want(200, "GET", "/t/interactions", nil), &list)
+	for _, d := range list {
+		if _, ok := d["minValue"]; !ok {
+			t.Errorf("listed %v has no minValue", d["interactionId"])
+		}
+	}
+}
+
+// After training an engine with an interactionsFilter, ?engine=E answers from that model when it is
+// the engine's only one (the tutorial trains fm on one interaction and then asks with engine=fm).
+func TestEngineParameterFindsAFilteredModel(t *testing.T) {
+	c, st, _ := newServer(t)
+	smallTable(t, c, st)
+	if s := c.train(map[string]any{"engine": "fm", "interactionsFilter": []string{"view"}}); s["status"] != "completed" {
+		t.Fatalf("training = %v", s)
+	}
+	var got []map[string]any
+	json.Unmarshal(c.want(200, "GET", "/shop/users/u00/items?engine=fm&limit=3", nil), &got)
+	if len(got) != 3 {
+		t.Errorf("fm answer = %v", got)
+	}
+	c.want(200, "GET", "/shop/users/u00/items?engine=fm&interactionId=view&limit=3", nil)
+	c.want(404, "GET", "/shop/users/u00/items?engine=isvd", nil)
+}
+
+// An interaction recorded after training reaches an isvd model at once: a user the model never saw
+// gets recommendations from it, and the folded model is what a restarted server loads.
+func TestISVDLearnsOnline(t *testing.T) {
+	c, st, dir := newServer(t)
+	smallTable(t, c, st)
+	if s := c.train(map[string]any{"engine": "isvd"}); s["status"] != "completed" {
+		t.Fatalf("training = %v", s)
+	}
+	c.want(201, "POST", "/users", map[string]any{"userId": "newbie"})
+	var got []map[string]any
+	json.Unmarshal(c.want(200, "GET", "/shop/users/newbie/items?engine=isvd&limit=5", nil), &got)
+	if len(got) != 0 {
+		t.Fatalf("a user without interactions got %v", got)
+	}
+	// rock items are even; the users who view item 0 view rock items
+	c.want(201, "POST", "/shop/interactions/view/newbie/0", nil)
+	c.want(201, "POST", "/shop/interactions/view/newbie/2", nil)
+	json.Unmarshal(c.want(200, "GET", "/shop/users/newbie/items?engine=isvd&limit=5", nil), &got)
+	if len(got) != 5 {
+		t.Fatalf("after two views: %v", got)
+	}
+	for _, e := range got {
+		if n, _ := strconv.Atoi(e["itemId"].(string)); n%2 != 0 {
+			t.Errorf("a jazz item %v for a rock listener", e)
+		}
+	}
+	// a user the model was trained on moves with new interactions: u01 listened to jazz only
+	evens := func() int {
+		json.Unmarshal(c.want(200, "GET", "/shop/users/u01/items?engine=isvd&limit=3", nil), &got)
+		n := 0
+		for _, e := range got {
+			if k, _ := strconv.Atoi(e["itemId"].(string)); k%2 == 0 {
+				n++
+			}
+		}
+		return n
+	}
+	if n := evens(); n != 0 {
+		t.Fatalf("rock items for a jazz listener before: %v", got)
+	}
+	for i := 0; i < 30; i += 4 {
+		c.want(201, "POST", fmt.Sprintf("/shop/interactions/view/u01/%d", i), nil)
+	}
+	if n := evens(); n == 0 {
+		t.Errorf("u01 viewed 8 rock items and still gets only jazz: %v", got)
+	}
+	// liking an item and then unliking it leaves what training would: the latest value, 0
+	c.want(201, "POST", "/users", map[string]any{"userId": "x"})
+	c.want(201, "POST", "/users", map[string]any{"userId": "y"})
+	for _, u := range []string{"x", "y"} {
+		c.want(201, "POST", "/shop/interactions/view/"+u+"/0", map[string]any{"timestamp": 5})
+	}
+	c.want(201, "POST", "/shop/interactions/like/x/2", map[string]any{"timestamp": 10, "value": 1})
+	c.want(201, "POST", "/shop/interactions/like/x/2", map[string]any{"timestamp": 20, "value": 0})
+	c.want(201, "POST", "/shop/interactions/like/x/2", map[string]any{"timestamp": 15, "value": 1}) // older: no change
+	var gotX, gotY []map[string]any
+	json.Unmarshal(c.want(200, "GET", "/shop/users/x/items?engine=isvd&limit=5&filter=genre%3D%3Djazz", nil), &gotX)
+	json.Unmarshal(c.want(200, "GET", "/shop/users/y/items?engine=isvd&limit=5&filter=genre%3D%3Djazz", nil), &gotY)
+	if fmt.Sprint(gotX) != fmt.Sprint(gotY) {
+		t.Errorf("an unliked item still counts: x %v, y %v", gotX, gotY)
+	}
+
+	// the folded model is saved in the background: a service started on the same data soon knows
+	// newbie
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		models, problems := recommend.OpenModels(filepath.Join(dir, "recomm"))
+		if len(problems) > 0 {
+			t.Fatal(problems)
+		}
+		if m := models.Get(42, "shop", "isvd"); m != nil {
+			if recs, err := m.Recommend(engines.ItemsToUser, engines.Subject{ID: "newbie"}, engines.Query{Limit: 1}); err == nil && len(recs) == 1 {
+				break
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the saved isvd model never learnt newbie")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// Browsing by title: the display attribute, listings in numeric id order, search, a user's
+// history newest first, recommendations with attributes and their reasons.
+func TestBrowsing(t *testing.T) {
+	c, st, _ := newServer(t)
+	smallTable(t, c, st)
+	var table map[string]any
+	json.Unmarshal(c.want(200, "GET", "/tables/shop", nil), &table)
+	if table["displayAttribute"] != "title" {
+		t.Errorf("automatic display attribute = %v", table["displayAttribute"])
+	}
+	_, out := c.do("PATCH", "/tables/shop", map[string]any{"displayAttribute": "colour"})
+	if !strings.Contains(string(out), `is not an attribute of table \"shop\" (it has expiration, title, genre)`) {
+		t.Errorf("unknown display attribute = %s", out)
+	}
+	c.want(204, "PATCH", "/tables/shop", map[string]any{"displayAttribute": "genre"})
+	json.Unmarshal(c.want(200, "GET", "/tables/shop", nil), &table)
+	if table["displayAttribute"] != "genre" || table["engine"] != "hybrid" {
+		t.Errorf("after PATCH: %v", table)
+	}
+	c.want(204, "PATCH", "/tables/shop", map[string]any{"displayAttribute": ""})
+
+	if out := c.want(200, "GET", "/shop/items?limit=12", nil); string(out) != `["0","1","2","3","4","5","6","7","8","9","10","11"]` {
+		t.Errorf("items in id order = %s", out)
+	}
+	if out := c.want(200, "GET", "/shop/items?limit=3&afterId=9", nil); string(out) != `["10","11","12"]` {
+		t.Errorf("page after 9 = %s", out)
+	}
+	if out := c.want(200, "GET", "/shop/items?search=TITLE%202&limit=4", nil); string(out) != `["2","20","21","22"]` {
+		t.Errorf("search = %s", out)
+	}
+	if out := c.want(200, "GET", "/shop/items?search=title%202&filter=genre%3D%3Djazz&attributes=(title)", nil); string(out) != `[{"itemId":"21","title":"Title 21"},{"itemId":"23","title":"Title 23"},{"itemId":"25","title":"Title 25"},{"itemId":"27","title":"Title 27"},{"itemId":"29","title":"Title 29"}]` {
+		t.Errorf("search with filter = %s", out)
+	}
+
+	c.want(201, "POST", "/shop/interactions/like/u00/3", map[string]any{"timestamp": 5000, "value": 1})
+	var hist []map[string]any
+	json.Unmarshal(c.want(200, "GET", "/shop/history/users/u00?limit=3", nil), &hist)
+	if len(hist) != 3 || hist[0]["itemId"] != "3" || hist[0]["interactionId"] != "like" || hist[1]["timestamp"].(float64) < hist[2]["timestamp"].(float64) {
+		t.Errorf("history = %v", hist)
+	}
+	json.Unmarshal(c.want(200, "GET", "/shop/history/items/3", nil), &hist)
+	if len(hist) == 0 || hist[0]["userId"] != "u00" {
+		t.Errorf("item history = %v", hist)
+	}
+	c.want(404, "GET", "/shop/history/users/nobody", nil)
+
+	if s := c.train(map[string]any{"engine": "hybrid"}); s["status"] != "completed_with_errors" { // like has 1 record
+		t.Fatalf("training = %v", s)
+	}
+	json.Unmarshal(c.want(200, "GET", "/shop/history/users/u00", nil), &hist)
+	past := map[string]bool{}
+	for _, h := range hist {
+		past[h["itemId"].(string)] = true
+	}
+	var recs []map[string]any
+	json.Unmarshal(c.want(200, "GET", "/shop/users/u00/items?limit=3&attributes=(title,genre)&explain=true", nil), &recs)
+	if len(recs) != 3 {
+		t.Fatalf("recommendations = %v", recs)
+	}
+	for _, r := range recs {
+		if r["title"] != "Title "+r["itemId"].(string) || r["genre"] == nil {
+			t.Errorf("entry without its attributes: %v", r)
+		}
+		because, _ := r["because"].([]any)
+		if len(because) == 0 {
+			t.Errorf("no reasons for %v", r)
+		}
+		for _, b := range because {
+			if id := b.(map[string]any)["itemId"].(string); !past[id] || id == r["itemId"] {
+				t.Errorf("reason %v of %v", b, r["itemId"])
+			}
+		}
+	}
+	_, out = c.do("GET", "/shop/users/u00/items?attributes=(colour)", nil)
+	if !strings.Contains(string(out), `unknown attribute \"colour\" (there are expiration, title, genre)`) {
+		t.Errorf("unknown attribute = %s", out)
+	}
+}
+
+// The sample catalog loads with one request, trains, and answers titled recommendations.
+func TestSampleCatalog(t *testing.T) {
+	c, _, _ := newServer(t)
+	var sum SampleSummary
+	json.Unmarshal(c.want(201, "POST", "/samples", nil), &sum)
+	if sum.Users != 200 || len(sum.Tables) != 3 || sum.Tables[0].TableID != "sandbox-movies" {
+		t.Fatalf("summary = %+v", sum)
+	}
+	for _, tb := range sum.Tables {
+		if tb.Items == 0 || tb.Interactions < 500 || tb.DisplayAttribute == "" {
+			t.Errorf("table %+v", tb)
+		}
+	}
+	// the other two tables train meanwhile (the race detector makes every training slow)
+	if s := c.wait("/sandbox-movies/train/" + sum.Tables[0].TrainRequestID); s["status"] != "completed" {
+		t.Errorf("training of sandbox-movies = %v", s)
+	}
+	var recs []map[string]any
+	json.Unmarshal(c.want(200, "GET", "/sandbox-movies/users/sandbox-u001/items?limit=3&attributes=(title)", nil), &recs)
+	if len(recs) != 3 || recs[0]["title"] == nil {
+		t.Errorf("recommendations = %v", recs)
+	}
+	var list []map[string]any
+	json.Unmarshal(c.want(200, "GET", "/jobs?limit=3", nil), &list)
+	if len(list) != 3 || list[2]["kind"] != "train" || list[2]["tableId"] != "sandbox-movies" || list[2]["status"] != "completed" {
+		t.Errorf("jobs = %v", list)
+	}
+}
+
+// The sample loads again once its tables are deleted: the users stay. (Trainings need more records
+// than the sample has here, so they end at once.)
+func TestSampleLoadsAgain(t *testing.T) {
+	c, _, _ := newServerMin(t, 1_000_000)
+	var sum SampleSummary
+	json.Unmarshal(c.want(201, "POST", "/samples", nil), &sum)
+	_, out := c.do("POST", "/samples", nil)
+	if !strings.Contains(string(out), `sandbox-movies\" already exists`) {
+		t.Errorf("second load = %s", out)
+	}
+	for _, tb := range sum.Tables {
+		if s := c.wait("/" + tb.TableID + "/train/" + tb.TrainRequestID); s["status"] != "error" {
+			t.Errorf("training of %s = %v", tb.TableID, s)
+		}
+		c.want(204, "DELETE", "/tables/"+tb.TableID, nil)
+	}
+	var again SampleSummary
+	json.Unmarshal(c.want(201, "POST", "/samples", nil), &again)
+	if again.Users != 200 || len(again.Tables) != 3 || again.Tables[0].Interactions != sum.Tables[0].Interactions {
+		t.Errorf("second load = %+v, first %+v", again, sum)
+	}
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/harkhq/hark/server/httpapi"
 	"github.com/harkhq/hark/server/recomm/catalog"
 	"github.com/harkhq/hark/server/recomm/jobs"
+	"github.com/harkhq/hark/server/recomm/recommend"
 )
 
 // Storage is what the service needs of the workspace storage: reading
@@ -51,9 +52,9 @@ type Config struct {
 type Service struct {
 	Catalog     *catalog.Catalog
 	Queue       *jobs.Queue
-	Models      *jobs.Models
+	Models      *recommend.Models
 	Trainer     *jobs.Trainer
-	Recommender *jobs.Recommender
+	Recommender *recommend.Recommender
 	Batcher     *jobs.Batcher
 	Sources     *jobs.Sources
 	maxJSON     int64
@@ -69,7 +70,7 @@ func New(ctx context.Context, cfg Config) (*Service, error) {
 	if err != nil {
 		return nil, err
 	}
-	models, problems := jobs.OpenModels(filepath.Join(cfg.DataDir, "recomm"))
+	models, problems := recommend.OpenModels(filepath.Join(cfg.DataDir, "recomm"))
 	for _, p := range problems {
 		logger.Warn("recomm: a saved model did not load; train the table again", "err", p)
 	}
@@ -81,7 +82,7 @@ func New(ctx context.Context, cfg Config) (*Service, error) {
 		writer = cfg.Storage
 	}
 	s.Trainer = &jobs.Trainer{Catalog: cat, Models: models, DB: cfg.DB, MinInteractions: cfg.MinInteractions, Budget: cfg.TrainingBudget}
-	s.Recommender = &jobs.Recommender{Catalog: cat, Models: models}
+	s.Recommender = &recommend.Recommender{Catalog: cat, Models: models}
 	s.Batcher = &jobs.Batcher{Rec: s.Recommender, Storage: writer, DB: cfg.DB, Quota: cfg.Quota}
 	imports := jobs.ImportRunner(cat, s.Sources)
 	s.Queue, err = jobs.Open(ctx, cfg.DB, map[string]jobs.Runner{
@@ -92,11 +93,15 @@ func New(ctx context.Context, cfg Config) (*Service, error) {
 		return nil, err
 	}
 	cat.Busy = s.Queue.Busy
+	cat.Recorded = s.Recommender.Learn
 	return s, nil
 }
 
-// Close stops the background jobs.
-func (s *Service) Close() { s.Queue.Close() }
+// Close stops the background jobs and waits for the models being saved.
+func (s *Service) Close() {
+	s.Queue.Close()
+	s.Models.WaitSaves()
+}
 
 // Register mounts the endpoints on api, all signed (recommendation
 // requests act for the workspace).

@@ -91,18 +91,22 @@ type interactionJSON struct {
 }
 
 type interactionInfo struct {
-	InteractionID string   `json:"interactionId"`
-	Weight        float64  `json:"weight"`
-	Cumulative    bool     `json:"cumulative"`
-	Type          string   `json:"type"`
-	Polarity      string   `json:"polarity"`
-	MinValue      *float64 `json:"minValue,omitempty"` // absent: unbounded
-	MaxValue      *float64 `json:"maxValue,omitempty"`
+	InteractionID string  `json:"interactionId"`
+	Weight        float64 `json:"weight"`
+	Cumulative    bool    `json:"cumulative"`
+	Type          string  `json:"type"`
+	Polarity      string  `json:"polarity"`
+	MinValue      float64 `json:"minValue"`
+	MaxValue      float64 `json:"maxValue"`
 }
 
+// infoOf always carries minValue and maxValue, as the vendor's answers do: the defaults of the type
+// when they were not given. JSON has no infinity, so the open ends of a continuous interaction are
+// written as the largest finite doubles.
 func infoOf(d catalog.InteractionDef) interactionInfo {
+	lo, hi := d.Bounds()
 	return interactionInfo{InteractionID: d.ID, Weight: d.Weight, Cumulative: d.Cumulative, Type: d.Type,
-		Polarity: d.Polarity, MinValue: d.Min, MaxValue: d.Max}
+		Polarity: d.Polarity, MinValue: max(lo, -math.MaxFloat64), MaxValue: min(hi, math.MaxFloat64)}
 }
 
 // timestampLayout is the local date-time of trainConfig timestamps.
@@ -146,7 +150,7 @@ func (s *Service) decode(r *http.Request, v any) error {
 // listQuery reads filter, sort, limit and afterId.
 func listQuery(r *http.Request) (catalog.ListQuery, error) {
 	q := r.URL.Query()
-	lq := catalog.ListQuery{Filter: q.Get("filter"), Sort: q.Get("sort"), AfterID: q.Get("afterId")}
+	lq := catalog.ListQuery{Filter: q.Get("filter"), Sort: q.Get("sort"), AfterID: q.Get("afterId"), Search: q.Get("search")}
 	if l := q.Get("limit"); l != "" {
 		n, err := strconv.Atoi(l)
 		if err != nil || n < 1 {

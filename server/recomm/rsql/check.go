@@ -1,11 +1,25 @@
 package rsql
 
 import (
+	"sort"
 	"strings"
 )
 
 // Schema gives the type of each attribute a filter may name.
 type Schema map[string]Type
+
+// known lists the attributes of a schema for error messages, which name what exists.
+func (s Schema) known() string {
+	if len(s) == 0 {
+		return "there are no attributes"
+	}
+	ids := make([]string, 0, len(s))
+	for id := range s {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	return "the attributes are " + strings.Join(ids, ", ")
+}
 
 // ParseChecked parses s and checks it against schema.
 func ParseChecked(s string, schema Schema) (*Filter, error) {
@@ -54,7 +68,7 @@ func (f *Filter) Check(schema Schema) error {
 func checkComparison(c *Comparison, schema Schema) error {
 	t, ok := schema[c.Attr]
 	if !ok {
-		return errorf(c.Pos, "unknown attribute %q", c.Attr)
+		return errorf(c.Pos, "unknown attribute %q (%s)", c.Attr, schema.known())
 	}
 	c.Type = t
 	switch c.Op {

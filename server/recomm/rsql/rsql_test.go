@@ -118,8 +118,8 @@ func TestParseErrors(t *testing.T) {
 
 func TestCheckErrors(t *testing.T) {
 	cases := map[string]string{
-		`nope==1`:           `rsql: at 1: unknown attribute "nope"`,
-		`year==1;nope==1`:   `rsql: at 9: unknown attribute "nope"`,
+		`nope==1`:           `rsql: at 1: unknown attribute "nope" (the attributes are born, cover, genre, genres, kids, price, shots, tags, title, year)`,
+		`year==1;nope==1`:   `rsql: at 9: unknown attribute "nope" (the attributes are born, cover, genre, genres, kids, price, shots, tags, title, year)`,
 		`year==abc`:         `rsql: at 7: value for int attribute "year": "abc" is not an integer`,
 		`year=in=(1,x)`:     `rsql: at 12: value for int attribute "year": "x" is not an integer`,
 		`price=gt=1e`:       `rsql: at 10: value for double attribute "price": "1e" is not a finite number`,
@@ -151,7 +151,7 @@ func TestSortErrors(t *testing.T) {
 		`year==`:               `rsql: at 7: expected ASC or DESC after '==', found end of expression`,
 		`year==UP`:             `rsql: at 7: expected ASC or DESC after '==', found "UP"`,
 		`year==ASC,price==ASC`: `rsql: at 10: expected ';' between sort terms, found ','`,
-		`nope==ASC`:            `rsql: at 1: unknown attribute "nope"`,
+		`nope==ASC`:            `rsql: at 1: unknown attribute "nope" (the attributes are born, cover, genre, genres, kids, price, shots, tags, title, year)`,
 		`tags==ASC`:            `rsql: at 1: set attribute "tags" cannot be sorted`,
 		`year!=ASC`:            `rsql: at 5: expected '==' after "year" in sort, found '!='`,
 		`year==ASC;`:           `rsql: at 11: expected attribute in sort, found end of expression`,

@@ -42,7 +42,7 @@ func ParseSort(s string, schema Schema) ([]SortKey, error) {
 		}
 		typ, ok := schema[t.text]
 		if !ok {
-			return nil, errorf(t.pos, "unknown attribute %q", t.text)
+			return nil, errorf(t.pos, "unknown attribute %q (%s)", t.text, schema.known())
 		}
 		if typ.IsList() {
 			return nil, errorf(t.pos, "%s attribute %q cannot be sorted", typ, t.text)

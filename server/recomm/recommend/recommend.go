@@ -1,4 +1,8 @@
-package jobs
+// Package recommend answers recommendation queries synchronously: it checks a query against the
+// catalog, picks the trained model (or builds the ensemble), filters the candidates and ranks them.
+// It also holds the trained models (Models) and folds new interactions into the models that learn
+// online (isvd). Training and batch recommendations run as jobs (package jobs) on top of it.
+package recommend
 
 import (
 	"context"
@@ -51,10 +55,10 @@ type builtEnsemble struct {
 	model   engines.Model
 }
 
-// RecQuery is one recommendation request: the slot says which of the
+// Query is one recommendation request: the slot says which of the
 // four kinds (catalog.SlotItemsToUser, ...), the rest are the query
 // parameters of the document plus engine.
-type RecQuery struct {
+type Query struct {
 	Slot              string
 	SubjectID         string
 	Engine            string
@@ -67,20 +71,42 @@ type RecQuery struct {
 	AfterID           string
 	Limit             int
 	Diversity         float64
+	// Explain asks, for items for a user, which of the user's past items drove each result
+	// (Result.Because).
+	Explain bool
+}
+
+// slotKinds maps the table's engine slots to the engines' query kinds.
+var slotKinds = map[string]engines.Kind{
+	catalog.SlotItemsToUser: engines.ItemsToUser,
+	catalog.SlotUsersToUser: engines.UsersToUser,
+	catalog.SlotItemsToItem: engines.ItemsToItem,
+	catalog.SlotUsersToItem: engines.UsersToItem,
 }
 
 // Result is one recommendation entry.
 type Result struct {
 	ID    string
 	Match float64
+	// Because lists, when the query asked to Explain and the engine can say, the subject's past items
+	// most like this result, best first, with the engine's items-to-item match.
+	Because []Reason
 }
 
-// plan is a checked query, ready to run for one or many subjects.
-type plan struct {
+// Reason is one past item behind a recommendation.
+type Reason struct {
+	ID    string
+	Match float64
+}
+
+// Plan is a checked query, ready to run for one or many subjects (batch recommendations run one
+// plan for every recipient).
+type Plan struct {
 	r             *Recommender
 	ws            int64
 	table         string
 	slot          string
+	kind          engines.Kind
 	model         engines.Model
 	items, users  *catalog.Snapshot
 	subjects      *catalog.Snapshot // the subject's kind
@@ -95,32 +121,32 @@ type plan struct {
 	afterID       string
 	limit         int
 	diversity     float64
+	explain       bool
 	now           int64
 	eligible      []bool // by position in candidates: passes expiry, popularFilter and filter
 }
 
 // Recommend answers one request.
-func (r *Recommender) Recommend(ctx context.Context, ws int64, table string, q RecQuery) ([]Result, error) {
-	p, err := r.prepare(ctx, ws, table, q)
+func (r *Recommender) Recommend(ctx context.Context, ws int64, table string, q Query) ([]Result, error) {
+	p, err := r.Prepare(ctx, ws, table, q)
 	if err != nil {
 		return nil, err
 	}
-	return p.run(ctx, q.SubjectID, true)
+	return p.Run(ctx, q.SubjectID, true)
 }
 
-func (r *Recommender) prepare(ctx context.Context, ws int64, table string, q RecQuery) (*plan, error) {
+// Prepare checks a query against the catalog and the trained models.
+func (r *Recommender) Prepare(ctx context.Context, ws int64, table string, q Query) (*Plan, error) {
 	t, err := r.Catalog.Table(ctx, ws, table)
 	if err != nil {
 		return nil, err
 	}
-	p := &plan{r: r, ws: ws, table: table, slot: q.Slot, afterID: q.AfterID, diversity: q.Diversity}
-	switch q.Slot {
-	case catalog.SlotItemsToUser, catalog.SlotUsersToUser:
-		p.subjectIsUser = true
-	case catalog.SlotItemsToItem, catalog.SlotUsersToItem:
-	default:
+	p := &Plan{r: r, ws: ws, table: table, slot: q.Slot, afterID: q.AfterID, diversity: q.Diversity, explain: q.Explain}
+	kind, ok := slotKinds[q.Slot]
+	if !ok {
 		return nil, apierr.InvalidArgumentf("unknown recommendation kind %q", q.Slot)
 	}
+	p.kind, p.subjectIsUser = kind, kind.SubjectIsUser()
 	engine := q.Engine
 	if engine == "" {
 		engine = t.Engines.For(q.Slot)
@@ -190,19 +216,19 @@ func (r *Recommender) prepare(ctx context.Context, ws int64, table string, q Rec
 			return nil, apierr.InvalidArgumentf("sort: %v", err)
 		}
 	}
-	cut, err := parsePopular(q.PopularFilter)
+	cut, err := ParsePopular(q.PopularFilter)
 	if err != nil {
 		return nil, err
 	}
-	if cut != (popularCut{}) {
+	if cut != (PopularCut{}) {
 		itemCounts, userCounts, err := r.Catalog.Popularity(ctx, ws, table)
 		if err != nil {
 			return nil, err
 		}
 		if p.candidates == p.users {
-			p.popular = cut.excluded(userCounts)
+			p.popular = cut.Excluded(userCounts)
 		} else {
-			p.popular = cut.excluded(itemCounts)
+			p.popular = cut.Excluded(itemCounts)
 		}
 	}
 	now := time.Now
@@ -214,7 +240,7 @@ func (r *Recommender) prepare(ctx context.Context, ws int64, table string, q Rec
 	return p, nil
 }
 
-func (r *Recommender) eligibleFor(p *plan, k eligibleKey) []bool {
+func (r *Recommender) eligibleFor(p *Plan, k eligibleKey) []bool {
 	r.mu.Lock()
 	if e, ok := r.eligible[k]; ok {
 		r.mu.Unlock()
@@ -240,7 +266,9 @@ func (r *Recommender) eligibleFor(p *plan, k eligibleKey) []bool {
 // model returns the table's model for an engine, building ensembles from
 // their trained parts. With interactionId, a model trained on that
 // interaction alone (interactionsFilter of one id) scores the request;
-// otherwise the model trained on the weighted mix of interactions does.
+// otherwise the model trained on the weighted mix of interactions does,
+// or, when there is none, the engine's only model (trained with an
+// interactionsFilter).
 func (r *Recommender) model(ws int64, t catalog.Table, engine, interaction string) (engines.Model, error) {
 	get := func(engine string) engines.Model {
 		if interaction != "" {
@@ -248,7 +276,10 @@ func (r *Recommender) model(ws int64, t catalog.Table, engine, interaction strin
 				return m
 			}
 		}
-		return r.Models.Get(ws, t.ID, engine)
+		if m := r.Models.Get(ws, t.ID, engine); m != nil {
+			return m
+		}
+		return r.Models.Only(ws, t.ID, engine)
 	}
 	if engine != engines.Ensemble {
 		if !catalog.Trainable(engine) {
@@ -290,8 +321,8 @@ func (r *Recommender) model(ws int64, t catalog.Table, engine, interaction strin
 	return m, nil
 }
 
-// run recommends for one subject; paged applies sort and afterId.
-func (p *plan) run(ctx context.Context, subjectID string, paged bool) ([]Result, error) {
+// Run recommends for one subject; paged applies sort and afterId.
+func (p *Plan) Run(ctx context.Context, subjectID string, paged bool) ([]Result, error) {
 	values, ok := p.subjects.Values(subjectID)
 	if !ok {
 		kind := "item"
@@ -308,7 +339,7 @@ func (p *plan) run(ctx context.Context, subjectID string, paged bool) ([]Result,
 	if err != nil {
 		return nil, err
 	}
-	sub := engines.Subject{ID: subjectID, Attrs: entityAttrs(p.subjects, values)}
+	sub := engines.Subject{ID: subjectID, Attrs: EntityAttrs(p.subjects, p.subjectIsUser, values)}
 	if p.subjectIsUser {
 		if sub.Keywords, err = p.r.Catalog.Keywords(ctx, p.ws, subjectID); err != nil {
 			return nil, err
@@ -362,17 +393,7 @@ func (p *plan) run(ctx context.Context, subjectID string, paged bool) ([]Result,
 			return 0
 		}
 	}
-	var scored []engines.Scored
-	switch p.slot {
-	case catalog.SlotItemsToUser:
-		scored, err = p.model.ItemsForUser(sub, q)
-	case catalog.SlotUsersToUser:
-		scored, err = p.model.SimilarUsers(sub, q)
-	case catalog.SlotItemsToItem:
-		scored, err = p.model.SimilarItems(sub, q)
-	case catalog.SlotUsersToItem:
-		scored, err = p.model.UsersForItem(sub, q)
-	}
+	scored, err := p.model.Recommend(p.kind, sub, q)
 	if errors.Is(err, engines.ErrNoSignal) {
 		scored, err = nil, nil // nothing known about a cold subject: no recommendations
 	}
@@ -384,6 +405,7 @@ func (p *plan) run(ctx context.Context, subjectID string, paged bool) ([]Result,
 		out[i] = Result{ID: s.ID, Match: s.Match}
 	}
 	if !paged || (p.sort == nil && p.afterID == "") {
+		p.explainAll(out, sub.History)
 		return out, nil
 	}
 	if p.sort != nil {
@@ -410,54 +432,76 @@ func (p *plan) run(ctx context.Context, subjectID string, paged bool) ([]Result,
 		}
 		start = i + 1
 	}
-	return out[start:min(start+p.limit, len(out))], nil
+	out = out[start:min(start+p.limit, len(out))]
+	p.explainAll(out, sub.History)
+	return out, nil
 }
 
-// entityAttrs converts snapshot values to the engines' row form.
-func entityAttrs(s *catalog.Snapshot, v rsql.MapValues) engines.EntityAttrs {
-	var e engines.EntityAttrs
-	for _, a := range s.Attributes {
-		x, ok := v[a.ID]
-		if !ok || a.ID == catalog.ExpirationAttribute {
-			continue
+// Explanations: at most maxExplained results of a page get reasons, each at most maxReasons.
+const (
+	maxExplained = 50
+	maxReasons   = 3
+)
+
+// explainAll fills Because for items recommended to a user: the past items the user liked (positive
+// interactions valued at least at the user's median for their type, so a two-star rating is no
+// reason) that the model finds most like each result. popular has no notion of alike, so it never
+// explains.
+func (p *Plan) explainAll(out []Result, history []engines.Event) {
+	if !p.explain || p.kind != engines.ItemsToUser || p.model.Engine() == engines.Popular {
+		return
+	}
+	values := map[string][]float64{}
+	for _, e := range history {
+		if e.Positive {
+			values[e.Type] = append(values[e.Type], e.Value)
 		}
-		num := func(f float64) {
-			if e.Numeric == nil {
-				e.Numeric = map[string]float64{}
-			}
-			e.Numeric[a.ID] = f
+	}
+	median := map[string]float64{}
+	for typ, v := range values {
+		slices.Sort(v)
+		median[typ] = v[(len(v)-1)/2]
+	}
+	liked := map[string]bool{}
+	for _, e := range history {
+		if e.Positive && e.Value >= median[e.Type] {
+			liked[e.ItemID] = true
 		}
-		tokens := func(t []string) {
-			if e.Tokens == nil {
-				e.Tokens = map[string][]string{}
-			}
-			e.Tokens[a.ID] = t
+	}
+	if len(liked) == 0 {
+		return
+	}
+	q := engines.Query{Limit: maxReasons, Accept: func(id string) bool { return liked[id] }}
+	for i := range out[:min(len(out), maxExplained)] {
+		alike, err := p.model.Recommend(engines.ItemsToItem, engines.Subject{ID: out[i].ID}, q)
+		if err != nil {
+			continue // an item the model cannot compare (ErrNoSignal): no reasons
 		}
-		switch val := x.(type) {
-		case int64:
-			num(float64(val))
-		case float64:
-			num(val)
-		case bool:
-			if val {
-				num(1)
-			} else {
-				num(0)
-			}
-		case string:
-			if a.Type == rsql.Category {
-				tokens([]string{val})
-			} else if a.Type == rsql.String {
-				if e.Text == nil {
-					e.Text = map[string]string{}
-				}
-				e.Text[a.ID] = val
-			}
-		case []string:
-			if a.Type != rsql.ImageList {
-				tokens(val)
+		for _, a := range alike {
+			if a.Match > 0 {
+				out[i].Because = append(out[i].Because, Reason{ID: a.ID, Match: a.Match})
 			}
 		}
 	}
-	return e
 }
+
+// Subjects is the snapshot of the subjects' kind (the recipients of a batch).
+func (p *Plan) Subjects() *catalog.Snapshot { return p.subjects }
+
+// Eligible counts the candidates that pass the request-independent checks (expiry, filter,
+// popularFilter): an upper bound of the answer of any subject.
+func (p *Plan) Eligible() int {
+	n := 0
+	for _, ok := range p.eligible {
+		if ok {
+			n++
+		}
+	}
+	return n
+}
+
+// Limit is the checked limit of the query.
+func (p *Plan) Limit() int { return p.limit }
+
+// AnswersUsers reports whether the answer ranks users.
+func (p *Plan) AnswersUsers() bool { return p.kind.AnswersUsers() }

@@ -1,4 +1,4 @@
-package jobs
+package recommend
 
 import (
 	"fmt"
@@ -17,9 +17,13 @@ import (
 // A new model replaces the old one with an atomic pointer swap, so
 // recommendations never pause for a training.
 type Models struct {
-	dir string
-	mu  sync.Mutex
-	m   map[modelKey]*atomic.Pointer[modelBox]
+	dir   string
+	write sync.Mutex // serialises saves, so that a save never undoes a newer one
+	// saving holds the models with a background save running; a flag set asks for one more.
+	saving map[modelKey]*bool
+	saves  sync.WaitGroup
+	mu     sync.Mutex
+	m      map[modelKey]*atomic.Pointer[modelBox]
 }
 
 type modelKey struct {
@@ -78,9 +82,100 @@ func (ms *Models) Get(ws int64, table, engine string) engines.Model {
 	return nil
 }
 
+// Only returns the one model trained with an engine, whatever interactions it was restricted to,
+// or nil when there is none or more than one: a request naming the engine then finds a model trained
+// with an interactionsFilter when it is the engine's only one.
+func (ms *Models) Only(ws int64, table, engine string) engines.Model {
+	ms.mu.Lock()
+	defer ms.mu.Unlock()
+	var found engines.Model
+	for k, p := range ms.m {
+		if k.ws != ws || k.table != table || (k.engine != engine && !strings.HasPrefix(k.engine, engine+"@")) {
+			continue
+		}
+		if b := p.Load(); b != nil {
+			if found != nil {
+				return nil
+			}
+			found = b.model
+		}
+	}
+	return found
+}
+
+// Table returns the current models of a table by stored name (engine, or engine@interactions).
+func (ms *Models) Table(ws int64, table string) map[string]engines.Model {
+	ms.mu.Lock()
+	defer ms.mu.Unlock()
+	out := map[string]engines.Model{}
+	for k, p := range ms.m {
+		if k.ws == ws && k.table == table {
+			if b := p.Load(); b != nil {
+				out[k.engine] = b.model
+			}
+		}
+	}
+	return out
+}
+
 // Put saves a model (temporary file, then rename, so a crash never leaves
 // a torn file) and swaps it in.
 func (ms *Models) Put(ws int64, table, engine string, m engines.Model) error {
+	ms.write.Lock()
+	defer ms.write.Unlock()
+	return ms.save(ws, table, engine, m)
+}
+
+// SaveSoon saves a model changed in place in the background: a request that changed it does not
+// wait for the disk, and changes that arrive while a save runs are written by one more save, so a
+// burst of changes costs two saves, not one each.
+func (ms *Models) SaveSoon(ws int64, table, engine string, m engines.Model, failed func(error)) {
+	k := modelKey{ws, table, engine}
+	ms.mu.Lock()
+	if again := ms.saving[k]; again != nil {
+		*again = true
+		ms.mu.Unlock()
+		return
+	}
+	if ms.saving == nil {
+		ms.saving = map[modelKey]*bool{}
+	}
+	again := new(bool)
+	ms.saving[k] = again
+	ms.saves.Add(1)
+	ms.mu.Unlock()
+	go func() {
+		defer ms.saves.Done()
+		for {
+			if err := ms.Resave(ws, table, engine, m); err != nil && failed != nil {
+				failed(err)
+			}
+			ms.mu.Lock()
+			if !*again {
+				delete(ms.saving, k)
+				ms.mu.Unlock()
+				return
+			}
+			*again = false
+			ms.mu.Unlock()
+		}
+	}()
+}
+
+// WaitSaves returns once the background saves have finished (at shutdown).
+func (ms *Models) WaitSaves() { ms.saves.Wait() }
+
+// Resave saves a model changed in place (an online update), unless a training replaced it meanwhile.
+func (ms *Models) Resave(ws int64, table, engine string, m engines.Model) error {
+	ms.write.Lock()
+	defer ms.write.Unlock()
+	if ms.Get(ws, table, engine) != m {
+		return nil
+	}
+	return ms.save(ws, table, engine, m)
+}
+
+func (ms *Models) save(ws int64, table, engine string, m engines.Model) error {
 	dir := filepath.Join(ms.dir, strconv.FormatInt(ws, 10), table)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
@@ -110,6 +205,8 @@ func (ms *Models) Put(ws int64, table, engine string, m engines.Model) error {
 
 // DeleteTable forgets and removes the models of a deleted table.
 func (ms *Models) DeleteTable(ws int64, table string) error {
+	ms.write.Lock() // a background save of the table must not recreate what is removed
+	defer ms.write.Unlock()
 	ms.mu.Lock()
 	for k := range ms.m {
 		if k.ws == ws && k.table == table {

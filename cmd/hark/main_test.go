@@ -114,8 +114,11 @@ func TestSubcommandsAgainstAPlatform(t *testing.T) {
 	if _, out, _ := hark(t, "", append(r, "storage", "get", "docs/notes.txt", "-")...); out != "hello storage" {
 		t.Fatalf("get -: %q", out)
 	}
-	if _, out, _ := hark(t, "", append(r, "storage", "du")...); strings.TrimSpace(out) != "13" {
+	if _, out, _ := hark(t, "", append(r, "storage", "du")...); strings.TrimSpace(out) != "13 B" {
 		t.Fatalf("du: %q", out)
+	}
+	if _, out, _ := hark(t, "", append(r, "storage", "du", "--bytes")...); strings.TrimSpace(out) != "13" {
+		t.Fatalf("du --bytes: %q", out)
 	}
 	if code, _, errOut := hark(t, "", append(r, "storage", "put", t.TempDir())...); code != 1 || !strings.Contains(errOut, "is a directory") {
 		t.Fatalf("put a directory: %d %q", code, errOut)
@@ -126,10 +129,30 @@ func TestSubcommandsAgainstAPlatform(t *testing.T) {
 	if code, _, _ := hark(t, "", append(r, "storage", "clear")...); code != 2 {
 		t.Fatal("clear without --yes ran")
 	}
-	if _, out, _ := hark(t, "", append(r, "storage", "clear", "--yes")...); !strings.Contains(out, "cleared 1 files and 1 folders") {
-		t.Fatalf("clear: %q", out)
+	// storage get keeps an existing file unless --force.
+	dest := t.TempDir()
+	if code, _, errOut := hark(t, "", append(r, "storage", "get", "docs/notes.txt", dest)...); code != 0 ||
+		!strings.Contains(errOut, "downloaded docs/notes.txt (13 B) to "+filepath.Join(dest, "notes.txt")) {
+		t.Fatalf("get into a directory: %d %q", code, errOut)
 	}
-	if code, out, _ := hark(t, "", append(r, "logout")...); code != 0 || !strings.Contains(out, "logged out") {
+	os.WriteFile(filepath.Join(dest, "notes.txt"), []byte("mine"), 0o644)
+	code, _, errOut = hark(t, "", append(r, "storage", "get", "docs/notes.txt", dest)...)
+	if b, _ := os.ReadFile(filepath.Join(dest, "notes.txt")); code != 1 || string(b) != "mine" || !strings.Contains(errOut, "already exists: add --force") {
+		t.Fatalf("get over an existing file: %d %q, the file holds %q", code, errOut, b)
+	}
+	if code, _, errOut := hark(t, "", append(r, "storage", "get", "--force", "docs/notes.txt", dest)...); code != 0 {
+		t.Fatalf("get --force: %d %q", code, errOut)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dest, "notes.txt")); string(b) != "hello storage" {
+		t.Fatalf("get --force left %q", b)
+	}
+	if entries, _ := os.ReadDir(dest); len(entries) != 1 {
+		t.Fatalf("get left %d files behind", len(entries))
+	}
+	if _, out, errOut := hark(t, "", append(r, "storage", "clear", "--yes")...); out != "" || !strings.Contains(errOut, "cleared 1 files and 1 folders") {
+		t.Fatalf("clear: %q %q", out, errOut)
+	}
+	if code, out, errOut := hark(t, "", append(r, "logout")...); code != 0 || out != "" || !strings.Contains(errOut, "logged out") {
 		t.Fatalf("logout: %d %q", code, out)
 	}
 	if code, _, errOut := hark(t, "", append(r, "say", "hello")...); code != 1 || !strings.Contains(errOut, "not signed in") {
@@ -138,17 +161,50 @@ func TestSubcommandsAgainstAPlatform(t *testing.T) {
 }
 
 func TestBadPlatforms(t *testing.T) {
-	isolate(t)
+	home := isolate(t)
 	p := servertest.Start(t, server.Config{})
-	code, _, errOut := hark(t, "", "--base-url", p.BaseURL, "--api-key", p.PublicKey, "--private-key", "wrong", "storage", "du")
-	if code != 1 || !strings.Contains(errOut, "HTTP 401") {
-		t.Fatalf("wrong private key: %d %q", code, errOut)
+	secretsFile := filepath.Join(home, "xdg_config_home", "hark", "secrets.json")
+	kept := func() string { b, _ := os.ReadFile(secretsFile); return string(b) }
+	at := []string{"--base-url", p.BaseURL, "--api-key", p.PublicKey}
+	code, _, errOut := hark(t, "", append(at, "storage", "du")...)
+	if code != 1 || !strings.Contains(errOut, "needs the private key of workspace "+p.PublicKey) || strings.Contains(errOut, "does not match") {
+		t.Fatalf("no private key: %d %q", code, errOut)
+	}
+	code, _, errOut = hark(t, "", append(at, "--private-key", "wrong", "storage", "du")...)
+	if code != 1 || !strings.Contains(errOut, "refused the private key given") || strings.Contains(kept(), "wrong") {
+		t.Fatalf("wrong private key: %d %q; kept: %s", code, errOut, kept())
+	}
+	// A key is remembered once the platform accepts it...
+	if code, _, errOut := hark(t, "", append(at, "--private-key", p.PrivateKey, "storage", "du")...); code != 0 || !strings.Contains(kept(), p.PrivateKey) {
+		t.Fatalf("right private key: %d %q; kept: %s", code, errOut, kept())
+	}
+	if code, _, errOut := hark(t, "", append(at, "storage", "du")...); code != 0 {
+		t.Fatalf("the remembered key: %d %q", code, errOut)
+	}
+	// ... and forgotten once it fails (here: the workspace's key changed).
+	os.WriteFile(secretsFile, []byte(strings.ReplaceAll(kept(), p.PrivateKey, "stale")), 0o600)
+	code, _, errOut = hark(t, "", append(at, "storage", "du")...)
+	if code != 1 || !strings.Contains(errOut, "refused the private key hark remembered") || strings.Contains(kept(), "stale") {
+		t.Fatalf("a stale remembered key: %d %q; kept: %s", code, errOut, kept())
+	}
+	code, _, errOut = hark(t, "", "--base-url", p.BaseURL, "--api-key", "pk_nobody", "--private-key", "x", "storage", "du")
+	if code != 1 || !strings.Contains(errOut, "no workspace with the public key pk_nobody") {
+		t.Fatalf("unknown public key: %d %q", code, errOut)
+	}
+	// The version segment: added when the URL has no path, explained when the path is another.
+	root := strings.TrimSuffix(p.BaseURL, "/v2")
+	if code, out, errOut := hark(t, "", "--base-url", root, "--api-key", p.PublicKey, "--private-key", p.PrivateKey, "storage", "du"); code != 0 {
+		t.Fatalf("base URL without /v2: %d %q %q", code, out, errOut)
+	}
+	code, _, errOut = hark(t, "", "--base-url", root+"/api", "--api-key", p.PublicKey, "--private-key", p.PrivateKey, "storage", "du")
+	if code != 1 || !strings.Contains(errOut, "ends in the version segment /v2") {
+		t.Fatalf("base URL with another path: %d %q", code, errOut)
 	}
 	code, _, errOut = hark(t, "", "--base-url", "http://127.0.0.1:1/v2", "--api-key", "k", "storage", "du")
-	if code != 1 || !strings.Contains(errOut, "connection refused") {
+	if code != 1 || !strings.Contains(errOut, "cannot reach the platform at http://127.0.0.1:1/v2 (connection refused)") {
 		t.Fatalf("unreachable: %d %q", code, errOut)
 	}
-	if code, _, errOut := hark(t, "", "--base-url", "ftp://x", "--api-key", "k", "storage", "du"); code != 1 || !strings.Contains(errOut, "http(s)") {
+	if code, _, errOut := hark(t, "", "--base-url", "ftp://x", "--api-key", "k", "storage", "du"); code != 2 || !strings.Contains(errOut, "http(s)") {
 		t.Fatalf("bad URL: %d %q", code, errOut)
 	}
 	if code, _, _ := hark(t, "", "frobnicate"); code != 2 {
@@ -217,7 +273,7 @@ func TestMicChoicePersists(t *testing.T) {
 	}
 	cfg := resolveWith()
 	var out strings.Builder
-	if err := cmdMic(cfg, []string{"USB", "Headset"}, &out); err != nil {
+	if err := chooseMic(cfg, "USB Headset", &out); err != nil {
 		t.Fatal(err)
 	}
 	if got := resolveWith(); got.Mic != "USB Headset" || got.Language != "es" {
@@ -226,7 +282,7 @@ func TestMicChoicePersists(t *testing.T) {
 	if got := resolveWith("-mic", "other"); got.Mic != "other" {
 		t.Fatalf("--mic did not win: %q", got.Mic)
 	}
-	if err := cmdMic(cfg, []string{"default"}, &out); err != nil {
+	if err := chooseMic(cfg, "default", &out); err != nil {
 		t.Fatal(err)
 	}
 	if got := resolveWith(); got.Mic != "" {

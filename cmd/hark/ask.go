@@ -19,7 +19,7 @@ func cmdAsk(e *cliEnv, args []string) error {
 16 or 8 kHz) and prints the answer on stdout; what was heard, the next actions and the ref go to
 stderr. --json prints the whole answer as JSON instead.`)
 	asJSON := f.Bool("json", false, "print the whole answer as JSON")
-	ref := f.Int64("ref", 0, "continue the conversation with this ref")
+	ref := f.Int64("ref", 0, "continue the conversation of the answer with ref `N`")
 	rest, err := f.parse(args)
 	if err != nil {
 		return err

@@ -22,7 +22,7 @@ the whole answer as JSON instead. Flags go before TEXT.
 
 A question ("set an alarm" → "For what time?") is answered with --ref: hark say --ref N "seven am".`)
 	asJSON := f.Bool("json", false, "print the whole answer as JSON")
-	ref := f.Int64("ref", 0, "continue the conversation with this ref")
+	ref := f.Int64("ref", 0, "continue the conversation of the answer with ref `N`")
 	rest, err := f.parseLeading(args)
 	if err != nil {
 		return err

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -108,8 +109,21 @@ func TestSubcommandsAgainstAPlatform(t *testing.T) {
 			t.Fatalf("%v: %d %s %s", args, code, out, errOut)
 		}
 	}
-	if _, out, _ := hark(t, "", append(r, "storage", "ls", "docs")...); !strings.Contains(out, "notes.txt") || !strings.Contains(out, "13") {
+	if _, out, _ := hark(t, "", append(r, "storage", "ls", "docs")...); !regexp.MustCompile(`^13 B  \d{4}-\d\d-\d\d \d\d:\d\d  notes\.txt\n$`).MatchString(out) {
 		t.Fatalf("ls docs: %q", out)
+	}
+	if _, out, _ := hark(t, "", append(r, "storage", "ls", "docs", "--bytes")...); !strings.HasPrefix(out, "13  ") {
+		t.Fatalf("ls docs --bytes: %q", out)
+	}
+	if _, out, _ := hark(t, "", append(r, "storage", "ls")...); out != "-  -  docs/\n" {
+		t.Fatalf("ls: %q", out)
+	}
+	code, _, errOut = hark(t, "", append(r, "storage", "put", local, "nowhere/")...)
+	if code != 1 || errOut != "hark: there is no folder nowhere/ in the workspace: hark storage mkdir nowhere creates it\n" {
+		t.Fatalf("put into a missing folder: %d %q", code, errOut)
+	}
+	if code, out, errOut := hark(t, "", append(r, "storage", "ls", "nowhere")...); code != 1 || out != "" || !strings.Contains(errOut, "no folder nowhere/") {
+		t.Fatalf("ls of a missing folder: %d %q %q", code, out, errOut)
 	}
 	if _, out, _ := hark(t, "", append(r, "storage", "get", "docs/notes.txt", "-")...); out != "hello storage" {
 		t.Fatalf("get -: %q", out)

@@ -68,7 +68,15 @@ workspace, or the files of FOLDER: size, last change and name. --json prints an 
 	}
 	files, err := st.List(e.ctx, folder, client.ListOptions{})
 	if err != nil {
-		return err
+		return noFolder(err, folder)
+	}
+	if len(files) == 0 && folder != "" {
+		// A missing folder lists as empty: say which it is.
+		if ok, err := st.FolderExists(e.ctx, folder); err != nil {
+			return err
+		} else if !ok {
+			return missingFolder(folder)
+		}
 	}
 	for _, fe := range files {
 		size := fe.Size
@@ -130,10 +138,23 @@ terminal.`)
 	res, err := p.Client.Storage.Upload(e.ctx, folder, name, file, info.Size(), progress)
 	done()
 	if err != nil {
-		return err
+		return noFolder(err, folder)
 	}
 	fmt.Fprintf(e.stderr, "uploaded %s (%s)\n", path.Join(res.Folder, res.File), humanBytes(info.Size()))
 	return nil
+}
+
+// noFolder says how to make the folder when err is the platform saying it
+// is missing.
+func noFolder(err error, folder string) error {
+	if folder != "" && client.IsCode(err, "EntityNotFound") && strings.Contains(err.Error(), "folder") {
+		return missingFolder(folder)
+	}
+	return err
+}
+
+func missingFolder(folder string) error {
+	return fmt.Errorf("there is no folder %s/ in the workspace: hark storage mkdir %s creates it", folder, folder)
 }
 
 func storageGet(e *cliEnv, args []string) error {

@@ -139,11 +139,18 @@ func buildVersion() string {
 	if version != "" {
 		return version
 	}
-	v := "dev"
 	bi, ok := debug.ReadBuildInfo()
 	if !ok {
-		return v
+		return "dev"
 	}
+	return versionOf(bi)
+}
+
+// versionOf reads a version from the build information: the module's
+// version when it has one (go install ...@v1.2.0), with the VCS revision,
+// its date and whether the tree was modified, when recorded.
+func versionOf(bi *debug.BuildInfo) string {
+	v := "dev"
 	if mv := bi.Main.Version; mv != "" && mv != "(devel)" {
 		v = mv
 	}

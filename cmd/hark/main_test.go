@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime/debug"
 	"strings"
 	"testing"
 
@@ -301,5 +302,24 @@ func TestMicChoicePersists(t *testing.T) {
 	}
 	if got := resolveWith(); got.Mic != "" {
 		t.Fatalf("after hark mic default: %q", got.Mic)
+	}
+}
+
+func TestVersionOf(t *testing.T) {
+	for _, c := range []struct {
+		bi   debug.BuildInfo
+		want string
+	}{
+		{debug.BuildInfo{Main: debug.Module{Version: "(devel)"}}, "dev"},
+		{debug.BuildInfo{Main: debug.Module{Version: "v1.2.0"}}, "v1.2.0"},
+		{debug.BuildInfo{Main: debug.Module{Version: "(devel)"}, Settings: []debug.BuildSetting{
+			{Key: "vcs.revision", Value: "145805d0123456789abcdef"}, {Key: "vcs.time", Value: "2026-11-24T09:00:00Z"},
+			{Key: "vcs.modified", Value: "true"}}}, "dev (145805d01234-dirty, 2026-11-24)"},
+		{debug.BuildInfo{Main: debug.Module{Version: "v1.2.0"}, Settings: []debug.BuildSetting{
+			{Key: "vcs.revision", Value: "145805d"}}}, "v1.2.0 (145805d)"},
+	} {
+		if got := versionOf(&c.bi); got != c.want {
+			t.Errorf("versionOf(%+v) = %q, want %q", c.bi, got, c.want)
+		}
 	}
 }

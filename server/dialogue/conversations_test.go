@@ -147,3 +147,30 @@ func TestStoredConversationCoversEveryField(t *testing.T) {
 		t.Fatalf("round trip changed the conversation:\n got %+v\nwant %+v", got, c)
 	}
 }
+
+// BenchmarkAnswerStored is BenchmarkAnswer with the conversations kept in
+// a store: the difference is what keeping them costs an answer.
+func BenchmarkAnswerStored(b *testing.B) {
+	e, req := benchEngine()
+	db, err := store.Open(b.TempDir())
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer db.Close()
+	closeConvs, err := e.KeepConversationsIn(context.Background(), db)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer closeConvs()
+	ctx := context.Background()
+	b.ReportAllocs()
+	b.ResetTimer()
+	cpu0, ok := processCPU()
+	for i := 0; i < b.N; i++ {
+		req.Query = benchQueries[i%len(benchQueries)]
+		if _, err := e.Answer(ctx, req); err != nil {
+			b.Fatal(err)
+		}
+	}
+	reportCPU(b, cpu0, ok)
+}

@@ -318,6 +318,8 @@ func (p *platform) explain(err error) error {
 	}
 	k := p.key
 	switch api.Code {
+	case "TokenExpired":
+		return fmt.Errorf("the session has ended (%s): run hark login, or hark register", api.Description)
 	case "InvalidSignature":
 		switch {
 		case k.watch == nil:

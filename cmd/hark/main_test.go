@@ -323,3 +323,17 @@ func TestVersionOf(t *testing.T) {
 		}
 	}
 }
+
+// A remembered session the platform no longer knows asks for a new login.
+func TestEndedSession(t *testing.T) {
+	home := isolate(t)
+	p := servertest.Start(t, server.Config{})
+	sec := openSecrets(filepath.Join(home, "xdg_config_home", "hark"))
+	if err := sec.Set("session:"+p.BaseURL+":"+p.PublicKey, `{"token": "revoked-long-ago"}`); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := hark(t, "", "--base-url", p.BaseURL, "--api-key", p.PublicKey, "say", "hello")
+	if code != 1 || out != "" || !strings.HasPrefix(errOut, "hark: the session has ended (") || !strings.HasSuffix(errOut, "run hark login, or hark register\n") {
+		t.Fatalf("say with an ended session: %d %q %q", code, out, errOut)
+	}
+}

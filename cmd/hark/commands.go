@@ -111,7 +111,9 @@ session. The password comes from HARK_PASSWORD, else it is asked on the terminal
 func cmdSignIn(ctx context.Context, p *platform, name, email, display string, stdin io.Reader, stderr io.Writer) error {
 	in := bufio.NewReader(stdin)
 	if email == "" {
-		fmt.Fprint(stderr, "e-mail: ")
+		if stdinIsTerminal() {
+			fmt.Fprint(stderr, "e-mail: ")
+		}
 		line, _ := in.ReadString('\n')
 		email = strings.TrimSpace(line)
 	}
@@ -171,11 +173,15 @@ func cmdLogout(e *cliEnv, args []string) error {
 	return err
 }
 
-// readPassword reads a line with echo off when stdin is a terminal.
+// stdinIsTerminal tells whether prompts are read by someone.
+func stdinIsTerminal() bool { return isTerminal(os.Stdin) }
+
+// readPassword reads a line, prompting with echo off when stdin is a
+// terminal.
 func readPassword(in *bufio.Reader, prompt io.Writer) (string, error) {
-	fmt.Fprint(prompt, "password: ")
 	fd := int(os.Stdin.Fd())
 	if old, err := unix.IoctlGetTermios(fd, unix.TCGETS); err == nil {
+		fmt.Fprint(prompt, "password: ")
 		quiet := *old
 		quiet.Lflag &^= unix.ECHO
 		if err := unix.IoctlSetTermios(fd, unix.TCSETS, &quiet); err == nil {

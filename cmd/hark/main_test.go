@@ -123,6 +123,12 @@ func TestSubcommandsAgainstAPlatform(t *testing.T) {
 	if code != 1 || errOut != "hark: there is no folder nowhere/ in the workspace: hark storage mkdir nowhere creates it\n" {
 		t.Fatalf("put into a missing folder: %d %q", code, errOut)
 	}
+	if code, _, errOut := hark(t, "", append(r, "storage", "rm", "docs/nothing.txt")...); code != 1 || errOut != "hark: rm docs/nothing.txt: there is no such file\n" {
+		t.Fatalf("rm of a missing file: %d %q", code, errOut)
+	}
+	if code, _, errOut := hark(t, "", append(r, "storage", "rmdir", "nowhere")...); code != 1 || errOut != "hark: there is no folder nowhere/ in the workspace\n" {
+		t.Fatalf("rmdir of a missing folder: %d %q", code, errOut)
+	}
 	if code, out, errOut := hark(t, "", append(r, "storage", "ls", "nowhere")...); code != 1 || out != "" || !strings.Contains(errOut, "no folder nowhere/") {
 		t.Fatalf("ls of a missing folder: %d %q %q", code, out, errOut)
 	}

@@ -282,6 +282,13 @@ func storageRm(e *cliEnv, args []string) error {
 	}
 	for _, r := range rest {
 		folder, name := splitRemote(r)
+		// The platform's delete succeeds for a file that is not there;
+		// rm says so, as rm(1) does.
+		if ok, err := p.Client.Storage.Exists(e.ctx, folder, name); err != nil {
+			return noFolder(err, folder)
+		} else if !ok {
+			return fmt.Errorf("rm %s: there is no such file", strings.Trim(r, "/"))
+		}
 		if err := p.Client.Storage.Delete(e.ctx, folder, name); err != nil {
 			return fmt.Errorf("rm %s: %w", r, err)
 		}
@@ -309,6 +316,13 @@ func storageFolder(op string) func(e *cliEnv, args []string) error {
 			return err
 		}
 		folder := strings.Trim(rest[0], "/")
+		if op == "rmdir" {
+			if ok, err := p.Client.Storage.FolderExists(e.ctx, folder); err != nil {
+				return err
+			} else if !ok {
+				return fmt.Errorf("there is no folder %s/ in the workspace", folder)
+			}
+		}
 		if op == "mkdir" {
 			err = p.Client.Storage.CreateFolder(e.ctx, folder)
 		} else {

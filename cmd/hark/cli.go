@@ -64,7 +64,11 @@ func (f *commandFlags) parseAll(args []string, intersperse bool) ([]string, erro
 				f.help(f.stdout)
 				return nil, errHelpShown
 			}
-			return nil, f.usageError("%s", flagError(err))
+			msg := flagError(err)
+			if name, ok := strings.CutPrefix(msg, "unknown flag --"); ok && isGlobalFlag(name) {
+				msg = fmt.Sprintf("--%s is a global flag: put it before the command (hark --%s ... %s)", name, name, f.path)
+			}
+			return nil, f.usageError("%s", msg)
 		}
 		left := f.Args()
 		used := len(args) - len(left)
@@ -74,6 +78,13 @@ func (f *commandFlags) parseAll(args []string, intersperse bool) ([]string, erro
 		rest = append(rest, left[0])
 		args = left[1:]
 	}
+}
+
+// isGlobalFlag tells whether name is one of hark's own flags (--base-url ...).
+func isGlobalFlag(name string) bool {
+	fs := newFlagSet()
+	configFlags(fs)
+	return fs.Lookup(name) != nil
 }
 
 // flagError rewords the flag package's errors with the dashes people type.

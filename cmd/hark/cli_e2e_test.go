@@ -67,6 +67,7 @@ func TestCLIConventions(t *testing.T) {
 		{[]string{"storage", "frobnicate"}, 2, "", "", "hark storage: unknown command \"frobnicate\""},
 		{[]string{"recomm", "frobnicate"}, 2, "", "", "hark recomm: unknown command \"frobnicate\""},
 		{[]string{"storage", "ls", "--frobnicate"}, 2, "", "", "hark storage ls: unknown flag --frobnicate\n"},
+		{[]string{"storage", "ls", "--base-url", "http://x/v2"}, 2, "", "", "hark storage ls: --base-url is a global flag: put it before the command"},
 		{[]string{"storage", "ls", "a", "b"}, 2, "", "", "hark storage ls: give at most one FOLDER"},
 		{[]string{"say"}, 2, "", "", "hark say: give the TEXT to say"},
 		{[]string{"say", "--ref", "x", "hi"}, 2, "", "", "invalid value \"x\" for flag --ref"},

@@ -4,21 +4,40 @@ import (
 	"context"
 	"reflect"
 	"strconv"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/harkhq/hark/server/store"
 )
 
+// testClock is a clock the test moves while the store's writer reads it.
+type testClock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+func (c *testClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+func (c *testClock) Add(d time.Duration) {
+	c.mu.Lock()
+	c.now = c.now.Add(d)
+	c.mu.Unlock()
+}
+
 // storedEngine is an engine keeping its conversations in the database at
 // dir, as one process of harkd (or one run of hark) does.
-func storedEngine(t *testing.T, dir string, clock *time.Time) (*Engine, func()) {
+func storedEngine(t *testing.T, dir string, clock *testClock) (*Engine, func()) {
 	t.Helper()
 	db, err := store.Open(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	e := New(Config{Clock: func() time.Time { return *clock }, MaxConversations: 5})
+	e := New(Config{Clock: clock.Now, MaxConversations: 5})
 	closeConvs, err := e.KeepConversationsIn(context.Background(), db)
 	if err != nil {
 		db.Close()
@@ -49,16 +68,16 @@ func storedAsk(t *testing.T, e *Engine, q string, ref, user int64) Response {
 // the same store, its slots (a day waiting for a clock time) intact.
 func TestConversationOutlivesTheProcess(t *testing.T) {
 	dir := t.TempDir()
-	clock := time.Date(2026, 6, 1, 8, 0, 0, 0, time.UTC)
-	first, closeFirst := storedEngine(t, dir, &clock)
+	clock := &testClock{now: time.Date(2026, 6, 1, 8, 0, 0, 0, time.UTC)}
+	first, closeFirst := storedEngine(t, dir, clock)
 	r := storedAsk(t, first, "set an alarm for tomorrow", 0, 7)
 	if a, _ := actionJSON(t, r); a != "OPEN_ASR" || r.Context.Ref == 0 {
 		t.Fatalf("expected a question, got %s", a)
 	}
 	closeFirst()
 
-	clock = clock.Add(9 * time.Minute)
-	second, _ := storedEngine(t, dir, &clock)
+	clock.Add(9 * time.Minute)
+	second, _ := storedEngine(t, dir, clock)
 	if other := storedAsk(t, second, "at nine am", r.Context.Ref, 8); other.Intent == "SET_ALARM" {
 		t.Fatal("another user continued the kept conversation")
 	}
@@ -76,13 +95,13 @@ func TestConversationOutlivesTheProcess(t *testing.T) {
 
 func TestKeptConversationExpires(t *testing.T) {
 	dir := t.TempDir()
-	clock := time.Date(2026, 6, 1, 8, 0, 0, 0, time.UTC)
-	first, closeFirst := storedEngine(t, dir, &clock)
+	clock := &testClock{now: time.Date(2026, 6, 1, 8, 0, 0, 0, time.UTC)}
+	first, closeFirst := storedEngine(t, dir, clock)
 	r := storedAsk(t, first, "set an alarm", 0, 7)
 	closeFirst()
 
-	clock = clock.Add(ConversationTTL + time.Second)
-	second, closeSecond := storedEngine(t, dir, &clock)
+	clock.Add(ConversationTTL + time.Second)
+	second, closeSecond := storedEngine(t, dir, clock)
 	got := storedAsk(t, second, "at nine am", r.Context.Ref, 7)
 	if got.Intent == "SET_ALARM" || got.Context.Ref == r.Context.Ref {
 		t.Fatalf("a conversation idle past %s continued: %s ref %d", ConversationTTL, got.Intent, got.Context.Ref)
@@ -102,15 +121,15 @@ func TestKeptConversationExpires(t *testing.T) {
 // The table is bounded like the memory: the least recently used go.
 func TestKeptConversationsAreBounded(t *testing.T) {
 	dir := t.TempDir()
-	clock := time.Date(2026, 6, 1, 8, 0, 0, 0, time.UTC)
-	e, done := storedEngine(t, dir, &clock)
+	clock := &testClock{now: time.Date(2026, 6, 1, 8, 0, 0, 0, time.UTC)}
+	e, done := storedEngine(t, dir, clock)
 	for i := 0; i < 20; i++ {
-		clock = clock.Add(time.Second)
+		clock.Add(time.Second)
 		storedAsk(t, e, "set an alarm", 0, 7)
 	}
 	done()
-	clock = clock.Add(time.Second)
-	_, done = storedEngine(t, dir, &clock) // sweeps on start
+	clock.Add(time.Second)
+	_, done = storedEngine(t, dir, clock) // sweeps on start
 	done()
 	db, err := store.Open(dir)
 	if err != nil {

@@ -49,6 +49,7 @@ func TestCLIConventions(t *testing.T) {
 		{[]string{"--help"}, 0, "\ncommands:\n  say", "", ""},
 		{[]string{"-h"}, 0, "run one command", "", ""},
 		{[]string{"help"}, 0, "\ncommands:\n  say", "", ""},
+		{[]string{"help", "help"}, 0, "usage: hark help [COMMAND [SUBCOMMAND]]", "", ""},
 		{[]string{"help", "storage"}, 0, "usage: hark storage COMMAND", "", ""},
 		{[]string{"help", "storage", "ls"}, 0, "usage: hark storage ls [FOLDER]", "", ""},
 		{[]string{"storage", "--help"}, 0, "  clear", "", ""},

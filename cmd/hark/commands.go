@@ -88,10 +88,10 @@ session. The password comes from HARK_PASSWORD, else it is asked on the terminal
 	}
 	return func(e *cliEnv, args []string) error {
 		f := e.flags(name, synopsis, about)
-		email := f.String("email", "", "e-mail address (asked when missing)")
+		email := f.String("email", "", "e-mail `ADDRESS` (asked when missing)")
 		var display *string
 		if name == "register" {
-			display = f.String("name", "", "display name")
+			display = f.String("name", "", "display `NAME`")
 		} else {
 			display = new(string)
 		}

@@ -90,6 +90,11 @@ func groupHelp(w io.Writer, g *cliCommand) {
 
 // cmdHelp is `hark help [COMMAND [SUBCOMMAND]]`: the same text as --help.
 func cmdHelp(e *cliEnv, args []string) error {
+	f := e.flags("help", "[COMMAND [SUBCOMMAND]]", "Shows what hark does and its commands, or the arguments and flags of one command: the same text as hark COMMAND --help.")
+	args, err := f.parseLeading(args)
+	if err != nil {
+		return err
+	}
 	if len(args) == 0 {
 		printUsage(e.stdout, e.globals)
 		return errHelpShown

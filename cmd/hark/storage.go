@@ -192,7 +192,9 @@ unless --force is given. Progress is shown when stderr is a terminal.`)
 	}
 	st := p.Client.Storage
 	if toStdout {
-		_, err := st.Download(e.ctx, folder, name, e.stdout, nil)
+		progress, done := progressLine(e.stderr, "downloading", name)
+		_, err := st.Download(e.ctx, folder, name, e.stdout, progress)
+		done()
 		return err
 	}
 	tmp, err := os.CreateTemp(filepath.Dir(local), ".hark-download-*")

@@ -218,16 +218,14 @@ func decodeConversation(ref, userID, seenMs int64, state []byte) (*conversation,
 	}
 	c := &conversation{ref: ref, userID: userID, lang: sc.Lang, intent: sc.Intent, awaiting: sc.Awaiting, asks: sc.Asks,
 		seen: time.UnixMilli(seenMs)}
-	if len(sc.Slots) > 0 {
-		c.slots = make(map[string]slotVal, len(sc.Slots))
-		for k, s := range sc.Slots {
-			v := slotVal{text: s.Text, start: s.Start, end: s.End, num: s.Num, dur: s.Dur}
-			if w := s.When; w != nil {
-				v.when = whenExpr{day: w.Day, weekday: w.Weekday, next: w.Next, hasClock: w.HasClock, hour: w.Hour,
-					minute: w.Minute, mer: w.Mer, hasRel: w.HasRel, rel: w.Rel}
-			}
-			c.slots[k] = v
+	c.slots = make(map[string]slotVal, len(sc.Slots)) // the engine may add to it
+	for k, s := range sc.Slots {
+		v := slotVal{text: s.Text, start: s.Start, end: s.End, num: s.Num, dur: s.Dur}
+		if w := s.When; w != nil {
+			v.when = whenExpr{day: w.Day, weekday: w.Weekday, next: w.Next, hasClock: w.HasClock, hour: w.Hour,
+				minute: w.Minute, mer: w.Mer, hasRel: w.HasRel, rel: w.Rel}
 		}
+		c.slots[k] = v
 	}
 	return c, nil
 }

@@ -98,13 +98,7 @@ func New(cfg Config) (*Client, error) {
 	}
 	c := &Client{cfg: cfg, hc: cfg.HTTPClient}
 	if c.hc == nil {
-		// Larger connection buffers than net/http's 4 KiB: uploads and
-		// downloads of big files then move in few, large system calls.
-		tr := http.DefaultTransport.(*http.Transport).Clone()
-		tr.WriteBufferSize = 256 << 10
-		tr.ReadBufferSize = 256 << 10
-		tr.MaxIdleConnsPerHost = 16
-		c.hc = &http.Client{Transport: tr}
+		c.hc = &http.Client{Transport: NewTransport()}
 	}
 	var err error
 	for _, u := range []struct {
@@ -127,6 +121,18 @@ func New(cfg Config) (*Client, error) {
 	c.Tracking = &TrackingService{c: c}
 	c.Recomm = &RecommService{c: c}
 	return c, nil
+}
+
+// NewTransport is the transport a client uses when Config.HTTPClient is
+// nil, for callers that wrap it. Its connection buffers are larger than
+// net/http's 4 KiB: uploads and downloads of big files then move in few,
+// large system calls.
+func NewTransport() *http.Transport {
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr.WriteBufferSize = 256 << 10
+	tr.ReadBufferSize = 256 << 10
+	tr.MaxIdleConnsPerHost = 16
+	return tr
 }
 
 // SetToken sets the access token sent to token-authenticated endpoints.

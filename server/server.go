@@ -110,6 +110,8 @@ type Server struct {
 	nudges     chan nudge
 	nudgesDone chan struct{}
 	answers    *spoken.Store
+	// closeConversations writes the dialogue conversations still pending.
+	closeConversations func()
 }
 
 func (c *Config) defaults() {
@@ -160,6 +162,9 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	}
 	s := &Server{cfg: cfg, db: db}
 	if err := s.build(ctx); err != nil {
+		if s.closeConversations != nil {
+			s.closeConversations()
+		}
 		db.Close()
 		return nil, err
 	}
@@ -244,6 +249,9 @@ func (s *Server) build(ctx context.Context) error {
 		Clock:     cfg.Now,
 		Logger:    cfg.Logger,
 	})
+	if s.closeConversations, err = s.Dialogue.KeepConversationsIn(ctx, s.db); err != nil {
+		return err
+	}
 
 	s.api = httpapi.New(httpapi.Config{
 		Logger:        cfg.Logger,
@@ -370,6 +378,7 @@ func (s *Server) Close() error {
 	close(s.nudges)
 	<-s.nudgesDone
 	s.answers.Close()
+	s.closeConversations()
 	s.Recomm.Close()
 	return errors.Join(s.Tracking.Close(), s.db.Close())
 }

@@ -2,11 +2,7 @@ package main
 
 import (
 	"bytes"
-	"context"
-	"errors"
-	"flag"
 	"fmt"
-	"io"
 	"os"
 	"strings"
 
@@ -17,41 +13,45 @@ import (
 const maxAskFile = 32 << 20
 
 // cmdAsk sends one spoken turn from a WAV file: 16-bit PCM mono at 16 or 8 kHz, what the
-// platform's recogniser takes. It prints what was heard, the answer and its actions, or with
-// --json the whole dialogue response.
-func cmdAsk(ctx context.Context, p *platform, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("ask", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	asJSON := fs.Bool("json", false, "print the whole answer as JSON")
-	ref := fs.Int64("ref", 0, "continue the conversation with this ref")
-	if err := fs.Parse(args); err != nil {
-		return exitError{2}
-	}
-	if fs.NArg() != 1 {
-		fmt.Fprintln(stderr, "usage: hark ask [--json] [--ref N] FILE.wav")
-		return exitError{2}
-	}
-	pcm, rate, err := readSpokenFile(fs.Arg(0))
+// platform's recogniser takes.
+func cmdAsk(e *cliEnv, args []string) error {
+	f := e.flags("ask", "[--json] [--ref N] FILE.wav", `Sends a spoken turn from a WAV file (16-bit PCM mono,
+16 or 8 kHz) and prints the answer on stdout; what was heard, the next actions and the ref go to
+stderr. --json prints the whole answer as JSON instead.`)
+	asJSON := f.Bool("json", false, "print the whole answer as JSON")
+	ref := f.Int64("ref", 0, "continue the conversation of the answer with ref `N`")
+	rest, err := f.parse(args)
 	if err != nil {
 		return err
 	}
-	if p.Client.Token() == "" {
-		return errors.New("not signed in: run hark login, hark register, or open hark once")
+	if len(rest) != 1 {
+		return f.usageError("give one FILE.wav")
+	}
+	pcm, rate, err := readSpokenFile(rest[0])
+	if err != nil {
+		return err
+	}
+	p, err := e.platform()
+	if err != nil {
+		return err
+	}
+	if err := needSession(p); err != nil {
+		return err
 	}
 	wav := audio.EncodeWAV(pcm, rate)
-	resp, err := p.Client.Dialogue.Audio(ctx, bytes.NewReader(wav), int64(len(wav)), rate, *ref)
+	resp, err := p.Client.Dialogue.Audio(e.ctx, bytes.NewReader(wav), int64(len(wav)), rate, *ref)
 	if err != nil {
 		return err
 	}
 	if *asJSON {
-		return printJSON(stdout, resp)
+		return writeJSON(e.stdout, resp)
 	}
 	heard := strings.TrimSpace(resp.Responses.Query)
 	if heard == "" {
 		heard = "(nothing recognised)"
 	}
-	fmt.Fprintln(stdout, "heard:", heard)
-	return printAnswer(stdout, resp)
+	fmt.Fprintln(e.stderr, "heard:", heard)
+	return printAnswer(e.stdout, e.stderr, resp)
 }
 
 // readSpokenFile reads and checks a WAV file before anything is sent, so a wrong file gets

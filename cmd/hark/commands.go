@@ -3,18 +3,11 @@ package main
 import (
 	"bufio"
 	"context"
-	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
-	"log/slog"
 	"os"
-	"path"
-	"path/filepath"
 	"strings"
-	"text/tabwriter"
-	"time"
 
 	"golang.org/x/sys/unix"
 
@@ -22,157 +15,173 @@ import (
 	"github.com/harkhq/hark/ui"
 )
 
-// runCommand runs one subcommand against the configured platform. The
-// embedded platform logs to the state directory so stdout stays the
-// command's answer.
-func runCommand(ctx context.Context, cfg config, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
-	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
-	if err := os.MkdirAll(cfg.StateDir, 0o700); err == nil {
-		if f, err := os.OpenFile(filepath.Join(cfg.StateDir, "hark.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600); err == nil {
-			defer f.Close()
-			logger = slog.New(slog.NewTextHandler(f, nil))
-		}
-	}
-	name, rest := args[0], args[1:]
-	switch name {
-	case "say", "ask", "login", "register", "logout", "storage", "recomm":
-	default:
-		fmt.Fprintf(stderr, "hark: unknown command %q (hark -h lists them)\n", name)
-		return exitError{2}
-	}
-	p, err := connect(ctx, cfg, logger)
+func cmdSay(e *cliEnv, args []string) error {
+	f := e.flags("say", "[--json] [--ref N] TEXT", `Sends TEXT to the assistant and prints its answer on stdout. The next
+actions ("action CODE DATA") and the ref that continues the conversation go to stderr; --json prints
+the whole answer as JSON instead. Flags go before TEXT.
+
+A question ("set an alarm" → "For what time?") is answered with --ref: hark say --ref N "seven am".`)
+	asJSON := f.Bool("json", false, "print the whole answer as JSON")
+	ref := f.Int64("ref", 0, "continue the conversation of the answer with ref `N`")
+	rest, err := f.parseLeading(args)
 	if err != nil {
 		return err
 	}
-	defer p.Close()
-	switch name {
-	case "say":
-		return cmdSay(ctx, p, rest, stdout, stderr)
-	case "ask":
-		return cmdAsk(ctx, p, rest, stdout, stderr)
-	case "login", "register":
-		return cmdSignIn(ctx, p, name, rest, stdin, stdout, stderr)
-	case "logout":
-		err := p.Client.Auth.Logout(ctx)
-		if cerr := p.Sessions.Clear(); err == nil || client.IsCode(err, "TokenExpired") {
-			err = cerr
-		}
-		if err == nil {
-			fmt.Fprintln(stdout, "logged out")
-		}
-		return err
-	case "recomm":
-		return cmdRecomm(ctx, p, rest, stdout, stderr)
-	default:
-		return cmdStorage(ctx, p, rest, stdout, stderr)
-	}
-}
-
-func cmdSay(ctx context.Context, p *platform, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("say", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	asJSON := fs.Bool("json", false, "print the whole answer as JSON")
-	ref := fs.Int64("ref", 0, "continue the conversation with this ref")
-	if err := fs.Parse(args); err != nil {
-		return exitError{2}
-	}
-	q := strings.TrimSpace(strings.Join(fs.Args(), " "))
+	q := strings.TrimSpace(strings.Join(rest, " "))
 	if q == "" {
-		fmt.Fprintln(stderr, "usage: hark say [--json] [--ref N] TEXT")
-		return exitError{2}
+		return f.usageError("give the TEXT to say")
 	}
-	if p.Client.Token() == "" {
-		return errors.New("not signed in: run hark login, hark register, or open hark once")
+	p, err := e.platform()
+	if err != nil {
+		return err
 	}
-	resp, err := p.Client.Dialogue.Text(ctx, q, *ref)
+	if err := needSession(p); err != nil {
+		return err
+	}
+	resp, err := p.Client.Dialogue.Text(e.ctx, q, *ref)
 	if err != nil {
 		return err
 	}
 	if *asJSON {
-		return printJSON(stdout, resp)
+		return writeJSON(e.stdout, resp)
 	}
-	return printAnswer(stdout, resp)
+	return printAnswer(e.stdout, e.stderr, resp)
 }
 
-func printJSON(w io.Writer, resp *client.DialogueResponse) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(resp)
+// needSession explains what to do when no one is signed in.
+func needSession(p *platform) error {
+	if p.Client.Token() != "" {
+		return nil
+	}
+	return errors.New("not signed in: run hark register --email ADDRESS (or hark login), or open hark once and continue anonymously")
 }
 
 // printAnswer writes an answer for scripts: its text (from html where
-// present), one "action CODE DATA" line per next action, and the ref that
-// continues the conversation.
-func printAnswer(w io.Writer, resp *client.DialogueResponse) error {
+// present) on stdout; one "action CODE DATA" line per next action and the
+// ref that continues the conversation on stderr.
+func printAnswer(stdout, stderr io.Writer, resp *client.DialogueResponse) error {
 	answer := resp.Responses.Text
 	if resp.Responses.HTML != "" {
 		answer = ui.PlainText(resp.Responses.HTML)
 	}
-	fmt.Fprintln(w, answer)
+	fmt.Fprintln(stdout, answer)
 	for _, a := range resp.NextActions {
 		data := strings.TrimSpace(string(a.Data))
 		if data == "" || data == "null" {
-			fmt.Fprintf(w, "action %s\n", a.Action)
+			fmt.Fprintf(stderr, "action %s\n", a.Action)
 		} else {
-			fmt.Fprintf(w, "action %s %s\n", a.Action, data)
+			fmt.Fprintf(stderr, "action %s %s\n", a.Action, data)
 		}
 	}
 	if resp.Context.Ref != 0 {
-		fmt.Fprintf(w, "ref %d\n", resp.Context.Ref)
+		fmt.Fprintf(stderr, "ref %d\n", resp.Context.Ref)
 	}
 	return nil
 }
 
-func cmdSignIn(ctx context.Context, p *platform, name string, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	email := fs.String("email", "", "e-mail address")
-	display := fs.String("name", "", "display name (register)")
-	if err := fs.Parse(args); err != nil {
-		return exitError{2}
+func signIn(name string) func(e *cliEnv, args []string) error {
+	synopsis, about := "[--email ADDRESS]", `Logs in and remembers the session for the console and the other commands. The
+password comes from HARK_PASSWORD, else it is asked on the terminal.`
+	if name == "register" {
+		synopsis, about = "[--email ADDRESS] [--name NAME]", `Creates an account on the platform and remembers its
+session. The password comes from HARK_PASSWORD, else it is asked on the terminal.`
 	}
+	return func(e *cliEnv, args []string) error {
+		f := e.flags(name, synopsis, about)
+		email := f.String("email", "", "e-mail `ADDRESS` (asked when missing)")
+		var display *string
+		if name == "register" {
+			display = f.String("name", "", "display `NAME`")
+		} else {
+			display = new(string)
+		}
+		if rest, err := f.parse(args); err != nil {
+			return err
+		} else if len(rest) > 0 {
+			return f.usageError("unexpected argument %q (the e-mail goes with --email)", rest[0])
+		}
+		p, err := e.platform()
+		if err != nil {
+			return err
+		}
+		return cmdSignIn(e.ctx, p, name, *email, *display, e.stdin, e.stderr)
+	}
+}
+
+func cmdSignIn(ctx context.Context, p *platform, name, email, display string, stdin io.Reader, stderr io.Writer) error {
 	in := bufio.NewReader(stdin)
-	if *email == "" {
-		fmt.Fprint(stderr, "e-mail: ")
+	if email == "" {
+		if stdinIsTerminal() {
+			fmt.Fprint(stderr, "e-mail: ")
+		}
 		line, _ := in.ReadString('\n')
-		*email = strings.TrimSpace(line)
+		email = strings.TrimSpace(line)
 	}
 	password := os.Getenv("HARK_PASSWORD")
-	if password == "" {
+	if password == "" && email != "" {
 		var err error
 		if password, err = readPassword(in, stderr); err != nil {
 			return err
 		}
 	}
-	if *email == "" || password == "" {
-		return errors.New("an e-mail and a password are needed")
+	if email == "" || password == "" {
+		return errors.New("an e-mail and a password are needed (--email, and HARK_PASSWORD or the terminal)")
 	}
 	var tok client.Token
 	var err error
 	if name == "register" {
-		tok, err = p.Client.Auth.Register(ctx, *email, password, *display, "hark-cli")
+		tok, err = p.Client.Auth.Register(ctx, email, password, display, "hark-cli")
 	} else {
-		tok, err = p.Client.Auth.Login(ctx, *email, password, "hark-cli")
+		tok, err = p.Client.Auth.Login(ctx, email, password, "hark-cli")
 	}
 	if err != nil {
 		return err
 	}
-	sess := ui.Session{Token: tok.Token, Email: *email, Name: *display, Expires: tok.Expires}
+	sess := ui.Session{Token: tok.Token, Email: email, Name: display, Expires: tok.Expires}
 	if tok.Username != "" && sess.Name == "" {
 		sess.Name = tok.Username
 	}
 	if err := p.Sessions.Save(sess); err != nil {
 		return fmt.Errorf("signed in, but could not keep the session in %s: %w", p.Secrets.Where(), err)
 	}
-	fmt.Fprintf(stdout, "signed in as %s (session kept in %s)\n", *email, p.Secrets.Where())
+	fmt.Fprintf(stderr, "signed in as %s (session kept in %s)\n", email, p.Secrets.Where())
 	return nil
 }
 
-// readPassword reads a line with echo off when stdin is a terminal.
+func cmdLogout(e *cliEnv, args []string) error {
+	f := e.flags("logout", "", "Ends the remembered session on the platform and forgets it here.")
+	if rest, err := f.parse(args); err != nil {
+		return err
+	} else if len(rest) > 0 {
+		return f.usageError("takes no arguments")
+	}
+	p, err := e.platform()
+	if err != nil {
+		return err
+	}
+	if p.Client.Token() == "" {
+		fmt.Fprintln(e.stderr, "not signed in: nothing to log out of")
+		return nil
+	}
+	err = p.Client.Auth.Logout(e.ctx)
+	if cerr := p.Sessions.Clear(); err == nil || client.IsCode(err, "TokenExpired") {
+		err = cerr
+	}
+	if err == nil {
+		fmt.Fprintln(e.stderr, "logged out")
+	}
+	return err
+}
+
+// stdinIsTerminal tells whether prompts are read by someone.
+func stdinIsTerminal() bool { return isTerminal(os.Stdin) }
+
+// readPassword reads a line, prompting with echo off when stdin is a
+// terminal.
 func readPassword(in *bufio.Reader, prompt io.Writer) (string, error) {
-	fmt.Fprint(prompt, "password: ")
 	fd := int(os.Stdin.Fd())
 	if old, err := unix.IoctlGetTermios(fd, unix.TCGETS); err == nil {
+		fmt.Fprint(prompt, "password: ")
 		quiet := *old
 		quiet.Lflag &^= unix.ECHO
 		if err := unix.IoctlSetTermios(fd, unix.TCSETS, &quiet); err == nil {
@@ -187,158 +196,4 @@ func readPassword(in *bufio.Reader, prompt io.Writer) (string, error) {
 		return "", fmt.Errorf("read password: %w", err)
 	}
 	return strings.TrimRight(line, "\r\n"), nil
-}
-
-// splitRemote reads FOLDER/NAME (a name alone is at the top level).
-func splitRemote(s string) (folder, name string) {
-	s = strings.Trim(s, "/")
-	if i := strings.IndexByte(s, '/'); i >= 0 {
-		return s[:i], s[i+1:]
-	}
-	return "", s
-}
-
-func cmdStorage(ctx context.Context, p *platform, args []string, stdout, stderr io.Writer) error {
-	st := p.Client.Storage
-	usage := func() error {
-		fmt.Fprintln(stderr, "usage: hark storage ls [FOLDER] | put LOCAL [FOLDER[/NAME]] | get FOLDER/NAME [LOCAL|-] | rm FOLDER/NAME... | mkdir FOLDER | rmdir FOLDER | du | clear [--yes]")
-		return exitError{2}
-	}
-	if len(args) == 0 {
-		return usage()
-	}
-	op, rest := args[0], args[1:]
-	switch op {
-	case "ls":
-		if len(rest) > 1 {
-			return usage()
-		}
-		folder := ""
-		if len(rest) == 1 {
-			folder = strings.Trim(rest[0], "/")
-		}
-		tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', tabwriter.AlignRight)
-		defer tw.Flush()
-		if folder == "" {
-			folders, err := st.Folders(ctx)
-			if err != nil {
-				return err
-			}
-			for _, f := range folders {
-				fmt.Fprintf(tw, "-\t-\t%s/\t\n", f)
-			}
-		}
-		files, err := st.List(ctx, folder, client.ListOptions{})
-		if err != nil {
-			return err
-		}
-		for _, f := range files {
-			fmt.Fprintf(tw, "%d\t%s\t%s\t\n", f.Size, time.UnixMilli(f.LastModified).Format("2006-01-02 15:04"), f.Name)
-		}
-		return nil
-	case "put":
-		if len(rest) < 1 || len(rest) > 2 {
-			return usage()
-		}
-		local := rest[0]
-		f, err := os.Open(local)
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		info, err := f.Stat()
-		if err != nil {
-			return err
-		}
-		if info.IsDir() {
-			return fmt.Errorf("%s is a directory; give a file", local)
-		}
-		folder, name := "", filepath.Base(local)
-		if len(rest) == 2 {
-			target := strings.Trim(rest[1], "/")
-			if strings.Contains(target, "/") {
-				folder, name = splitRemote(target)
-			} else {
-				folder = target
-			}
-		}
-		res, err := st.Upload(ctx, folder, name, f, info.Size(), nil)
-		if err != nil {
-			return err
-		}
-		fmt.Fprintf(stdout, "uploaded %s\n", path.Join(res.Folder, res.File))
-		return nil
-	case "get":
-		if len(rest) < 1 || len(rest) > 2 {
-			return usage()
-		}
-		folder, name := splitRemote(rest[0])
-		if len(rest) == 2 && rest[1] == "-" {
-			_, err := st.Download(ctx, folder, name, stdout, nil)
-			return err
-		}
-		local := filepath.Base(name)
-		if len(rest) == 2 {
-			local = rest[1]
-		}
-		tmp, err := os.CreateTemp(filepath.Dir(local), ".hark-download-*")
-		if err != nil {
-			return err
-		}
-		n, err := st.Download(ctx, folder, name, tmp, nil)
-		if cerr := tmp.Close(); err == nil {
-			err = cerr
-		}
-		if err == nil {
-			err = os.Rename(tmp.Name(), local)
-		}
-		if err != nil {
-			os.Remove(tmp.Name())
-			return err
-		}
-		fmt.Fprintf(stdout, "downloaded %s (%d bytes) to %s\n", rest[0], n, local)
-		return nil
-	case "rm":
-		if len(rest) == 0 {
-			return usage()
-		}
-		for _, r := range rest {
-			folder, name := splitRemote(r)
-			if err := st.Delete(ctx, folder, name); err != nil {
-				return fmt.Errorf("rm %s: %w", r, err)
-			}
-		}
-		return nil
-	case "mkdir", "rmdir":
-		if len(rest) != 1 {
-			return usage()
-		}
-		if op == "mkdir" {
-			return st.CreateFolder(ctx, strings.Trim(rest[0], "/"))
-		}
-		return st.DeleteFolder(ctx, strings.Trim(rest[0], "/"))
-	case "du":
-		n, err := st.TotalSize(ctx)
-		if err != nil {
-			return err
-		}
-		fmt.Fprintf(stdout, "%d\n", n)
-		return nil
-	case "clear":
-		if len(rest) != 1 || rest[0] != "--yes" {
-			fmt.Fprintln(stderr, "hark storage clear deletes every file and folder of the workspace; add --yes to do it")
-			return exitError{2}
-		}
-		tok, err := st.RequestClear(ctx)
-		if err != nil {
-			return err
-		}
-		res, err := st.Clear(ctx, tok.Token)
-		if err != nil {
-			return err
-		}
-		fmt.Fprintf(stdout, "cleared %d files and %d folders\n", res.Files, res.Folders)
-		return nil
-	}
-	return usage()
 }

@@ -46,13 +46,13 @@ func xdgDir(env, fallback string) string {
 // resolves the final configuration once fs has been parsed.
 func configFlags(fs *flag.FlagSet) func() (config, error) {
 	var f config
-	fs.StringVar(&f.BaseURL, "base-url", "", "platform base URL (env HARK_BASE_URL); empty starts the embedded platform")
-	fs.StringVar(&f.StorageURL, "storage-url", "", "storage service URL (env HARK_STORAGE_URL; default: base URL)")
-	fs.StringVar(&f.RecommURL, "recomm-url", "", "recommendation service URL (env HARK_RECOMM_URL; default: base URL + /recomm)")
-	fs.StringVar(&f.APIKey, "api-key", "", "workspace public key (env HARK_API_KEY)")
-	fs.StringVar(&f.PrivateKey, "private-key", "", "workspace private key (env HARK_PRIVATE_KEY; kept in the keyring once given)")
-	fs.StringVar(&f.Language, "lang", "", "answer language, e.g. en or es (env HARK_LANG)")
-	fs.StringVar(&f.Mic, "mic", "", "microphone by name for this run (env HARK_MIC; `hark mic NAME` remembers one)")
+	fs.StringVar(&f.BaseURL, "base-url", "", "platform base `URL`, e.g. http://127.0.0.1:8700/v2 (env HARK_BASE_URL); none starts the embedded platform")
+	fs.StringVar(&f.StorageURL, "storage-url", "", "storage service `URL` (env HARK_STORAGE_URL; default: the base URL)")
+	fs.StringVar(&f.RecommURL, "recomm-url", "", "recommendation service `URL` (env HARK_RECOMM_URL; default: base URL + /recomm)")
+	fs.StringVar(&f.APIKey, "api-key", "", "workspace public `KEY` (env HARK_API_KEY)")
+	fs.StringVar(&f.PrivateKey, "private-key", "", "workspace private `KEY` (env HARK_PRIVATE_KEY; remembered once the platform accepts it)")
+	fs.StringVar(&f.Language, "lang", "", "answer `LANGUAGE`: en or es (env HARK_LANG)")
+	fs.StringVar(&f.Mic, "mic", "", "microphone for this run, by `NAME` (env HARK_MIC; hark mic NAME remembers one)")
 	return func() (config, error) {
 		c := config{
 			ConfigDir: xdgDir("XDG_CONFIG_HOME", ".config"),

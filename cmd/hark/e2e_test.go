@@ -11,6 +11,24 @@ import (
 	"time"
 )
 
+// buildHark builds the hark binary into a temporary directory. Call it
+// before isolate: the build uses the real Go caches, found through HOME.
+func buildHark(t *testing.T) string {
+	t.Helper()
+	goEnv, err := exec.Command("go", "env", "GOCACHE", "GOMODCACHE", "GOPATH").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	goVars := strings.Fields(string(goEnv))
+	bin := filepath.Join(t.TempDir(), "hark")
+	build := exec.Command("go", "build", "-o", bin, ".")
+	build.Env = append(os.Environ(), "GOCACHE="+goVars[0], "GOMODCACHE="+goVars[1], "GOPATH="+goVars[2])
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	return bin
+}
+
 // tmuxSession drives the built hark in a real terminal on a private tmux
 // server (its own socket, so nothing else is touched).
 type tmuxSession struct {
@@ -60,19 +78,8 @@ func TestEndToEndInTmux(t *testing.T) {
 	if _, err := exec.LookPath("tmux"); err != nil {
 		t.Skip("tmux is not installed")
 	}
-	// The build uses the real Go caches, read before HOME moves.
-	goEnv, err := exec.Command("go", "env", "GOCACHE", "GOMODCACHE", "GOPATH").Output()
-	if err != nil {
-		t.Fatal(err)
-	}
-	goVars := strings.Fields(string(goEnv))
+	bin := buildHark(t)
 	home := isolate(t)
-	bin := filepath.Join(t.TempDir(), "hark")
-	build := exec.Command("go", "build", "-o", bin, ".")
-	build.Env = append(os.Environ(), "GOCACHE="+goVars[0], "GOMODCACHE="+goVars[1], "GOPATH="+goVars[2])
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
-	}
 	work := t.TempDir()
 	payload := bytes.Repeat([]byte("end to end "), 3000)
 	local := filepath.Join(home, "upload-me.txt")

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net"
@@ -112,8 +113,12 @@ func startEmbedded(ctx context.Context, dataDir string, sec secrets, logger *slo
 	return e, nil
 }
 
-// Close stops serving and closes the store.
+// Close stops serving and closes the store. A platform still opening when
+// the command is over stops there: that is no failure of the command.
 func (e *embedded) Close() error {
 	e.stop()
-	return <-e.done
+	if err := <-e.done; !errors.Is(err, context.Canceled) {
+		return err
+	}
+	return nil
 }

@@ -7,6 +7,8 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"regexp"
+	"runtime/debug"
 	"strings"
 	"testing"
 
@@ -108,14 +110,36 @@ func TestSubcommandsAgainstAPlatform(t *testing.T) {
 			t.Fatalf("%v: %d %s %s", args, code, out, errOut)
 		}
 	}
-	if _, out, _ := hark(t, "", append(r, "storage", "ls", "docs")...); !strings.Contains(out, "notes.txt") || !strings.Contains(out, "13") {
+	if _, out, _ := hark(t, "", append(r, "storage", "ls", "docs")...); !regexp.MustCompile(`^13 B  \d{4}-\d\d-\d\d \d\d:\d\d  notes\.txt\n$`).MatchString(out) {
 		t.Fatalf("ls docs: %q", out)
+	}
+	if _, out, _ := hark(t, "", append(r, "storage", "ls", "docs", "--bytes")...); !strings.HasPrefix(out, "13  ") {
+		t.Fatalf("ls docs --bytes: %q", out)
+	}
+	if _, out, _ := hark(t, "", append(r, "storage", "ls")...); out != "-  -  docs/\n" {
+		t.Fatalf("ls: %q", out)
+	}
+	code, _, errOut = hark(t, "", append(r, "storage", "put", local, "nowhere/")...)
+	if code != 1 || errOut != "hark: there is no folder nowhere/ in the workspace: hark storage mkdir nowhere creates it\n" {
+		t.Fatalf("put into a missing folder: %d %q", code, errOut)
+	}
+	if code, _, errOut := hark(t, "", append(r, "storage", "rm", "docs/nothing.txt")...); code != 1 || errOut != "hark: rm docs/nothing.txt: there is no such file\n" {
+		t.Fatalf("rm of a missing file: %d %q", code, errOut)
+	}
+	if code, _, errOut := hark(t, "", append(r, "storage", "rmdir", "nowhere")...); code != 1 || errOut != "hark: there is no folder nowhere/ in the workspace\n" {
+		t.Fatalf("rmdir of a missing folder: %d %q", code, errOut)
+	}
+	if code, out, errOut := hark(t, "", append(r, "storage", "ls", "nowhere")...); code != 1 || out != "" || !strings.Contains(errOut, "no folder nowhere/") {
+		t.Fatalf("ls of a missing folder: %d %q %q", code, out, errOut)
 	}
 	if _, out, _ := hark(t, "", append(r, "storage", "get", "docs/notes.txt", "-")...); out != "hello storage" {
 		t.Fatalf("get -: %q", out)
 	}
-	if _, out, _ := hark(t, "", append(r, "storage", "du")...); strings.TrimSpace(out) != "13" {
+	if _, out, _ := hark(t, "", append(r, "storage", "du")...); strings.TrimSpace(out) != "13 B" {
 		t.Fatalf("du: %q", out)
+	}
+	if _, out, _ := hark(t, "", append(r, "storage", "du", "--bytes")...); strings.TrimSpace(out) != "13" {
+		t.Fatalf("du --bytes: %q", out)
 	}
 	if code, _, errOut := hark(t, "", append(r, "storage", "put", t.TempDir())...); code != 1 || !strings.Contains(errOut, "is a directory") {
 		t.Fatalf("put a directory: %d %q", code, errOut)
@@ -126,10 +150,30 @@ func TestSubcommandsAgainstAPlatform(t *testing.T) {
 	if code, _, _ := hark(t, "", append(r, "storage", "clear")...); code != 2 {
 		t.Fatal("clear without --yes ran")
 	}
-	if _, out, _ := hark(t, "", append(r, "storage", "clear", "--yes")...); !strings.Contains(out, "cleared 1 files and 1 folders") {
-		t.Fatalf("clear: %q", out)
+	// storage get keeps an existing file unless --force.
+	dest := t.TempDir()
+	if code, _, errOut := hark(t, "", append(r, "storage", "get", "docs/notes.txt", dest)...); code != 0 ||
+		!strings.Contains(errOut, "downloaded docs/notes.txt (13 B) to "+filepath.Join(dest, "notes.txt")) {
+		t.Fatalf("get into a directory: %d %q", code, errOut)
 	}
-	if code, out, _ := hark(t, "", append(r, "logout")...); code != 0 || !strings.Contains(out, "logged out") {
+	os.WriteFile(filepath.Join(dest, "notes.txt"), []byte("mine"), 0o644)
+	code, _, errOut = hark(t, "", append(r, "storage", "get", "docs/notes.txt", dest)...)
+	if b, _ := os.ReadFile(filepath.Join(dest, "notes.txt")); code != 1 || string(b) != "mine" || !strings.Contains(errOut, "already exists: add --force") {
+		t.Fatalf("get over an existing file: %d %q, the file holds %q", code, errOut, b)
+	}
+	if code, _, errOut := hark(t, "", append(r, "storage", "get", "--force", "docs/notes.txt", dest)...); code != 0 {
+		t.Fatalf("get --force: %d %q", code, errOut)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dest, "notes.txt")); string(b) != "hello storage" {
+		t.Fatalf("get --force left %q", b)
+	}
+	if entries, _ := os.ReadDir(dest); len(entries) != 1 {
+		t.Fatalf("get left %d files behind", len(entries))
+	}
+	if _, out, errOut := hark(t, "", append(r, "storage", "clear", "--yes")...); out != "" || !strings.Contains(errOut, "cleared 1 files and 1 folders") {
+		t.Fatalf("clear: %q %q", out, errOut)
+	}
+	if code, out, errOut := hark(t, "", append(r, "logout")...); code != 0 || out != "" || !strings.Contains(errOut, "logged out") {
 		t.Fatalf("logout: %d %q", code, out)
 	}
 	if code, _, errOut := hark(t, "", append(r, "say", "hello")...); code != 1 || !strings.Contains(errOut, "not signed in") {
@@ -138,17 +182,50 @@ func TestSubcommandsAgainstAPlatform(t *testing.T) {
 }
 
 func TestBadPlatforms(t *testing.T) {
-	isolate(t)
+	home := isolate(t)
 	p := servertest.Start(t, server.Config{})
-	code, _, errOut := hark(t, "", "--base-url", p.BaseURL, "--api-key", p.PublicKey, "--private-key", "wrong", "storage", "du")
-	if code != 1 || !strings.Contains(errOut, "HTTP 401") {
-		t.Fatalf("wrong private key: %d %q", code, errOut)
+	secretsFile := filepath.Join(home, "xdg_config_home", "hark", "secrets.json")
+	kept := func() string { b, _ := os.ReadFile(secretsFile); return string(b) }
+	at := []string{"--base-url", p.BaseURL, "--api-key", p.PublicKey}
+	code, _, errOut := hark(t, "", append(at, "storage", "du")...)
+	if code != 1 || !strings.Contains(errOut, "needs the private key of workspace "+p.PublicKey) || strings.Contains(errOut, "does not match") {
+		t.Fatalf("no private key: %d %q", code, errOut)
+	}
+	code, _, errOut = hark(t, "", append(at, "--private-key", "wrong", "storage", "du")...)
+	if code != 1 || !strings.Contains(errOut, "refused the private key given") || strings.Contains(kept(), "wrong") {
+		t.Fatalf("wrong private key: %d %q; kept: %s", code, errOut, kept())
+	}
+	// A key is remembered once the platform accepts it...
+	if code, _, errOut := hark(t, "", append(at, "--private-key", p.PrivateKey, "storage", "du")...); code != 0 || !strings.Contains(kept(), p.PrivateKey) {
+		t.Fatalf("right private key: %d %q; kept: %s", code, errOut, kept())
+	}
+	if code, _, errOut := hark(t, "", append(at, "storage", "du")...); code != 0 {
+		t.Fatalf("the remembered key: %d %q", code, errOut)
+	}
+	// ... and forgotten once it fails (here: the workspace's key changed).
+	os.WriteFile(secretsFile, []byte(strings.ReplaceAll(kept(), p.PrivateKey, "stale")), 0o600)
+	code, _, errOut = hark(t, "", append(at, "storage", "du")...)
+	if code != 1 || !strings.Contains(errOut, "refused the private key hark remembered") || strings.Contains(kept(), "stale") {
+		t.Fatalf("a stale remembered key: %d %q; kept: %s", code, errOut, kept())
+	}
+	code, _, errOut = hark(t, "", "--base-url", p.BaseURL, "--api-key", "pk_nobody", "--private-key", "x", "storage", "du")
+	if code != 1 || !strings.Contains(errOut, "no workspace with the public key pk_nobody") {
+		t.Fatalf("unknown public key: %d %q", code, errOut)
+	}
+	// The version segment: added when the URL has no path, explained when the path is another.
+	root := strings.TrimSuffix(p.BaseURL, "/v2")
+	if code, out, errOut := hark(t, "", "--base-url", root, "--api-key", p.PublicKey, "--private-key", p.PrivateKey, "storage", "du"); code != 0 {
+		t.Fatalf("base URL without /v2: %d %q %q", code, out, errOut)
+	}
+	code, _, errOut = hark(t, "", "--base-url", root+"/api", "--api-key", p.PublicKey, "--private-key", p.PrivateKey, "storage", "du")
+	if code != 1 || !strings.Contains(errOut, "ends in the version segment /v2") {
+		t.Fatalf("base URL with another path: %d %q", code, errOut)
 	}
 	code, _, errOut = hark(t, "", "--base-url", "http://127.0.0.1:1/v2", "--api-key", "k", "storage", "du")
-	if code != 1 || !strings.Contains(errOut, "connection refused") {
+	if code != 1 || !strings.Contains(errOut, "cannot reach the platform at http://127.0.0.1:1/v2 (connection refused)") {
 		t.Fatalf("unreachable: %d %q", code, errOut)
 	}
-	if code, _, errOut := hark(t, "", "--base-url", "ftp://x", "--api-key", "k", "storage", "du"); code != 1 || !strings.Contains(errOut, "http(s)") {
+	if code, _, errOut := hark(t, "", "--base-url", "ftp://x", "--api-key", "k", "storage", "du"); code != 2 || !strings.Contains(errOut, "http(s)") {
 		t.Fatalf("bad URL: %d %q", code, errOut)
 	}
 	if code, _, _ := hark(t, "", "frobnicate"); code != 2 {
@@ -217,7 +294,7 @@ func TestMicChoicePersists(t *testing.T) {
 	}
 	cfg := resolveWith()
 	var out strings.Builder
-	if err := cmdMic(cfg, []string{"USB", "Headset"}, &out); err != nil {
+	if err := chooseMic(cfg, "USB Headset", &out); err != nil {
 		t.Fatal(err)
 	}
 	if got := resolveWith(); got.Mic != "USB Headset" || got.Language != "es" {
@@ -226,10 +303,43 @@ func TestMicChoicePersists(t *testing.T) {
 	if got := resolveWith("-mic", "other"); got.Mic != "other" {
 		t.Fatalf("--mic did not win: %q", got.Mic)
 	}
-	if err := cmdMic(cfg, []string{"default"}, &out); err != nil {
+	if err := chooseMic(cfg, "default", &out); err != nil {
 		t.Fatal(err)
 	}
 	if got := resolveWith(); got.Mic != "" {
 		t.Fatalf("after hark mic default: %q", got.Mic)
+	}
+}
+
+func TestVersionOf(t *testing.T) {
+	for _, c := range []struct {
+		bi   debug.BuildInfo
+		want string
+	}{
+		{debug.BuildInfo{Main: debug.Module{Version: "(devel)"}}, "dev"},
+		{debug.BuildInfo{Main: debug.Module{Version: "v1.2.0"}}, "v1.2.0"},
+		{debug.BuildInfo{Main: debug.Module{Version: "(devel)"}, Settings: []debug.BuildSetting{
+			{Key: "vcs.revision", Value: "145805d0123456789abcdef"}, {Key: "vcs.time", Value: "2026-11-24T09:00:00Z"},
+			{Key: "vcs.modified", Value: "true"}}}, "dev (145805d01234-dirty, 2026-11-24)"},
+		{debug.BuildInfo{Main: debug.Module{Version: "v1.2.0"}, Settings: []debug.BuildSetting{
+			{Key: "vcs.revision", Value: "145805d"}}}, "v1.2.0 (145805d)"},
+	} {
+		if got := versionOf(&c.bi); got != c.want {
+			t.Errorf("versionOf(%+v) = %q, want %q", c.bi, got, c.want)
+		}
+	}
+}
+
+// A remembered session the platform no longer knows asks for a new login.
+func TestEndedSession(t *testing.T) {
+	home := isolate(t)
+	p := servertest.Start(t, server.Config{})
+	sec := openSecrets(filepath.Join(home, "xdg_config_home", "hark"))
+	if err := sec.Set("session:"+p.BaseURL+":"+p.PublicKey, `{"token": "revoked-long-ago"}`); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := hark(t, "", "--base-url", p.BaseURL, "--api-key", p.PublicKey, "say", "hello")
+	if code != 1 || out != "" || !strings.HasPrefix(errOut, "hark: the session has ended (") || !strings.HasSuffix(errOut, "run hark login, or hark register\n") {
+		t.Fatalf("say with an ended session: %d %q %q", code, out, errOut)
 	}
 }

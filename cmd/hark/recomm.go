@@ -11,6 +11,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"text/tabwriter"
 	"time"
 
 	"github.com/harkhq/hark/client"
@@ -52,17 +53,21 @@ func recommCommands() []recommCommand {
 }
 
 func recommUsage(w io.Writer) {
-	fmt.Fprintln(w, "usage: hark recomm SUBCOMMAND (hark recomm SUBCOMMAND --help lists its flags)")
+	fmt.Fprint(w, "hark recomm: the recommendation service: catalogs, imports, training, recommendations\n\nusage: hark recomm COMMAND [ARGS]\n\ncommands:\n")
+	tw := tabwriter.NewWriter(w, 0, 4, 3, ' ', 0)
 	for _, c := range recommCommands() {
-		fmt.Fprintf(w, "  hark recomm %s %s\n", c.name, c.args)
+		fmt.Fprintf(tw, "  %s\t%s\n", c.name, c.summary)
 	}
+	tw.Flush()
+	fmt.Fprintln(w, "\nRun 'hark recomm COMMAND --help' for a command's arguments and flags.")
 }
 
-func cmdRecomm(ctx context.Context, p *platform, args []string, stdout, stderr io.Writer) error {
-	e := &recommEnv{ctx: ctx, r: p.Client.Recomm, storage: p.Client.Storage, stdout: stdout, stderr: stderr}
-	if len(args) > 0 && (args[0] == "-h" || args[0] == "--help" || args[0] == "help") {
-		recommUsage(stdout)
-		return nil
+// cmdRecomm runs `hark recomm SUBCOMMAND`. The platform is started only
+// when the subcommand runs: help and usage mistakes need none.
+func cmdRecomm(e *cliEnv, args []string) error {
+	if len(args) == 0 || isHelpFlag(args[0]) || args[0] == "help" {
+		recommUsage(e.stdout)
+		return errHelpShown
 	}
 	// the longest name that prefixes the arguments wins: "import movielens" before "import"
 	var best *recommCommand
@@ -75,13 +80,18 @@ func cmdRecomm(ctx context.Context, p *platform, args []string, stdout, stderr i
 		}
 	}
 	if best == nil {
-		if len(args) > 0 {
-			fmt.Fprintf(stderr, "hark recomm: unknown subcommand %q\n", strings.Join(args[:min(2, len(args))], " "))
-		}
-		recommUsage(stderr)
+		fmt.Fprintf(e.stderr, "hark recomm: unknown command %q\nRun 'hark recomm --help' for its commands.\n", strings.Join(args[:min(2, len(args))], " "))
 		return exitError{2}
 	}
-	return best.run(e, args[words:])
+	env := &recommEnv{ctx: e.ctx, stdout: e.stdout, stderr: e.stderr}
+	if !slices.ContainsFunc(args[words:], isHelpFlag) {
+		p, err := e.platform()
+		if err != nil {
+			return err
+		}
+		env.r, env.storage = p.Client.Recomm, p.Client.Storage
+	}
+	return finish(best.run(env, args[words:]))
 }
 
 // subFlags is the flag set of one subcommand; usage goes where --help asked.
@@ -147,9 +157,6 @@ func (sf *subFlags) parseRange(e *recommEnv, args []string, least, most int) ([]
 	}
 	return pos, nil
 }
-
-// errHelpShown ends a subcommand after --help with status 0.
-var errHelpShown = errors.New("help shown")
 
 // finish turns errHelpShown into success.
 func finish(err error) error {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -37,34 +38,79 @@ func consoleVoice(cfg config, c *client.Client, logger *slog.Logger) (*ui.Voice,
 	return v, reg.Close, nil
 }
 
+// micEntry is one row of `hark mic --json`.
+type micEntry struct {
+	Name    string `json:"name"`
+	Default bool   `json:"default"` // the system's default input
+	Chosen  bool   `json:"chosen"`  // the one hark records from
+}
+
 // cmdMic lists the input devices, or remembers one by name ("default"
 // forgets the choice).
-func cmdMic(cfg config, args []string, stdout io.Writer) error {
-	if len(args) > 0 {
-		name := strings.Join(args, " ")
-		if name == "default" {
-			name = ""
-		}
-		if err := saveMic(cfg.ConfigDir, name); err != nil {
-			return err
-		}
-		if name == "" {
-			fmt.Fprintln(stdout, "hark will record from the default microphone")
-		} else {
-			fmt.Fprintf(stdout, "hark will record from %q (the default one when it is missing)\n", name)
-		}
-		return nil
-	}
-	devices, err := audio.Devices()
+func cmdMic(e *cliEnv, args []string) error {
+	f := e.flags("mic", "[NAME|default] [--json]", `With no NAME, lists the microphones; * marks the one hark
+records from. With NAME, remembers that microphone (hark falls back to the default one when it is
+missing); "default" forgets the choice. --json prints an array of {"name", "default", "chosen"}.`)
+	asJSON := f.Bool("json", false, "print JSON")
+	rest, err := f.parse(args)
 	if err != nil {
 		return err
 	}
-	for _, d := range devices {
-		mark := "  "
-		if d.Name == cfg.Mic || (cfg.Mic == "" && d.Default) {
-			mark = "* "
+	cfg, err := e.config()
+	if err != nil {
+		return err
+	}
+	if len(rest) > 0 {
+		if *asJSON {
+			return f.usageError("--json goes with the list, not with NAME")
 		}
-		fmt.Fprintf(stdout, "%s%s\n", mark, d.Name)
+		return chooseMic(cfg, strings.Join(rest, " "), e.stderr)
+	}
+	devices, err := listMics(cfg)
+	if err != nil {
+		return err
+	}
+	var list []micEntry
+	for _, d := range devices {
+		list = append(list, micEntry{Name: d.Name, Default: d.Default, Chosen: d.Name == cfg.Mic || (cfg.Mic == "" && d.Default)})
+	}
+	return writeList(e.stdout, e.stderr, *asJSON, list, "no microphones found: voice input is off; typed input works",
+		func(w io.Writer, m micEntry) {
+			mark := "  "
+			if m.Chosen {
+				mark = "* "
+			}
+			fmt.Fprintf(w, "%s%s\n", mark, m.Name)
+		})
+}
+
+// listMics asks the audio system for its input devices, its own chatter
+// on fd 2 going to the log rather than between the command's lines.
+func listMics(cfg config) ([]audio.Device, error) {
+	if err := os.MkdirAll(cfg.StateDir, 0o700); err == nil {
+		if restore, err := audio.RedirectStderr(filepath.Join(cfg.StateDir, "hark.log")); err == nil {
+			defer restore()
+		}
+	}
+	devices, err := audio.Devices()
+	if errors.Is(err, audio.ErrNoAudioBuild) {
+		return nil, errors.New("this hark was built without audio (no cgo): it has no microphones")
+	}
+	return devices, err
+}
+
+// chooseMic remembers the microphone name in the config file.
+func chooseMic(cfg config, name string, stderr io.Writer) error {
+	if name == "default" {
+		name = ""
+	}
+	if err := saveMic(cfg.ConfigDir, name); err != nil {
+		return err
+	}
+	if name == "" {
+		fmt.Fprintln(stderr, "hark will record from the default microphone")
+	} else {
+		fmt.Fprintf(stderr, "hark will record from %q (the default one when it is missing)\n", name)
 	}
 	return nil
 }

@@ -29,8 +29,8 @@ const (
 // allowlist, and storage://<folder>/<file> (storage:///<file> for the
 // root) in the workspace's own storage.
 type Sources struct {
-	// FetchAllow lists hosts ("example.org", any port) or host:port pairs
-	// that http(s) imports may fetch from (harkd serve --fetch-allow).
+	// FetchAllow lists host:port pairs, or hosts (ports 80 and 443), that
+	// http(s) imports may fetch from (harkd serve --fetch-allow).
 	FetchAllow []string
 	MaxBytes   int64         // 0 means DefaultMaxImportBytes
 	Timeout    time.Duration // whole download; 0 means DefaultFetchTimeout
@@ -122,7 +122,8 @@ func (s *Sources) Open(ctx context.Context, ws int64, raw string) (io.ReadCloser
 	if resp.StatusCode != http.StatusOK {
 		resp.Body.Close()
 		cancel()
-		return nil, fmt.Errorf("fetch %s: status %s", u.Redacted(), resp.Status)
+		// the status code only: the reason phrase is the remote's text
+		return nil, fmt.Errorf("fetch %s: the server answered status %d", u.Redacted(), resp.StatusCode)
 	}
 	if resp.ContentLength > s.maxBytes() {
 		resp.Body.Close()

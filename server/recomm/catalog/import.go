@@ -573,7 +573,7 @@ func readError(what string, err error) error {
 	case errors.As(err, &te):
 		return apierr.InvalidArgumentf("the %s has a value of the wrong kind at byte %d", what, te.Offset)
 	case errors.Is(err, io.ErrUnexpectedEOF):
-		return apierr.InvalidArgumentf("the %s ends in the middle of a value", what)
+		return apierr.InvalidArgumentf("the %s stops short (a download cut off, or a truncated file)", what)
 	}
 	return fmt.Errorf("read %s: %w", what, err)
 }

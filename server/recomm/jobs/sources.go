@@ -2,6 +2,7 @@ package jobs
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -117,6 +118,12 @@ func (s *Sources) Open(ctx context.Context, ws int64, raw string) (io.ReadCloser
 	resp, err := s.client().Do(req)
 	if err != nil {
 		cancel()
+		// url.Error names the URL it failed on, which after a redirect is
+		// the remote's Location: keep only the cause
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err
+		}
 		return nil, fmt.Errorf("fetch %s: %w", u.Redacted(), err)
 	}
 	if resp.StatusCode != http.StatusOK {

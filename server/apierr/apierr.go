@@ -112,13 +112,17 @@ func DiskFull(err error) *Error {
 	return &Error{Status: http.StatusInsufficientStorage, Code: InsufficientStorage, Description: DiskFullDescription}
 }
 
-// IsDiskFull reports whether err says the disk or the quota is full.
+// IsDiskFull reports whether err says the disk or the quota is full, or is
+// already the 507 that says so.
 func IsDiskFull(err error) bool {
 	if err == nil {
 		return false
 	}
 	if errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EDQUOT) {
 		return true
+	}
+	if e, ok := As(err); ok {
+		return e.Code == InsufficientStorage
 	}
 	// SQLite reports a full disk as its own result code 13 (SQLITE_FULL);
 	// the driver's error exposes it through Code.

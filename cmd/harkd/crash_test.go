@@ -247,4 +247,3 @@ func TestFullDisk(t *testing.T) {
 		t.Errorf("upload once there is room: %v", err)
 	}
 }
-

@@ -144,12 +144,16 @@ func TestImportJobFailuresLeaveNoTrace(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
 		case "/cut.csv":
-			// 3 chunks' worth of good rows, then the connection drops
+			// good rows in bursts, with pauses in which the importer
+			// commits what it has, then the connection drops
 			io.WriteString(w, "itemId,year\n")
-			for i := 0; i < 3*catalog.ChunkRows; i++ {
-				fmt.Fprintf(w, "n%d,%d\n", i, 1900+i%100)
+			for burst := 0; burst < 3; burst++ {
+				for i := 0; i < 500; i++ {
+					fmt.Fprintf(w, "n%d-%d,%d\n", burst, i, 1900+i%100)
+				}
+				w.(http.Flusher).Flush()
+				time.Sleep(100 * time.Millisecond)
 			}
-			w.(http.Flusher).Flush()
 			conn, _, err := w.(http.Hijacker).Hijack()
 			if err == nil {
 				conn.Close()

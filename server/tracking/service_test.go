@@ -255,7 +255,7 @@ func TestUploadFailures(t *testing.T) {
 		"/huge":         "over the limit of 1000",
 		"/huge-chunked": "over the limit of 1000",
 		"/slow":         "took longer than the limit of 300ms",
-		"/missing":      "404 Not Found",
+		"/missing":      "answered status 404",
 	}
 	ids := map[string]string{}
 	for path := range cases {

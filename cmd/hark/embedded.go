@@ -51,7 +51,10 @@ func startEmbedded(ctx context.Context, dataDir string, sec secrets, logger *slo
 	e := &embedded{BaseURL: "http://" + ln.Addr().String() + "/v2", Ready: ready, stop: stop, done: make(chan error, 1)}
 
 	open := func() (*server.Server, error) {
-		srv, err := server.New(sctx, server.Config{DataDir: dir, Logger: logger, DrainTimeout: 2 * time.Second})
+		// The platform fetches its own published datasets (Places), so its
+		// own address, port included, is on the fetch allowlist.
+		srv, err := server.New(sctx, server.Config{DataDir: dir, Logger: logger, DrainTimeout: 2 * time.Second,
+			FetchAllow: []string{ln.Addr().String()}})
 		if err != nil {
 			return nil, err
 		}

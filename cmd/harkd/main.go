@@ -73,7 +73,7 @@ func serve(args []string, stdout, stderr io.Writer) error {
 	priv := fs.String("private-key", "", "the private key of --public-key")
 	ttl := fs.Duration("token-ttl", 30*24*time.Hour, "lifetime of access tokens")
 	minInter := fs.Int("min-interactions", 500, "records an interaction type needs to take part in training")
-	allow := fs.String("fetch-allow", "", "comma-separated hosts (host or host:port) that dataset and import URLs may name; the server's own address is always allowed")
+	allow := fs.String("fetch-allow", "", "comma-separated host:port entries that dataset and import URLs may name (a host alone allows ports 80 and 443); the server's own address is always allowed")
 	budget := fs.Duration("training-budget", 0, "training time each workspace may spend (0: unlimited); then training answers 403 TrainingTimeOut")
 	quota := fs.Int64("recommendation-quota", 10_000_000, "batch recommendations each workspace may order; over it: 403 QuotaExceeded")
 	rate := fs.Float64("rate", 50, "requests per second per workspace and per user")

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"syscall"
 )
 
 // Codes of DECISIONS §4.
@@ -32,6 +33,7 @@ const (
 	InvalidConfirmationToken = "InvalidConfirmationToken"
 	PayloadTooLarge          = "PayloadTooLarge"
 	Unavailable              = "Unavailable"
+	InsufficientStorage      = "InsufficientStorage"
 	Internal                 = "Internal"
 )
 
@@ -94,4 +96,44 @@ func As(err error) (*Error, bool) {
 		return e, true
 	}
 	return nil, false
+}
+
+// DiskFullDescription is what a client is told when a write found no room.
+const DiskFullDescription = "the server's disk is full; reads still work, writes fail until space is freed"
+
+// DiskFull returns a 507 InsufficientStorage when err says the disk (or
+// the quota) has no room left: the file system's ENOSPC or EDQUOT, or
+// SQLite's "database or disk is full". It returns nil for any other error.
+// The cause is named because a bare 500 sent operators hunting for a bug.
+func DiskFull(err error) *Error {
+	if !IsDiskFull(err) {
+		return nil
+	}
+	return &Error{Status: http.StatusInsufficientStorage, Code: InsufficientStorage, Description: DiskFullDescription}
+}
+
+// IsDiskFull reports whether err says the disk or the quota is full, or is
+// already the 507 that says so.
+func IsDiskFull(err error) bool {
+	if err == nil {
+		return false
+	}
+	if errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EDQUOT) {
+		return true
+	}
+	if e, ok := As(err); ok {
+		return e.Code == InsufficientStorage
+	}
+	// SQLite reports a full disk as its own result code 13 (SQLITE_FULL);
+	// the driver's error exposes it through Code.
+	var coded interface{ Code() int }
+	return errors.As(err, &coded) && coded.Code()&0xff == 13
+}
+
+// OrDiskFull returns DiskFull(err) when the disk is full, else err.
+func OrDiskFull(err error) error {
+	if e := DiskFull(err); e != nil {
+		return e
+	}
+	return err
 }

@@ -37,12 +37,24 @@ type Audio struct {
 // Speak gives an answer its audio URL (DECISIONS §6): every answer gets
 // one, text answers too; an answer without speech answers 204 there.
 func (a *Audio) Speak(r *http.Request, lang string, resp *dialogue.Response) error {
+	_, err := a.speak(r, lang, resp)
+	return err
+}
+
+// speak registers the answer's speech and returns its id, or 0 when the
+// disk is full: the answer then goes out without its audio URL, so the
+// dialogue still works and no id is handed out that could not be found.
+func (a *Audio) speak(r *http.Request, lang string, resp *dialogue.Response) (int64, error) {
 	id, err := a.Spoken.Register(r.Context(), lang, resp.Responses.Speech)
+	if apierr.IsDiskFull(err) {
+		a.Logger.Warn("answer audio not registered: the disk is full", "request_id", httpapi.RequestID(r.Context()))
+		return 0, nil
+	}
 	if err != nil {
-		return err
+		return 0, err
 	}
 	resp.Responses.Audio = baseURL(r) + "/v2/query/audio/" + strconv.FormatInt(id, 10)
-	return nil
+	return id, nil
 }
 
 // Routes registers /query/audio/*.
@@ -143,11 +155,10 @@ func (a *Audio) stream(w http.ResponseWriter, r *http.Request) error {
 		}
 		return err
 	}
-	id, err := a.Spoken.Register(r.Context(), lang, resp.Responses.Speech)
+	id, err := a.speak(r, lang, &resp)
 	if err != nil {
 		return err
 	}
-	resp.Responses.Audio = baseURL(r) + "/v2/query/audio/" + strconv.FormatInt(id, 10)
 	info, err := jsonLine(resp)
 	if err != nil {
 		return err
@@ -159,7 +170,10 @@ func (a *Audio) stream(w http.ResponseWriter, r *http.Request) error {
 	w.WriteHeader(http.StatusOK)
 	rc.Flush()
 
-	save, commit, abort, err := a.Spoken.Writer(id)
+	save, commit, abort, err := io.Writer(io.Discard), func() error { return nil }, func() {}, error(nil)
+	if id != 0 {
+		save, commit, abort, err = a.Spoken.Writer(id)
+	}
 	if err != nil {
 		a.Logger.Warn("answer audio not kept", "err", err)
 		save, commit, abort = io.Discard, func() error { return nil }, func() {}
@@ -171,6 +185,13 @@ func (a *Audio) stream(w http.ResponseWriter, r *http.Request) error {
 			a.Logger.Warn("answer stream ended early", "request_id", httpapi.RequestID(r.Context()), "err", err)
 		}
 		return nil // the status is sent; the client sees a short stream
+	}
+	if out.saveErr != nil {
+		// a partial copy must not become the answer's audio: GET
+		// synthesises it again instead
+		abort()
+		a.Logger.Warn("answer audio not kept", "err", out.saveErr)
+		return nil
 	}
 	if err := commit(); err != nil {
 		a.Logger.Warn("answer audio not kept", "err", err)
@@ -189,9 +210,10 @@ func jsonLine(v any) (string, error) {
 
 // flushWriter sends each write to the client at once and keeps a copy.
 type flushWriter struct {
-	w    io.Writer
-	rc   *http.ResponseController
-	save io.Writer
+	w       io.Writer
+	rc      *http.ResponseController
+	save    io.Writer
+	saveErr error // the first failed copy (a full disk): the copy is dropped
 }
 
 func (f *flushWriter) Write(p []byte) (int, error) {
@@ -199,7 +221,9 @@ func (f *flushWriter) Write(p []byte) (int, error) {
 	if err != nil {
 		return n, err
 	}
-	f.save.Write(p)
+	if f.saveErr == nil {
+		_, f.saveErr = f.save.Write(p)
+	}
 	return n, f.rc.Flush()
 }
 
@@ -228,21 +252,17 @@ func (a *Audio) file(w http.ResponseWriter, r *http.Request) error {
 	if err != nil || id <= 0 {
 		return apierr.BadRequestf("the audio id must be a positive integer, not %q", r.PathValue("id"))
 	}
-	f, err := a.Spoken.Open(r.Context(), id)
+	audio, err := a.Spoken.Open(r.Context(), id)
 	if err != nil {
-		return err
+		return apierr.OrDiskFull(err)
 	}
-	if f == nil {
+	if audio == nil {
 		w.WriteHeader(http.StatusNoContent)
 		return nil
 	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return err
-	}
+	defer audio.Close()
 	w.Header().Set("Content-Type", "audio/mpeg")
 	w.Header().Set("Cache-Control", "private, max-age=86400")
-	http.ServeContent(w, r, "", fi.ModTime(), f)
+	http.ServeContent(w, r, "", audio.ModTime, audio)
 	return nil
 }

@@ -1,8 +1,10 @@
 // Package outbound guards the requests harkd makes on a user's behalf
 // (tracking datasets, recommendation imports): only http(s) URLs without
-// credentials whose host, or host:port, is on the operator's allowlist;
-// never a link-local address (cloud metadata services live there), neither
-// as written nor as a name resolves; every redirect checked again.
+// credentials whose host:port is on the operator's allowlist (a host alone
+// allows ports 80 and 443 only: the other ports of a host are its admin
+// pages and internal services); never a link-local address (cloud metadata
+// services live there), neither as written nor as a name resolves; every
+// redirect checked again.
 package outbound
 
 import (
@@ -22,18 +24,21 @@ import (
 // MaxRedirects bounds the redirects a fetch follows.
 const MaxRedirects = 5
 
-// Allowlist holds the hosts that may be fetched from. An entry names a
-// host (any port) or a host:port; IPv6 hosts in brackets.
+// Allowlist holds the host:port pairs that may be fetched from. An entry
+// names a host:port, or a host alone for its ports 80 and 443; IPv6 hosts
+// in brackets.
 type Allowlist struct {
-	hosts     map[string]bool
 	hostPorts map[string]bool // normalised by net.JoinHostPort
 	// what names the list in errors ("dataset", "import").
 	what string
 }
 
+// DefaultPorts are the ports an entry without a port allows.
+var DefaultPorts = []string{"80", "443"}
+
 // NewAllowlist parses entries; what names the list in its errors.
 func NewAllowlist(what string, entries []string) Allowlist {
-	a := Allowlist{hosts: map[string]bool{}, hostPorts: map[string]bool{}, what: what}
+	a := Allowlist{hostPorts: map[string]bool{}, what: what}
 	for _, e := range entries {
 		e = strings.ToLower(strings.TrimSpace(e))
 		if e == "" {
@@ -43,7 +48,10 @@ func NewAllowlist(what string, entries []string) Allowlist {
 			a.hostPorts[net.JoinHostPort(host, port)] = true
 			continue
 		}
-		a.hosts[strings.TrimSuffix(strings.TrimPrefix(e, "["), "]")] = true
+		host := strings.TrimSuffix(strings.TrimPrefix(e, "["), "]")
+		for _, port := range DefaultPorts {
+			a.hostPorts[net.JoinHostPort(host, port)] = true
+		}
 	}
 	return a
 }
@@ -71,10 +79,10 @@ func (a Allowlist) Check(u *url.URL) error {
 		}
 	}
 	hp := net.JoinHostPort(host, port)
-	if a.hosts[host] || a.hostPorts[hp] {
+	if a.hostPorts[hp] {
 		return nil
 	}
-	return apierr.InvalidArgumentf("host %s is not on the %s allowlist", hp, a.what)
+	return apierr.InvalidArgumentf("host %s is not on the %s allowlist (an entry names host:port; a host alone allows ports 80 and 443)", hp, a.what)
 }
 
 func linkLocal(ip netip.Addr) bool {
@@ -123,8 +131,9 @@ func (a Allowlist) Client(base *http.Client, responseTimeout time.Duration, keep
 			return fmt.Errorf("more than %d redirects", MaxRedirects)
 		}
 		if err := a.Check(req.URL); err != nil {
-			ae, _ := apierr.As(err)
-			return fmt.Errorf("redirect to %s refused: %s", req.URL.Redacted(), ae.Description)
+			// the target came from the remote's Location header: the
+			// description says why, never where
+			return fmt.Errorf("a redirect was refused: its target is not on the %s allowlist, or not http(s)", a.what)
 		}
 		return nil
 	}

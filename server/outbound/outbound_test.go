@@ -11,8 +11,9 @@ import (
 )
 
 func TestCheck(t *testing.T) {
-	a := NewAllowlist("import", []string{"data.example", "127.0.0.1:8700", " [::1] ", "169.254.169.254"})
-	ok := []string{"http://data.example/x.csv", "https://DATA.example:9999/x", "http://127.0.0.1:8700/v2/datasets/london.json", "http://[::1]:5/x"}
+	a := NewAllowlist("import", []string{"data.example", "127.0.0.1:8700", " [::1] ", "169.254.169.254", "[::2]:8080"})
+	ok := []string{"http://data.example/x.csv", "https://DATA.example/x", "http://data.example:443/x", "https://data.example:80/x",
+		"http://127.0.0.1:8700/v2/datasets/london.json", "http://[::1]/x", "https://[::1]:443/x", "http://[::2]:8080/x"}
 	for _, s := range ok {
 		u, _ := url.Parse(s)
 		if err := a.Check(u); err != nil {
@@ -20,9 +21,15 @@ func TestCheck(t *testing.T) {
 		}
 	}
 	bad := map[string]string{
-		"ftp://data.example/x":          "http or https",
-		"http://other.example/x":        "not on the import allowlist",
-		"http://127.0.0.1:8701/x":       "not on the import allowlist",
+		"ftp://data.example/x":    "http or https",
+		"http://other.example/x":  "not on the import allowlist",
+		"http://127.0.0.1:8701/x": "not on the import allowlist",
+		// a host alone allows 80 and 443, not the host's other services
+		"https://data.example:9999/x":   "not on the import allowlist",
+		"http://data.example:8080/x":    "not on the import allowlist",
+		"http://[::1]:5/x":              "not on the import allowlist",
+		"http://127.0.0.1/x":            "not on the import allowlist",
+		"http://[::2]/x":                "not on the import allowlist",
 		"http://user:pw@data.example/x": "credentials",
 		"http://169.254.169.254/latest": "link-local",
 		"http://[fe80::1]/x":            "link-local",

@@ -140,18 +140,18 @@ func (s *Store) Put(ctx context.Context, ws int64, folder, name string, r io.Rea
 	dir := filepath.Dir(dst)
 	if folder == "" {
 		if err := os.MkdirAll(dir, 0o750); err != nil {
-			return 0, fmt.Errorf("upload: %w", err)
+			return 0, failed("upload", err)
 		}
 	} else if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
 		return 0, apierr.NotFoundf("the folder %q does not exist", folder)
 	}
 	tmpDir := filepath.Join(s.wsDir(ws), "tmp")
 	if err := os.MkdirAll(tmpDir, 0o750); err != nil {
-		return 0, fmt.Errorf("upload: %w", err)
+		return 0, failed("upload", err)
 	}
 	f, err := os.CreateTemp(tmpDir, "upload-*")
 	if err != nil {
-		return 0, fmt.Errorf("upload: %w", err)
+		return 0, failed("upload", err)
 	}
 	done := false
 	defer func() {
@@ -168,13 +168,13 @@ func (s *Store) Put(ctx context.Context, ws int64, folder, name string, r io.Rea
 	// pieces; a 1 MiB buffer means few, large writes.
 	n, err := io.CopyBuffer(writerOnly{f}, ctxReader{ctx, src}, make([]byte, 1<<20))
 	if err != nil {
-		return 0, fmt.Errorf("upload %s: %w", name, err)
+		return 0, failed("upload "+name, err)
 	}
 	if limit > 0 && n > limit {
 		return 0, apierr.TooLargef("the file is larger than the %d-byte limit", limit)
 	}
 	if err := f.Close(); err != nil {
-		return 0, fmt.Errorf("upload %s: %w", name, err)
+		return 0, failed("upload "+name, err)
 	}
 	// The folder may have been deleted while the body arrived.
 	if err := os.Rename(f.Name(), dst); err != nil {
@@ -185,6 +185,15 @@ func (s *Store) Put(ctx context.Context, ws int64, folder, name string, r io.Rea
 	}
 	done = true
 	return n, nil
+}
+
+// failed wraps a file system error; a full disk (or quota) becomes the
+// client's 507 InsufficientStorage, which names the cause.
+func failed(op string, err error) error {
+	if e := apierr.DiskFull(err); e != nil {
+		return e
+	}
+	return fmt.Errorf("%s: %w", op, err)
 }
 
 type writerOnly struct{ io.Writer }
@@ -310,7 +319,7 @@ func (s *Store) CreateFolder(ws int64, folder string) error {
 		return err
 	}
 	if err := os.MkdirAll(dir, 0o750); err != nil {
-		return fmt.Errorf("create folder: %w", err)
+		return failed("create folder", err)
 	}
 	return nil
 }

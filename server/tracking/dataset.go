@@ -99,13 +99,13 @@ func readPoints(points []Point) ([]fix, error) {
 			}
 			loc, err = time.LoadLocation(p.TimeZone)
 			if err != nil {
-				return nil, bad("point %d: unknown timeZone %q", i, p.TimeZone)
+				return nil, bad("point %d: unknown timeZone", i)
 			}
 			zones[p.TimeZone] = loc
 		}
 		at, err := time.ParseInLocation(StampLayout, p.Stamp, loc)
 		if err != nil {
-			return nil, bad("point %d: stamp %q is not YYYY-MM-DD hh:mm:ss", i, p.Stamp)
+			return nil, bad("point %d: stamp is not YYYY-MM-DD hh:mm:ss", i)
 		}
 		switch {
 		case !finite(p.Latitude) || p.Latitude < -90 || p.Latitude > 90:

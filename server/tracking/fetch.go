@@ -51,7 +51,9 @@ func (f *fetcher) fetch(ctx context.Context, u *url.URL) ([]byte, error) {
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("fetching %s: the source answered %s", u.Redacted(), resp.Status)
+		// the code only: the reason phrase is the remote's text, and fetch
+		// errors never quote what was fetched (DECISIONS §12)
+		return nil, fmt.Errorf("fetching %s: the source answered status %d", u.Redacted(), resp.StatusCode)
 	}
 	if resp.ContentLength > f.maxBytes {
 		return nil, fmt.Errorf("fetching %s: the file is %d bytes, over the limit of %d", u.Redacted(), resp.ContentLength, f.maxBytes)

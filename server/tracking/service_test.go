@@ -177,7 +177,8 @@ func TestUploadRefusedAtSubmission(t *testing.T) {
 		"http:///x.json",
 		"http://user:secret@data.example.org/x.json",
 		"http://evil.example.com/x.json",
-		"http://127.0.0.1:10/x.json", // listed with another port
+		"http://127.0.0.1:10/x.json",          // listed with another port
+		"http://DATA.example.org:8080/x.json", // a host alone allows 80 and 443 only
 		"http://169.254.169.254/latest/meta-data",
 		"http://[fe80::1]/x.json",
 		"http://[::ffff:169.254.1.1]/x.json",
@@ -193,7 +194,7 @@ func TestUploadRefusedAtSubmission(t *testing.T) {
 	if err := s.db.QueryRow(`SELECT count(*) FROM tracking_jobs`).Scan(&n); err != nil || n != 0 {
 		t.Errorf("%d jobs recorded for refused uploads (%v)", n, err)
 	}
-	for _, ok := range []string{"https://data.example.org/x.json", "http://DATA.example.org:8080/x.json", "http://127.0.0.1:9/x.json"} {
+	for _, ok := range []string{"https://data.example.org/x.json", "http://DATA.example.org:80/x.json", "http://127.0.0.1:9/x.json"} {
 		if _, err := s.fetch.check(ok); err != nil {
 			t.Errorf("check(%q) = %v, want allowed", ok, err)
 		}
@@ -248,13 +249,13 @@ func TestUploadFailures(t *testing.T) {
 		Workers:    2,
 	})
 	cases := map[string]string{
-		"/redirect":     "refused: host localhost:" + forbiddenPort + " is not on the dataset allowlist",
+		"/redirect":     "a redirect was refused: its target is not on the dataset allowlist",
 		"/html":         "not a tracking dataset: the content is not a JSON object",
 		"/broken":       "not a tracking dataset: invalid JSON",
 		"/huge":         "over the limit of 1000",
 		"/huge-chunked": "over the limit of 1000",
 		"/slow":         "took longer than the limit of 300ms",
-		"/missing":      "404 Not Found",
+		"/missing":      "answered status 404",
 	}
 	ids := map[string]string{}
 	for path := range cases {

@@ -139,12 +139,20 @@ type scopeKey struct {
 	scope string
 }
 
-// Open migrates the catalog's tables in db.
+// Open migrates the catalog's tables in db and undoes the imports a crash
+// interrupted.
 func Open(ctx context.Context, db *sql.DB) (*Catalog, error) {
 	if err := store.Migrate(ctx, db, "recomm", migrations); err != nil {
 		return nil, err
 	}
-	return &Catalog{db: db, gens: map[scopeKey]uint64{}, snapshots: map[scopeKey]*Snapshot{}}, nil
+	c := &Catalog{db: db, gens: map[scopeKey]uint64{}, snapshots: map[scopeKey]*Snapshot{}}
+	if err := c.migrateImports(ctx); err != nil {
+		return nil, err
+	}
+	if err := c.recoverImports(ctx); err != nil {
+		return nil, err
+	}
+	return c, nil
 }
 
 // changed marks a scope's values as changed so snapshots get rebuilt.

@@ -39,6 +39,10 @@ type entityWriter struct {
 	find   *sql.Stmt
 	unidx  *sql.Stmt
 	idx    *sql.Stmt
+	// An import sets job to its key, which tags the rows it adds, and
+	// save, which keeps the documents it changes (see journal.go).
+	job  any
+	save *sql.Stmt
 }
 
 func (c *Catalog) newEntityWriter(ctx context.Context, tx *sql.Tx, ws int64, s *schema) (*entityWriter, error) {
@@ -47,7 +51,7 @@ func (c *Catalog) newEntityWriter(ctx context.Context, tx *sql.Tx, ws int64, s *
 		dst **sql.Stmt
 		q   string
 	}{
-		{&w.insert, `INSERT INTO recomm_entities(ws, scope, id, doc) VALUES(?, ?, ?, ?)`},
+		{&w.insert, `INSERT INTO recomm_entities(ws, scope, id, doc, job) VALUES(?, ?, ?, ?, ?)`},
 		{&w.update, `UPDATE recomm_entities SET doc = ? WHERE eid = ?`},
 		{&w.find, `SELECT eid, doc FROM recomm_entities WHERE ws = ? AND scope = ? AND id = ?`},
 		{&w.unidx, `DELETE FROM recomm_index WHERE eid = ?`},
@@ -63,7 +67,7 @@ func (c *Catalog) newEntityWriter(ctx context.Context, tx *sql.Tx, ws int64, s *
 }
 
 func (w *entityWriter) close() {
-	for _, st := range []*sql.Stmt{w.insert, w.update, w.find, w.unidx, w.idx} {
+	for _, st := range []*sql.Stmt{w.insert, w.update, w.find, w.unidx, w.idx, w.save} {
 		if st != nil {
 			st.Close()
 		}
@@ -79,7 +83,7 @@ func (w *entityWriter) add(id string, values map[string]any) error {
 	if err != nil {
 		return err
 	}
-	res, err := w.insert.ExecContext(w.ctx, w.ws, w.s.scope, id, doc)
+	res, err := w.insert.ExecContext(w.ctx, w.ws, w.s.scope, id, doc, w.job)
 	if isUniqueViolation(err) {
 		return errExists
 	}
@@ -100,6 +104,11 @@ func (w *entityWriter) patch(id string, values map[string]any) error {
 	var doc string
 	if err := w.find.QueryRowContext(w.ctx, w.ws, w.s.scope, id).Scan(&eid, &doc); err != nil {
 		return err
+	}
+	if w.save != nil {
+		if _, err := w.save.ExecContext(w.ctx, w.job, eid, doc); err != nil {
+			return err
+		}
 	}
 	merged, err := w.s.decodeDoc(doc)
 	if err != nil {
@@ -123,6 +132,26 @@ func (w *entityWriter) patch(id string, values map[string]any) error {
 		return err
 	}
 	return w.index(eid, merged)
+}
+
+// restore puts back an entity's stored document and its index rows,
+// unless the entity has been deleted since.
+func (w *entityWriter) restore(eid int64, doc string) error {
+	values, err := w.s.decodeDoc(doc)
+	if err != nil {
+		return err
+	}
+	res, err := w.update.ExecContext(w.ctx, doc, eid)
+	if err != nil {
+		return err
+	}
+	if n, err := res.RowsAffected(); err != nil || n == 0 {
+		return err
+	}
+	if _, err := w.unidx.ExecContext(w.ctx, eid); err != nil {
+		return err
+	}
+	return w.index(eid, values)
 }
 
 func (w *entityWriter) index(eid int64, values map[string]any) error {

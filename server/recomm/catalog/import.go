@@ -5,8 +5,10 @@ import (
 	"database/sql"
 	"encoding/csv"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"strconv"
 	"strings"
 	"time"
@@ -31,6 +33,10 @@ const (
 // behind an import waits milliseconds.
 const ChunkRows = 5000
 
+// chunkRows is ChunkRows; tests lower it to cross chunk boundaries with
+// small files.
+var chunkRows = ChunkRows
+
 // MaxNotAdded bounds the not-added list kept for a status answer, so a
 // file full of errors keeps memory flat; NotAddedCount counts them all.
 const MaxNotAdded = 10000
@@ -54,6 +60,12 @@ type ImportOptions struct {
 	Format  string // FormatCSV or FormatJSON
 	Update  bool   // PATCH: change existing entities instead of adding
 	Logging bool   // keep the not-added list
+	// Label names the import in the journal and the logs (a job id).
+	Label string
+	// Settle, when set, runs inside the transaction that publishes the
+	// import, or that undoes it after a failure (err non-nil), so what
+	// tracks the import (a job's status) changes together with the table.
+	Settle func(tx *sql.Tx, res ImportResult, err error) error
 }
 
 func (o ImportOptions) check() error {
@@ -78,10 +90,14 @@ type chunker struct {
 	n       int
 	begin   func(tx *sql.Tx) error // prepares statements for a new transaction
 	release func()                 // closes the statements
+	err     error                  // a commit that failed while idle
 }
 
 func (k *chunker) next() (*sql.Tx, error) {
-	if k.tx != nil && k.n >= ChunkRows {
+	if k.err != nil {
+		return nil, k.err
+	}
+	if k.tx != nil && k.n >= chunkRows {
 		if err := k.commit(); err != nil {
 			return nil, err
 		}
@@ -114,6 +130,74 @@ func (k *chunker) commit() error {
 	return err
 }
 
+// idle commits the open chunk while the importer waits for its source. A
+// failed commit is kept for the next row, whose next() then reports it.
+func (k *chunker) idle() {
+	if k.tx != nil && k.err == nil {
+		k.err = k.commit()
+	}
+}
+
+// publish runs fn in the transaction of the last chunk (a new one when
+// the last chunk is already committed) and commits it.
+func (k *chunker) publish(fn func(tx *sql.Tx) error) error {
+	tx := k.tx
+	if tx == nil {
+		var err error
+		if tx, err = k.db.BeginTx(k.ctx, nil); err != nil {
+			return err
+		}
+	} else {
+		k.release()
+		k.tx = nil
+	}
+	if err := fn(tx); err != nil {
+		tx.Rollback()
+		return err
+	}
+	return tx.Commit()
+}
+
+// finishImport publishes a load that read its whole file, or undoes it
+// when the load or the publishing failed. A failed import adds nothing, so
+// its result counts no element as added.
+func (c *Catalog) finishImport(ctx context.Context, k *chunker, j importJournal, res *ImportResult, opts ImportOptions, err error) error {
+	if err == nil {
+		err = k.err
+	}
+	if cerr := ctx.Err(); err != nil && cerr != nil {
+		// a cancelled context rolls the open transaction back under the
+		// importer, whose next statement then fails for that reason
+		err = cerr
+	}
+	if err == nil {
+		err = k.publish(func(tx *sql.Tx) error {
+			if err := j.publish(ctx, tx); err != nil {
+				return err
+			}
+			if opts.Settle != nil {
+				return opts.Settle(tx, *res, nil)
+			}
+			return nil
+		})
+		if err == nil {
+			return nil
+		}
+	}
+	k.abort()
+	res.Added = 0
+	var settle func(*sql.Tx) error
+	if opts.Settle != nil {
+		settle = func(tx *sql.Tx) error { return opts.Settle(tx, *res, err) }
+	}
+	if uerr := c.failImport(ctx, j, settle); uerr != nil {
+		// the journal keeps the import: it is undone when the catalog
+		// opens next
+		slog.Error("recomm: undo of a failed import", "job", opts.Label, "err", uerr)
+	}
+	return err
+}
+
 func (k *chunker) abort() {
 	if k.tx != nil {
 		k.release()
@@ -125,8 +209,8 @@ func (k *chunker) abort() {
 // ImportEntities loads items (scope = table) or users (scope = Users) from
 // r, streaming: memory stays flat whatever the file size. Elements that
 // fail are skipped and listed; an error return means the load failed as a
-// whole (unreadable file, missing id column); chunks committed before the
-// failure stay.
+// whole (unreadable file, missing id column), and then the table is as it
+// was before (see journal.go).
 func (c *Catalog) ImportEntities(ctx context.Context, ws int64, scope string, r io.Reader, opts ImportOptions) (ImportResult, error) {
 	var res ImportResult
 	if err := opts.check(); err != nil {
@@ -136,17 +220,29 @@ func (c *Catalog) ImportEntities(ctx context.Context, ws int64, scope string, r 
 	if err != nil {
 		return res, err
 	}
+	j, err := c.beginImport(ctx, ws, scope, journalEntities, opts.Label)
+	if err != nil {
+		return res, err
+	}
 	idField := entityKind(scope) + "Id"
 	var w *entityWriter
 	k := &chunker{ctx: ctx, db: c.db,
 		begin: func(tx *sql.Tx) (err error) {
-			w, err = c.newEntityWriter(ctx, tx, ws, s)
+			if w, err = c.newEntityWriter(ctx, tx, ws, s); err != nil {
+				return err
+			}
+			w.job = j.key
+			if opts.Update {
+				w.save, err = tx.PrepareContext(ctx, `INSERT OR IGNORE INTO recomm_import_undo(import, eid, doc) VALUES(?, ?, ?)`)
+			}
 			return err
 		},
 		release: func() { w.close() },
 	}
-	defer k.abort()
 	defer c.changed(ws, scope)
+	src := newIdleReader(r, k.idle)
+	defer src.close()
+	r = src
 	store := func(id string, values map[string]any) error {
 		if _, err := k.next(); err != nil {
 			return err
@@ -178,10 +274,7 @@ func (c *Catalog) ImportEntities(ctx context.Context, ws int64, scope string, r 
 	} else {
 		err = entitiesFromJSON(r, s, idField, &res, opts, store)
 	}
-	if err != nil {
-		return res, err
-	}
-	return res, k.commit()
+	return res, c.finishImport(ctx, k, j, &res, opts, err)
 }
 
 func describe(err error) string {
@@ -206,7 +299,7 @@ func (c *Catalog) entitiesFromCSV(r io.Reader, s *schema, idField string, res *I
 		return nil
 	}
 	if err != nil {
-		return fmt.Errorf("read CSV header: %w", err)
+		return readError("CSV header", err)
 	}
 	header = append([]string(nil), header...) // ReuseRecord would overwrite it
 	if len(header) > 0 {
@@ -217,7 +310,9 @@ func (c *Catalog) entitiesFromCSV(r io.Reader, s *schema, idField string, res *I
 		if h == idField {
 			idCol = i
 		} else if _, ok := s.byID[h]; !ok {
-			return apierr.InvalidArgumentf("CSV column %q is not an attribute (attributes must be defined before values are stored)", h)
+			// the file may be anything the URL answered: say where, never what
+			return apierr.InvalidArgumentf("column %d of the CSV header is neither %s nor an attribute (attributes must be defined before values are stored; defined: %s)",
+				i+1, idField, s.attributeList())
 		}
 	}
 	if idCol < 0 {
@@ -229,7 +324,7 @@ func (c *Catalog) entitiesFromCSV(r io.Reader, s *schema, idField string, res *I
 			return nil
 		}
 		if err != nil {
-			return fmt.Errorf("read CSV: %w", err)
+			return readError("CSV", err)
 		}
 		line, _ := cr.FieldPos(0)
 		if len(rec) != len(header) {
@@ -271,7 +366,7 @@ func jsonList(r io.Reader, each func(dec *json.Decoder, index int) error) error 
 		return nil
 	}
 	if err != nil {
-		return fmt.Errorf("read JSON: %w", err)
+		return readError("JSON", err)
 	}
 	if d, ok := tok.(json.Delim); !ok || d != '[' {
 		return apierr.InvalidArgumentf("a JSON import file is a list of objects")
@@ -282,7 +377,7 @@ func jsonList(r io.Reader, each func(dec *json.Decoder, index int) error) error 
 		}
 	}
 	if _, err := dec.Token(); err != nil {
-		return fmt.Errorf("read JSON: %w", err)
+		return readError("JSON", err)
 	}
 	if _, err := dec.Token(); err != io.EOF {
 		return apierr.InvalidArgumentf("data after the end of the JSON list")
@@ -295,7 +390,7 @@ func jsonList(r io.Reader, each func(dec *json.Decoder, index int) error) error 
 func decodeObject(dec *json.Decoder) (map[string]any, bool, error) {
 	var raw any
 	if err := dec.Decode(&raw); err != nil {
-		return nil, false, fmt.Errorf("read JSON: %w", err)
+		return nil, false, readError("JSON", err)
 	}
 	obj, ok := raw.(map[string]any)
 	return obj, ok, nil
@@ -378,45 +473,45 @@ func (c *Catalog) ImportInteractions(ctx context.Context, ws int64, table string
 	if l.items, err = c.ids(ctx, ws, table); err != nil {
 		return res, err
 	}
+	j, err := c.beginImport(ctx, ws, table, journalInteractions, opts.Label)
+	if err != nil {
+		return res, err
+	}
 	// one-row statements: multi-row VALUES measured no faster, because
 	// SQLite then keeps a statement journal for every insert
-	var insert, replace, add *sql.Stmt
+	var insert *sql.Stmt
 	k := &chunker{ctx: ctx, db: c.db,
 		begin: func(tx *sql.Tx) (err error) {
-			if insert, err = tx.PrepareContext(ctx, insertRecord); err != nil {
-				return err
-			}
-			if replace, err = tx.PrepareContext(ctx, upsertReplace); err != nil {
-				return err
-			}
-			add, err = tx.PrepareContext(ctx, upsertAdd)
+			insert, err = tx.PrepareContext(ctx, importRecord)
 			return err
 		},
-		release: func() { insert.Close(); replace.Close(); add.Close() },
+		release: func() { insert.Close() },
 	}
-	defer k.abort()
+	src := newIdleReader(r, k.idle)
+	defer src.close()
+	r = src
 	store := func(userID, itemID, ts, name, value string) error {
 		errID := userID + "/" + itemID
 		d, ok := l.defs[name]
 		if !ok {
-			res.skip(opts, errID, CodeInvalidArgument, fmt.Sprintf("unknown interaction %q", name))
+			res.skip(opts, errID, CodeInvalidArgument, "the interaction type is not defined in the table")
 			return nil
 		}
 		user, ok := l.users[userID]
 		if !ok {
-			res.skip(opts, errID, CodeInvalidArgument, fmt.Sprintf("unknown user %q", userID))
+			res.skip(opts, errID, CodeInvalidArgument, "the user does not exist")
 			return nil
 		}
 		item, ok := l.items[itemID]
 		if !ok {
-			res.skip(opts, errID, CodeInvalidArgument, fmt.Sprintf("unknown item %q", itemID))
+			res.skip(opts, errID, CodeInvalidArgument, "the item does not exist in the table")
 			return nil
 		}
 		t := l.now
 		if ts != "" {
 			n, err := strconv.ParseInt(ts, 10, 64)
 			if err != nil {
-				res.skip(opts, errID, CodeInvalidArgument, fmt.Sprintf("timestamp %q is not epoch milliseconds", ts))
+				res.skip(opts, errID, CodeInvalidArgument, "the timestamp is not epoch milliseconds")
 				return nil
 			}
 			t = n
@@ -425,7 +520,7 @@ func (c *Catalog) ImportInteractions(ctx context.Context, ws int64, table string
 		if value != "" {
 			f, err := strconv.ParseFloat(value, 64)
 			if err != nil {
-				res.skip(opts, errID, CodeInvalidArgument, fmt.Sprintf("value %q is not a number", value))
+				res.skip(opts, errID, CodeInvalidArgument, "the value is not a number")
 				return nil
 			}
 			vp = &f
@@ -438,15 +533,14 @@ func (c *Catalog) ImportInteractions(ctx context.Context, ws int64, table string
 		if _, err := k.next(); err != nil {
 			return err
 		}
-		// a plain insert first: most records are new, and it skips the
-		// conflict check that an upsert pays on every row
-		_, err = insert.ExecContext(ctx, d.key, user, item, t, v)
+		// A record identical to a stored one (user, item, type and
+		// timestamp; stored before or earlier in this file) is not added
+		// (DECISIONS §12), whatever the type's rule for repeated records
+		// sent one by one.
+		_, err = insert.ExecContext(ctx, d.key, user, item, t, v, j.key)
 		if isUniqueViolation(err) {
-			st := replace
-			if d.Cumulative {
-				st = add
-			}
-			_, err = st.ExecContext(ctx, d.key, user, item, t, v)
+			res.skip(opts, errID, CodeAlreadyExists, "the same interaction (user, item, type and timestamp) is already stored")
+			return nil
 		}
 		if err != nil {
 			return fmt.Errorf("store interaction: %w", err)
@@ -459,10 +553,29 @@ func (c *Catalog) ImportInteractions(ctx context.Context, ws int64, table string
 	} else {
 		err = interactionsFromJSON(r, &res, opts, store)
 	}
-	if err != nil {
-		return res, err
+	return res, c.finishImport(ctx, k, j, &res, opts, err)
+}
+
+// importRecord adds one record of an import, tagged with the import.
+const importRecord = `INSERT INTO recomm_interactions(def, user, item, ts, value, job) VALUES(?, ?, ?, ?, ?, ?)`
+
+// readError describes a file that cannot be read as a whole. It names the
+// place, never the text: an import file may be whatever a URL answered.
+func readError(what string, err error) error {
+	var pe *csv.ParseError
+	var se *json.SyntaxError
+	var te *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &pe):
+		return apierr.InvalidArgumentf("the %s is malformed at line %d, column %d: %v", what, pe.Line, pe.Column, pe.Err)
+	case errors.As(err, &se):
+		return apierr.InvalidArgumentf("the %s is malformed at byte %d", what, se.Offset)
+	case errors.As(err, &te):
+		return apierr.InvalidArgumentf("the %s has a value of the wrong kind at byte %d", what, te.Offset)
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return apierr.InvalidArgumentf("the %s stops short (a download cut off, or a truncated file)", what)
 	}
-	return res, k.commit()
+	return fmt.Errorf("read %s: %w", what, err)
 }
 
 func interactionsFromCSV(r io.Reader, res *ImportResult, opts ImportOptions, store func(u, i, ts, name, v string) error) error {
@@ -472,7 +585,7 @@ func interactionsFromCSV(r io.Reader, res *ImportResult, opts ImportOptions, sto
 		return nil
 	}
 	if err != nil {
-		return fmt.Errorf("read CSV header: %w", err)
+		return readError("CSV header", err)
 	}
 	col := map[string]int{}
 	for i, h := range header {
@@ -505,7 +618,7 @@ func interactionsFromCSV(r io.Reader, res *ImportResult, opts ImportOptions, sto
 			return nil
 		}
 		if err != nil {
-			return fmt.Errorf("read CSV: %w", err)
+			return readError("CSV", err)
 		}
 		if len(rec) != len(header) {
 			line, _ := cr.FieldPos(0)
@@ -548,3 +661,83 @@ func interactionsFromJSON(r io.Reader, res *ImportResult, opts ImportOptions, st
 		return store(f[0], f[1], f[2], f[3], f[4])
 	})
 }
+
+// attributeList names the scope's attributes for an error description.
+func (s *schema) attributeList() string {
+	if len(s.list) == 0 {
+		return "none"
+	}
+	ids := make([]string, len(s.list))
+	for i, a := range s.list {
+		ids[i] = a.ID
+	}
+	return strings.Join(ids, ", ")
+}
+
+// idleReader reads the import file ahead in its own goroutine. When the
+// parser has waited idleAfter for the source (a slow download), idle runs:
+// the importer commits its open chunk then, so it never holds the
+// database's write lock while it waits for the network. (Committing at
+// every momentary starvation instead would commit every few rows.)
+type idleReader struct {
+	pieces chan []byte
+	err    error // set before pieces closes
+	cur    []byte
+	idle   func()
+	stop   chan struct{}
+}
+
+// idleAfter is how long an import waits for its source while holding a
+// chunk's transaction open.
+const idleAfter = 20 * time.Millisecond
+
+func newIdleReader(r io.Reader, idle func()) *idleReader {
+	ir := &idleReader{pieces: make(chan []byte, 4), idle: idle, stop: make(chan struct{})}
+	go func() {
+		defer close(ir.pieces)
+		for {
+			buf := make([]byte, 64<<10)
+			n, err := r.Read(buf)
+			if n > 0 {
+				select {
+				case ir.pieces <- buf[:n]:
+				case <-ir.stop:
+					return
+				}
+			}
+			if err != nil {
+				ir.err = err
+				return
+			}
+		}
+	}()
+	return ir
+}
+
+func (ir *idleReader) Read(p []byte) (int, error) {
+	if len(ir.cur) == 0 {
+		var ok bool
+		select {
+		case ir.cur, ok = <-ir.pieces:
+		default:
+			t := time.NewTimer(idleAfter)
+			select {
+			case ir.cur, ok = <-ir.pieces:
+			case <-t.C:
+				ir.idle()
+				ir.cur, ok = <-ir.pieces
+			}
+			t.Stop()
+		}
+		if !ok {
+			return 0, ir.err
+		}
+	}
+	n := copy(p, ir.cur)
+	ir.cur = ir.cur[n:]
+	return n, nil
+}
+
+// close stops the read-ahead; the caller closes the source, which ends a
+// read in progress.
+func (ir *idleReader) close() { close(ir.stop) }

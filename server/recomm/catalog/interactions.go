@@ -311,12 +311,13 @@ var recordSchema = rsql.Schema{"userId": rsql.String, "itemId": rsql.String, "ti
 
 // upsert statements: a repeated record (same user, item, timestamp) adds
 // its value when the interaction is cumulative and replaces it otherwise.
+// The record then belongs to this write, not to an import in progress
+// that added it (job, see journal.go), so undoing that import keeps it.
 const (
-	insertRecord  = `INSERT INTO recomm_interactions(def, user, item, ts, value) VALUES(?, ?, ?, ?, ?)`
 	upsertReplace = `INSERT INTO recomm_interactions(def, user, item, ts, value) VALUES(?, ?, ?, ?, ?)
-		ON CONFLICT(def, user, item, ts) DO UPDATE SET value = excluded.value`
+		ON CONFLICT(def, user, item, ts) DO UPDATE SET value = excluded.value, job = NULL`
 	upsertAdd = `INSERT INTO recomm_interactions(def, user, item, ts, value) VALUES(?, ?, ?, ?, ?)
-		ON CONFLICT(def, user, item, ts) DO UPDATE SET value = value + excluded.value`
+		ON CONFLICT(def, user, item, ts) DO UPDATE SET value = value + excluded.value, job = NULL`
 )
 
 // AddRecord records one interaction; timestamp nil means now.

@@ -2,6 +2,7 @@ package jobs
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"fmt"
 
@@ -33,7 +34,10 @@ func (r ImportRequest) Check(src *Sources) error {
 	return src.CheckURL(r.URL)
 }
 
-// ImportRunner runs the import jobs of the three kinds.
+// ImportRunner runs the import jobs of the three kinds. An import is all
+// or nothing: one that ends in error leaves its table as it was, and the
+// job's final status is stored in the transaction that publishes or undoes
+// the import.
 func ImportRunner(cat *catalog.Catalog, src *Sources) Runner {
 	return func(ctx context.Context, j Job) (string, any, error) {
 		var req ImportRequest
@@ -45,7 +49,11 @@ func ImportRunner(cat *catalog.Catalog, src *Sources) Runner {
 			return "", nil, err
 		}
 		defer f.Close()
-		opts := catalog.ImportOptions{Format: req.Format, Update: req.Update, Logging: req.Logging}
+		opts := catalog.ImportOptions{Format: req.Format, Update: req.Update, Logging: req.Logging, Label: j.ID,
+			Settle: func(tx *sql.Tx, res catalog.ImportResult, err error) error {
+				status, out := importOutcome(res, err)
+				return finish(context.WithoutCancel(ctx), tx, j.ID, status, out)
+			}}
 		var res catalog.ImportResult
 		switch j.Kind {
 		case ImportItems:
@@ -57,18 +65,32 @@ func ImportRunner(cat *catalog.Catalog, src *Sources) Runner {
 		default:
 			return "", nil, fmt.Errorf("not an import job: %s", j.Kind)
 		}
-		out := ImportResult{Added: res.Added, NotAddedCount: res.NotAddedCount, NotAdded: res.NotAdded}
-		if err != nil {
-			msg := err.Error()
-			if e, ok := apierr.As(err); ok {
-				msg = e.Description
-			}
-			out.Message = msg
-			return Error, out, nil
-		}
-		if res.NotAddedCount > 0 {
-			return CompletedWithErrors, out, nil
-		}
-		return Completed, out, nil
+		status, out := importOutcome(res, err)
+		return status, out, nil
 	}
+}
+
+// importOutcome is the final status and result of an import. NotAddedCount
+// is the true count; the list may be capped (catalog.MaxNotAdded).
+func importOutcome(res catalog.ImportResult, err error) (string, ImportResult) {
+	out := ImportResult{Added: res.Added, NotAddedCount: res.NotAddedCount, NotAdded: res.NotAdded}
+	if err != nil {
+		out.Message = failure(err)
+		return Error, out
+	}
+	if res.NotAddedCount > 0 {
+		return CompletedWithErrors, out
+	}
+	return Completed, out
+}
+
+// failure describes why an import failed, for its status answer.
+func failure(err error) string {
+	if e := apierr.DiskFull(err); e != nil {
+		return e.Description
+	}
+	if e, ok := apierr.As(err); ok {
+		return e.Description
+	}
+	return err.Error()
 }

@@ -116,8 +116,99 @@ func TestImportJobs(t *testing.T) {
 	if err := (ImportRequest{URL: "storage:///root.csv", Format: "json"}).Check(src); err != nil {
 		t.Errorf("storage root url refused: %v", err)
 	}
+	// a host alone allows its ports 80 and 443, not the test server's port
 	u, _ := url.Parse(srv.URL)
-	if err := (&Sources{FetchAllow: []string{u.Hostname()}}).CheckURL(srv.URL + "/x"); err != nil {
-		t.Errorf("host without port on the allowlist refused: %v", err)
+	hostOnly := &Sources{FetchAllow: []string{u.Hostname()}}
+	if err := hostOnly.CheckURL(srv.URL + "/x"); err == nil {
+		t.Errorf("a host-only entry let port %s through", u.Port())
+	}
+	for _, ok := range []string{"http://" + u.Hostname() + "/x", "https://" + u.Hostname() + "/x"} {
+		if err := hostOnly.CheckURL(ok); err != nil {
+			t.Errorf("%s refused: %v", ok, err)
+		}
+	}
+}
+
+// An import whose source fails after thousands of rows (several chunks
+// committed) ends in error and leaves the table as it was; the job's
+// message never quotes what the URL answered, even when that is a page
+// full of secrets.
+func TestImportJobFailuresLeaveNoTrace(t *testing.T) {
+	db, _ := openDB(t)
+	ctx := context.Background()
+	cat, err := catalog.Open(ctx, db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const secret = "internal admin page: password=hunter2"
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/cut.csv":
+			// good rows in bursts, with pauses in which the importer
+			// commits what it has, then the connection drops
+			io.WriteString(w, "itemId,year\n")
+			for burst := 0; burst < 3; burst++ {
+				for i := 0; i < 500; i++ {
+					fmt.Fprintf(w, "n%d-%d,%d\n", burst, i, 1900+i%100)
+				}
+				w.(http.Flusher).Flush()
+				time.Sleep(100 * time.Millisecond)
+			}
+			conn, _, err := w.(http.Hijacker).Hijack()
+			if err == nil {
+				conn.Close()
+			}
+		case "/admin":
+			io.WriteString(w, secret+"\nuser=root,token=abc\n")
+		case "/admin-items":
+			io.WriteString(w, "itemId,"+secret+"\nm1,x\n")
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	defer srv.Close()
+	src := &Sources{FetchAllow: []string{strings.TrimPrefix(srv.URL, "http://")}, Timeout: 20 * time.Second}
+	run := ImportRunner(cat, src)
+	q, err := Open(ctx, db, map[string]Runner{ImportItems: run}, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer q.Close()
+	if err := cat.CreateTable(ctx, 9, "t", nil, []catalog.Attribute{{ID: "year", Type: rsql.Int, Indexed: true}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := cat.AddEntity(ctx, 9, "t", "kept", map[string]any{"year": float64(1999)}); err != nil {
+		t.Fatal(err)
+	}
+	count := func() int {
+		var n int
+		if err := db.QueryRow(`SELECT count(*) FROM recomm_entities`).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	before := count()
+	for _, c := range []struct{ path, format string }{
+		{"/cut.csv", "csv"}, {"/admin", "csv"}, {"/admin-items", "csv"}, {"/admin", "json"},
+	} {
+		j, err := q.Submit(ctx, 9, "t", ImportItems, ImportRequest{URL: srv.URL + c.path, Format: c.format, Logging: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		j = waitStatus(t, q, 9, "t", ImportItems, j.ID)
+		var res ImportResult
+		json.Unmarshal(j.Result, &res)
+		t.Logf("%s as %s: %s", c.path, c.format, res.Message)
+		if j.Status != Error || res.Added != 0 || res.Message == "" {
+			t.Errorf("%s as %s: %s %s, want error with nothing added", c.path, c.format, j.Status, j.Result)
+		}
+		for _, leak := range []string{"password", "hunter2", "token", "admin"} {
+			if strings.Contains(string(j.Result), leak) {
+				t.Errorf("%s as %s: the job's result quotes the fetched content: %s", c.path, c.format, j.Result)
+			}
+		}
+		if n := count(); n != before {
+			t.Fatalf("%s as %s: %d entities after the failed import, %d before", c.path, c.format, n, before)
+		}
 	}
 }

@@ -360,13 +360,8 @@ func (q *Queue) run(j Job) {
 		result = map[string]string{"message": msg}
 		slog.Warn("recomm job failed", "id", j.ID, "kind", j.Kind, "ws", j.WS, "err", err)
 	}
-	enc, encErr := json.Marshal(result)
-	if encErr != nil {
-		status, enc = Error, []byte(`{"message":"result could not be stored"}`)
-	}
 	// the final write must land even when the queue is closing
-	if _, err := q.db.ExecContext(context.Background(), `UPDATE recomm_jobs SET status = ?, result = ?, finished = ? WHERE id = ?`,
-		status, string(enc), time.Now().UnixMilli(), j.ID); err != nil {
+	if err := finish(context.Background(), q.db, j.ID, status, result); err != nil {
 		slog.Error("recomm jobs: finish", "id", j.ID, "err", err)
 	}
 	q.mu.Lock()
@@ -377,6 +372,21 @@ func (q *Queue) run(j Job) {
 		}
 	}
 	q.mu.Unlock()
+}
+
+// finish stores a job's final status and result; a runner may call it in
+// the transaction that makes its work visible, so that a crash cannot
+// separate the two.
+func finish(ctx context.Context, db interface {
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+}, id, status string, result any) error {
+	enc, err := json.Marshal(result)
+	if err != nil {
+		status, enc = Error, []byte(`{"message":"result could not be stored"}`)
+	}
+	_, err = db.ExecContext(ctx, `UPDATE recomm_jobs SET status = ?, result = ?, finished = ? WHERE id = ?`,
+		status, string(enc), time.Now().UnixMilli(), id)
+	return err
 }
 
 // safeRun turns a runner panic into a job error instead of a dead server.

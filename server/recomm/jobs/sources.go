@@ -2,6 +2,7 @@ package jobs
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -29,8 +30,8 @@ const (
 // allowlist, and storage://<folder>/<file> (storage:///<file> for the
 // root) in the workspace's own storage.
 type Sources struct {
-	// FetchAllow lists hosts ("example.org", any port) or host:port pairs
-	// that http(s) imports may fetch from (harkd serve --fetch-allow).
+	// FetchAllow lists host:port pairs, or hosts (ports 80 and 443), that
+	// http(s) imports may fetch from (harkd serve --fetch-allow).
 	FetchAllow []string
 	MaxBytes   int64         // 0 means DefaultMaxImportBytes
 	Timeout    time.Duration // whole download; 0 means DefaultFetchTimeout
@@ -117,12 +118,19 @@ func (s *Sources) Open(ctx context.Context, ws int64, raw string) (io.ReadCloser
 	resp, err := s.client().Do(req)
 	if err != nil {
 		cancel()
+		// url.Error names the URL it failed on, which after a redirect is
+		// the remote's Location: keep only the cause
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err
+		}
 		return nil, fmt.Errorf("fetch %s: %w", u.Redacted(), err)
 	}
 	if resp.StatusCode != http.StatusOK {
 		resp.Body.Close()
 		cancel()
-		return nil, fmt.Errorf("fetch %s: status %s", u.Redacted(), resp.Status)
+		// the status code only: the reason phrase is the remote's text
+		return nil, fmt.Errorf("fetch %s: the server answered status %d", u.Redacted(), resp.StatusCode)
 	}
 	if resp.ContentLength > s.maxBytes() {
 		resp.Body.Close()

@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	tea "github.com/charmbracelet/bubbletea"
-
 )
 
 func TestConsoleTurnsRefHistoryAndNewConversation(t *testing.T) {

@@ -237,7 +237,10 @@ func (m *fakeMusic) Stop() error {
 	m.mu.Unlock()
 	return nil
 }
-func (m *fakeMusic) SetVolume(level int) error { m.add("volume " + common.Itoa(int64(level))); return nil }
+func (m *fakeMusic) SetVolume(level int) error {
+	m.add("volume " + common.Itoa(int64(level)))
+	return nil
+}
 func (m *fakeMusic) NowPlaying() actions.Track {
 	m.mu.Lock()
 	defer m.mu.Unlock()

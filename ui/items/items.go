@@ -60,7 +60,7 @@ func New(pc *common.Context) *Model {
 	return &Model{ctx: pc, domains: append([]itemDomain(nil), itemDomains...), list: components.NewRowList(pc), raw: map[string]json.RawMessage{}, keys: itemsKeys{
 		NextDomain: key.NewBinding(key.WithKeys("tab", "]"), key.WithHelp("tab", "next domain")),
 		PrevDomain: key.NewBinding(key.WithKeys("shift+tab", "["), key.WithHelp("shift+tab", "previous")),
-		Refresh:    key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "refresh")),
+		Refresh:    common.Keys.Refresh,
 		More:       key.NewBinding(key.WithKeys("m"), key.WithHelp("m", "more")),
 		City:       key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "change city")),
 	}}

@@ -50,9 +50,9 @@ func New(pc *common.Context) *Model {
 	in.Prompt = "› "
 	in.CharLimit = 100
 	return &Model{ctx: pc, input: in, checked: map[int]bool{}, keys: onboardingKeys{
-		Up:     key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/↓", "move")),
-		Down:   key.NewBinding(key.WithKeys("down", "j")),
-		Toggle: key.NewBinding(key.WithKeys(" "), key.WithHelp("space", "toggle")),
+		Up:     common.Keys.Up,
+		Down:   common.Keys.Down,
+		Toggle: common.WithHelp(common.Keys.Select, "space", "toggle"),
 		Submit: key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "answer")),
 	}}
 }

@@ -37,10 +37,10 @@ type Model struct {
 
 func New(pc *common.Context) *Model {
 	return &Model{ctx: pc, keys: placesKeys{
-		Up:      key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/↓", "city")),
-		Down:    key.NewBinding(key.WithKeys("down", "j")),
+		Up:      common.WithHelp(common.Keys.Up, "↑/↓", "city"),
+		Down:    common.Keys.Down,
 		Upload:  key.NewBinding(key.WithKeys("enter", "u"), key.WithHelp("enter", "upload dataset")),
-		Refresh: key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "refresh places")),
+		Refresh: common.WithHelp(common.Keys.Refresh, "r", "refresh places"),
 	}}
 }
 

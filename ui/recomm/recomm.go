@@ -77,10 +77,10 @@ type Model struct {
 
 func New(pc *common.Context) *Model {
 	return &Model{ctx: pc, list: components.NewRowList(pc), details: map[string]string{}, input: components.NewInputField(pc), keys: recommKeys{
-		Open:    key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "open")),
+		Open:    common.Keys.Open,
 		Back:    key.NewBinding(key.WithKeys("backspace", "left"), key.WithHelp("⌫", "tables")),
 		NextTab: key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "next tab")),
-		Refresh: key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "refresh")),
+		Refresh: common.Keys.Refresh,
 		Import:  key.NewBinding(key.WithKeys("i"), key.WithHelp("i", "import")),
 		Train:   key.NewBinding(key.WithKeys("t"), key.WithHelp("t", "train")),
 		Ask:     key.NewBinding(key.WithKeys("a"), key.WithHelp("a", "recommend")),

@@ -84,7 +84,7 @@ func New(pc *common.Context) *Model {
 		transfers: map[int]*transfer{}, keys: storageKeys{
 			Open:       key.NewBinding(key.WithKeys("enter", "right", "l"), key.WithHelp("enter", "open")),
 			Back:       key.NewBinding(key.WithKeys("backspace", "left", "h"), key.WithHelp("⌫", "up")),
-			Refresh:    key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "refresh")),
+			Refresh:    common.Keys.Refresh,
 			Upload:     key.NewBinding(key.WithKeys("u"), key.WithHelp("u", "upload")),
 			Download:   key.NewBinding(key.WithKeys("d"), key.WithHelp("d", "download")),
 			Mkdir:      key.NewBinding(key.WithKeys("n"), key.WithHelp("n", "new folder")),

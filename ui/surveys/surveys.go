@@ -37,11 +37,11 @@ type Model struct {
 
 func New(pc *common.Context) *Model {
 	return &Model{ctx: pc, list: components.NewRowList(pc), keys: surveysKeys{
-		Open:    key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "open")),
+		Open:    common.Keys.Open,
 		Back:    key.NewBinding(key.WithKeys("backspace", "left"), key.WithHelp("⌫", "back")),
-		Toggle:  key.NewBinding(key.WithKeys(" "), key.WithHelp("space", "toggle")),
+		Toggle:  common.WithHelp(common.Keys.Select, "space", "toggle"),
 		Save:    key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "save")),
-		Refresh: key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "refresh")),
+		Refresh: common.Keys.Refresh,
 	}}
 }
 

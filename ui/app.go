@@ -33,10 +33,17 @@ type screen interface {
 	View() string
 	help.KeyMap
 	SetSize(width, height int)
-	// Typing tells the root that a text field has focus, so plain letters
-	// (and "?") belong to it rather than to global keys.
+	// Typing tells the root that a text field (or a dialog) has the keys,
+	// so plain letters such as q belong to it rather than to global keys.
 	Typing() bool
+	// InputEmpty tells that the focused field is empty (or there is none):
+	// then "?" opens the help instead of being typed.
+	InputEmpty() bool
 }
+
+// tabTaker is a screen whose own tabs (or fields) tab and shift+tab move
+// through; on the others they move through the screens.
+type tabTaker interface{ TakesTab() bool }
 
 var screenTitles = map[common.ScreenID]string{
 	common.ScreenSignIn: "Sign in", common.ScreenOnboarding: "Welcome", common.ScreenConsole: "Console", common.ScreenStorage: "Storage",
@@ -44,13 +51,18 @@ var screenTitles = map[common.ScreenID]string{
 }
 
 type globalKeys struct {
-	Quit, Help, Console, Storage, Items, Surveys, Recomm, Places, Logout key.Binding
+	Quit, QuitQ, Help, Back, NextTab, PrevTab                key.Binding
+	Console, Storage, Items, Surveys, Recomm, Places, Logout key.Binding
 }
 
 func newGlobalKeys() globalKeys {
 	return globalKeys{
 		Quit:    common.Keys.Quit,
+		QuitQ:   common.WithHelp(common.Keys.QuitQ, "q", "quit (where no field has the keys)"),
 		Help:    key.NewBinding(key.WithKeys("f1", "?"), key.WithHelp("?/f1", "help")),
+		Back:    common.WithHelp(common.Keys.Back, "esc", "back, close, clear the filter"),
+		NextTab: key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab/shift+tab", "next/previous screen")),
+		PrevTab: key.NewBinding(key.WithKeys("shift+tab")),
 		Console: key.NewBinding(key.WithKeys("alt+c"), key.WithHelp("alt+c", "console")),
 		Storage: key.NewBinding(key.WithKeys("alt+s"), key.WithHelp("alt+s", "storage")),
 		Items:   key.NewBinding(key.WithKeys("alt+i"), key.WithHelp("alt+i", "items")),
@@ -72,8 +84,8 @@ type App struct {
 	ctx           *common.Context
 	platformReady <-chan error
 	keys          globalKeys
-	help          help.Model
 	fullHelp      bool
+	helpPage      int
 	spinner       spinner.Model
 	busy          map[string]int
 	// busySince is when each busy label began. The wall clock, not
@@ -84,6 +96,8 @@ type App struct {
 	active  common.ScreenID
 	// resume is where to go back after a re-login prompt.
 	resume common.ScreenID
+	// previous is where esc goes back to from the top of a screen.
+	previous common.ScreenID
 
 	toast     common.ToastMsg
 	toastID   int
@@ -95,18 +109,15 @@ type App struct {
 	touched   bool
 	signingIn *signin.Model
 	onboard   *onboarding.Model
+	settings  common.Settings
 }
 
 // New builds the console. A remembered session opens the console at once;
 // otherwise the sign-in screen comes first.
 func New(opt Options) *App {
 	pc := common.NewContext(opt.common())
-	a := &App{ctx: pc, platformReady: opt.PlatformReady, toastLife: 5 * time.Second, keys: newGlobalKeys(), help: help.New(),
+	a := &App{ctx: pc, platformReady: opt.PlatformReady, toastLife: 5 * time.Second, keys: newGlobalKeys(),
 		busy: map[string]int{}, busySince: map[string]time.Time{}, spinner: spinner.New(spinner.WithSpinner(spinner.MiniDot))}
-	a.help.ShortSeparator = " · "
-	if opt.NoColor {
-		a.help.Styles = help.Styles{}
-	}
 	if info := opt.Client.RequestInfo(); info.Lat == nil || info.Lon == nil {
 		common.SetCity(opt.Client, 0) // items and answers need a position; c on the items page changes it
 	}
@@ -123,10 +134,18 @@ func New(opt Options) *App {
 		common.ScreenPlaces:     places.New(pc),
 	}
 	a.active = common.ScreenSignIn
+	start := common.ScreenConsole
+	if opt.Settings != nil {
+		// Read once before the program starts: the settings decide the
+		// first screen. A file that cannot be read is as none.
+		if s, err := opt.Settings.Load(); err == nil {
+			start = a.applySettings(s)
+		}
+	}
 	if opt.Session != nil && opt.Session.Token != "" {
 		pc.Session = *opt.Session
 		opt.Client.SetToken(opt.Session.Token)
-		a.active = common.ScreenConsole
+		a.active = start
 	}
 	a.resume = common.ScreenConsole
 	a.layout()
@@ -136,7 +155,7 @@ func New(opt Options) *App {
 // Init starts the active screen.
 func (a *App) Init() tea.Cmd {
 	cmds := []tea.Cmd{route(a.active, a.screens[a.active].Init()), a.spinner.Tick}
-	if a.active == common.ScreenConsole {
+	if a.signedIn() {
 		// A remembered session may have left the set-up half done: resume it.
 		c := a.ctx.Client
 		cmds = append(cmds, a.ctx.Task("checking set-up", func(ctx context.Context) tea.Msg {
@@ -308,8 +327,17 @@ func (a *App) rootMsg(msg tea.Msg, from *common.ScreenID) (tea.Cmd, bool) {
 	case common.OpenScreenMsg:
 		a.touched = true
 		return a.show(msg.ID), true
+	case common.GoBackMsg:
+		if !a.signedIn() || a.active == common.ScreenConsole {
+			return nil, true
+		}
+		back := a.previous
+		if back == a.active || back == common.ScreenSignIn || back == common.ScreenOnboarding {
+			back = common.ScreenConsole
+		}
+		return a.show(back), true
 	case resumeOnboardingMsg:
-		if a.active != common.ScreenConsole || a.touched {
+		if !a.signedIn() || a.touched {
 			return nil, true // the user is already busy; don't pull the screen away
 		}
 		a.active = common.ScreenOnboarding
@@ -333,6 +361,8 @@ func (a *App) rootMsg(msg tea.Msg, from *common.ScreenID) (tea.Cmd, bool) {
 		}
 		a.resume = common.ScreenConsole
 		return tea.Batch(save, a.show(next)), true
+	case common.CityChangedMsg, common.LanguageChangedMsg:
+		return a.remember(), true
 	case common.DisplayNameMsg:
 		a.ctx.Session.Name = msg.Name
 		sess, store := a.ctx.Session, a.ctx.Sessions
@@ -354,19 +384,62 @@ func (a *App) rootMsg(msg tea.Msg, from *common.ScreenID) (tea.Cmd, bool) {
 	return nil, false
 }
 
+// screenKey tells whether msg opens a screen of the tab bar (or logs out).
+func (a *App) screenKey(msg tea.KeyMsg) bool {
+	k := a.keys
+	return key.Matches(msg, k.Console, k.Items, k.Storage, k.Surveys, k.Recomm, k.Places, k.Logout)
+}
+
+func (a *App) signedIn() bool {
+	return a.ctx.Session.Token != "" && a.active != common.ScreenSignIn && a.active != common.ScreenOnboarding
+}
+
 func (a *App) globalKey(msg tea.KeyMsg) (tea.Cmd, bool) {
-	typing := a.screens[a.active].Typing()
+	sc := a.screens[a.active]
+	typing := sc.Typing()
 	switch {
-	case key.Matches(msg, a.keys.Quit):
+	case key.Matches(msg, a.keys.Quit), !typing && key.Matches(msg, a.keys.QuitQ):
 		a.quitting = true
 		return tea.Quit, true
-	case msg.String() == "f1" || (!typing && key.Matches(msg, a.keys.Help)):
-		a.fullHelp = !a.fullHelp
+	case msg.String() == "f1" || (sc.InputEmpty() && key.Matches(msg, a.keys.Help)):
+		a.fullHelp, a.helpPage = !a.fullHelp, 0
 		a.layout()
 		return nil, true
 	}
-	if a.ctx.Session.Token == "" || a.active == common.ScreenSignIn || a.active == common.ScreenOnboarding {
+	if a.fullHelp && a.signedIn() && a.screenKey(msg) {
+		a.fullHelp = false // a screen's key closes the help and opens it
+		a.layout()
+	}
+	if a.fullHelp {
+		// The help is over the screen: its keys close it or turn its pages.
+		switch msg.String() {
+		case "esc", "q":
+			a.fullHelp = false
+			a.layout()
+		case "pgdown", "down", "j", " ":
+			a.helpPage++
+		case "pgup", "up", "k":
+			a.helpPage--
+		}
+		return nil, true
+	}
+	if !a.signedIn() {
 		return nil, false
+	}
+	if tt, ok := sc.(tabTaker); !typing && (!ok || !tt.TakesTab()) || a.active == common.ScreenConsole {
+		tabs := a.tabs()
+		i := 0
+		for n, tb := range tabs {
+			if tb.id == a.active {
+				i = n
+			}
+		}
+		switch {
+		case key.Matches(msg, a.keys.NextTab):
+			return a.show(tabs[(i+1)%len(tabs)].id), true
+		case key.Matches(msg, a.keys.PrevTab):
+			return a.show(tabs[(i+len(tabs)-1)%len(tabs)].id), true
+		}
 	}
 	switch {
 	case key.Matches(msg, a.keys.Console):
@@ -400,82 +473,76 @@ func (a *App) globalKey(msg tea.KeyMsg) (tea.Cmd, bool) {
 	return nil, false
 }
 
-// show makes id the active screen and starts it when it is entered.
+// show makes id the active screen and starts it when it is entered. A
+// notice of the screen left behind is stale on the next one.
 func (a *App) show(id common.ScreenID) tea.Cmd {
 	if a.active == id {
 		return nil
 	}
-	a.active = id
+	a.previous, a.active = a.active, id
+	a.fullHelp = false
+	if a.hasToast && !a.toast.Err {
+		a.hasToast = false
+	}
 	a.layout()
-	return route(id, a.screens[id].Init())
+	return tea.Batch(route(id, a.screens[id].Init()), a.remember())
 }
 
-// layout gives every screen the body size left by header and footer.
+// layout gives every screen the body size left by the tab bar, the
+// status line and the help line.
 func (a *App) layout() {
-	a.help.Width = a.ctx.Width
-	h := a.ctx.Height - 2 - lipgloss.Height(a.footer())
 	for _, s := range a.screens {
-		s.SetSize(a.ctx.Width, max(h, 1))
+		s.SetSize(a.ctx.Width, a.bodyHeight())
 	}
 }
 
+func (a *App) bodyHeight() int {
+	return max(a.ctx.Height-2-lipgloss.Height(a.footer()), 1)
+}
+
+// footer is the short help on one line: help and quit always, the
+// screen's own keys before them as many as fit (the full help has all).
 func (a *App) footer() string {
-	km := keyMaps{a.screens[a.active], a.globalHelp()}
+	t := a.ctx.Theme
+	item := func(b key.Binding) string { return t.Key.Render(b.Help().Key) + " " + t.Muted.Render(b.Help().Desc) }
+	sep := t.Muted.Render(" · ")
 	if a.fullHelp {
-		return a.help.FullHelpView(km.FullHelp())
+		return common.AnsiFit(item(common.WithHelp(a.keys.Back, "esc/?", "close help"))+sep+item(a.keys.Quit), a.ctx.Width)
 	}
-	return a.help.ShortHelpView(km.ShortHelp())
-}
-
-func (a *App) globalHelp() []key.Binding {
-	if a.ctx.Session.Token == "" || a.active == common.ScreenSignIn || a.active == common.ScreenOnboarding {
-		return []key.Binding{a.keys.Help, a.keys.Quit}
+	tail := item(common.WithHelp(a.keys.Help, "?", "help")) + sep + item(common.WithHelp(a.keys.Quit, "ctrl+c", "quit"))
+	line := tail
+	var head []string
+	for _, b := range a.screens[a.active].ShortHelp() {
+		if !b.Enabled() || b.Help().Key == "" {
+			continue
+		}
+		next := strings.Join(append(head, item(b)), sep) + sep + tail
+		if lipgloss.Width(next) > a.ctx.Width {
+			break
+		}
+		head = append(head, item(b))
+		line = next
 	}
-	return []key.Binding{a.keys.Console, a.keys.Items, a.keys.Storage, a.keys.Surveys, a.keys.Recomm, a.keys.Places, a.keys.Logout, a.keys.Help, a.keys.Quit}
+	return common.AnsiFit(line, a.ctx.Width)
 }
 
-// keyMaps joins the active screen's keys with the global ones.
-type keyMaps struct {
-	screen help.KeyMap
-	global []key.Binding
-}
-
-func (k keyMaps) ShortHelp() []key.Binding {
-	return append(append([]key.Binding{}, k.screen.ShortHelp()...), k.global[len(k.global)-2:]...)
-}
-
-func (k keyMaps) FullHelp() [][]key.Binding {
-	return append(append([][]key.Binding{}, k.screen.FullHelp()...), k.global)
-}
-
-// View draws header, the active screen, the status line and the help.
+// View draws the tab bar, the active screen (or the full help), the
+// status line and the help line.
 func (a *App) View() string {
 	if a.quitting {
 		return ""
 	}
 	w := a.ctx.Width
 	t := a.ctx.Theme
-	left := t.Title.Render("hark") + " " + t.Header.Render(screenTitles[a.active])
-	who := a.ctx.Session.Name
-	if who == "" {
-		who = a.ctx.Session.Email
-	}
-	if who == "" && a.ctx.Session.Token != "" {
-		who = "anonymous"
-	}
-	right := a.ctx.Platform
-	if who != "" {
-		right = who + " @ " + right
-	}
-	gap := w - lipgloss.Width(left) - lipgloss.Width(right)
-	if gap < 1 {
-		right = common.AnsiFit(right, max(w-lipgloss.Width(left)-1, 0))
-		gap = 1
-	}
-	header := left + strings.Repeat(" ", max(gap, 0)) + t.Muted.Render(right)
+	header := a.tabBar(w)
 
-	body := a.screens[a.active].View()
-	bodyH := max(a.ctx.Height-2-lipgloss.Height(a.footer()), 1)
+	bodyH := a.bodyHeight()
+	var body string
+	if a.fullHelp {
+		body = a.helpView(w, bodyH)
+	} else {
+		body = a.screens[a.active].View()
+	}
 	body = lipgloss.NewStyle().Width(w).Height(bodyH).MaxHeight(bodyH).MaxWidth(w).Render(body)
 
 	status := ""
@@ -499,6 +566,21 @@ func (a *App) View() string {
 		}
 		status += style.Render(common.OneLine(a.toast.Text))
 	}
+	// Who is signed in where, on the right while the line has room.
+	who := a.ctx.Session.Name
+	if who == "" {
+		who = a.ctx.Session.Email
+	}
+	if who == "" && a.ctx.Session.Token != "" {
+		who = "anonymous"
+	}
+	right := a.ctx.Platform
+	if who != "" {
+		right = who + " @ " + right
+	}
+	if gap := w - lipgloss.Width(status) - lipgloss.Width(right); gap >= 2 {
+		status += strings.Repeat(" ", gap) + t.Muted.Render(right)
+	}
 	status = common.AnsiFit(status, w)
-	return lipgloss.JoinVertical(lipgloss.Left, common.AnsiFit(header, w), body, status, a.footer())
+	return lipgloss.JoinVertical(lipgloss.Left, header, body, status, a.footer())
 }

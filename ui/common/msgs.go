@@ -61,3 +61,12 @@ type DisplayNameMsg struct{ Name string }
 // CityChangedMsg tells the root the position moved to a sandbox city, to
 // be remembered.
 type CityChangedMsg struct{ Slug string }
+
+// GoBackMsg asks the root for the screen shown before: a screen sends it
+// when esc has nothing of its own left to close.
+type GoBackMsg struct{}
+
+func GoBack() tea.Msg { return GoBackMsg{} }
+
+// LanguageChangedMsg tells the root the language changed, to be remembered.
+type LanguageChangedMsg struct{ Lang string }

@@ -12,6 +12,7 @@ type Theme struct {
 	Title, Header, Muted, Error, Success, Warn lipgloss.Style
 	Selected, Cursor, Chip, Key, Border        lipgloss.Style
 	Query, Answer, Toast, ToastError           lipgloss.Style
+	Tab, ActiveTab                             lipgloss.Style
 	NoColor                                    bool
 }
 
@@ -28,6 +29,7 @@ func NewTheme(noColor bool) *Theme {
 		t.Border = plain
 		t.Query, t.Answer = plain.Bold(true), plain
 		t.Toast, t.ToastError = plain, plain.Bold(true)
+		t.Tab, t.ActiveTab = plain, plain.Bold(true)
 		return t
 	}
 	accent := lipgloss.AdaptiveColor{Light: "#5A3FC0", Dark: "#A98BFF"}
@@ -46,6 +48,8 @@ func NewTheme(noColor bool) *Theme {
 	t.Answer = lipgloss.NewStyle()
 	t.Toast = lipgloss.NewStyle().Foreground(lipgloss.Color("#30A46C"))
 	t.ToastError = lipgloss.NewStyle().Foreground(lipgloss.Color("#E5484D")).Bold(true)
+	t.Tab = t.Muted
+	t.ActiveTab = lipgloss.NewStyle().Bold(true).Foreground(accent)
 	return t
 }
 

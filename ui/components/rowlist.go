@@ -277,6 +277,9 @@ func (l *RowList) Rows() []Row { return l.rows }
 // SelectedCount is how many rows are selected.
 func (l *RowList) SelectedCount() int { return len(l.selected) }
 
+// InputEmpty tells that the filter line, when it has the keys, is empty.
+func (l *RowList) InputEmpty() bool { return !l.filtering || l.filter.Value() == "" }
+
 // Filtered tells whether a filter is applied (esc clears it).
 func (l *RowList) Filtered() bool { return l.filter.Value() != "" }
 

@@ -76,6 +76,7 @@ func New(pc *common.Context, voiceCfg *voice.Config) *Model {
 func (c *Model) Init() tea.Cmd    { return tea.Batch(textinput.Blink, c.voice.Init()) }
 func (c *Model) SetSize(w, h int) { c.width, c.height = w, h; c.input.Width = max(w-4, 10) }
 func (c *Model) Typing() bool     { return true }
+func (c *Model) InputEmpty() bool { return c.input.Value() == "" }
 func (c *Model) ShortHelp() []key.Binding {
 	return append([]key.Binding{c.keys.Send, c.keys.HistoryUp, c.keys.NewConversation}, c.voice.Help()...)
 }
@@ -170,10 +171,12 @@ func (c *Model) send() tea.Cmd {
 	c.turns = append(c.turns, turn{seq: c.seq, query: q, at: c.ctx.Now(), pending: true, ref: c.ref})
 	c.scroll = 0
 	cl, seq, ref := c.ctx.Client, c.seq, c.ref
-	return c.ctx.Task("asking", func(ctx context.Context) tea.Msg {
+	// A new turn makes the notices of the last one (a declined
+	// confirmation, a failed action) stale.
+	return tea.Batch(common.ClearToast, c.ctx.Task("asking", func(ctx context.Context) tea.Msg {
 		resp, err := cl.Dialogue.Text(ctx, q, ref)
 		return answerMsg{seq: seq, resp: resp, err: err}
-	})
+	}))
 }
 
 // answered fills the turn the answer is for and returns it (nil when that

@@ -31,7 +31,7 @@ var itemDomains = []itemDomain{
 const itemsPageSize = 20
 
 type itemsKeys struct {
-	NextDomain, PrevDomain, Refresh, More, City key.Binding
+	NextDomain, PrevDomain, Refresh, More, City, Detail key.Binding
 }
 
 // items browses every domain path: one list per domain with a detail
@@ -51,9 +51,12 @@ type Model struct {
 	lon     float64
 	weather *client.WeatherItem
 	errText string
-	gen     int // bumps on domain change so late pages of the old one are dropped
-	width   int
-	height  int
+	// detailOpen shows the current element's fields in place of the list,
+	// where the terminal is too narrow for both side by side.
+	detailOpen bool
+	gen        int // bumps on domain change so late pages of the old one are dropped
+	width      int
+	height     int
 }
 
 func New(pc *common.Context) *Model {
@@ -63,6 +66,7 @@ func New(pc *common.Context) *Model {
 		Refresh:    common.Keys.Refresh,
 		More:       key.NewBinding(key.WithKeys("m"), key.WithHelp("m", "more")),
 		City:       key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "change city")),
+		Detail:     common.WithHelp(common.Keys.Open, "enter", "details"),
 	}}
 }
 
@@ -135,13 +139,21 @@ func (it *Model) listWidth() int {
 
 func (it *Model) Typing() bool { return it.list.Filtering() }
 
+func (it *Model) InputEmpty() bool { return it.list.InputEmpty() }
+
+// TakesTab: tab and shift+tab move through the domains.
+func (it *Model) TakesTab() bool { return true }
+
 func (it *Model) ShortHelp() []key.Binding {
-	return []key.Binding{it.keys.NextDomain, it.keys.City, it.list.Keys.Filter, it.keys.Refresh}
+	if it.detailOpen {
+		return []key.Binding{common.WithHelp(common.Keys.Back, "esc", "back to the list")}
+	}
+	return []key.Binding{it.keys.NextDomain, it.keys.Detail, it.keys.City, it.list.Keys.Filter}
 }
 
 func (it *Model) FullHelp() [][]key.Binding {
-	return [][]key.Binding{{it.keys.NextDomain, it.keys.PrevDomain, it.keys.City, it.keys.Refresh, it.keys.More},
-		{it.list.Keys.Up, it.list.Keys.PageUp, it.list.Keys.Filter, it.list.Keys.ClearFilter}}
+	return [][]key.Binding{{it.keys.NextDomain, it.keys.PrevDomain, it.keys.Detail, it.keys.City, it.keys.Refresh, it.keys.More},
+		{it.list.Keys.Up, it.list.Keys.Home, it.list.Keys.PageUp, it.list.Keys.Filter, it.list.Keys.ClearFilter}}
 }
 
 type itemsPageMsg struct {
@@ -167,6 +179,8 @@ func (it *Model) load(reset bool) tea.Cmd {
 	if reset {
 		page = 1
 	}
+	it.list.SetEmpty(fmt.Sprintf("Nothing in %s near %s: press c to change city, r to load again, tab for the next domain.",
+		it.domains[it.domain].title, common.PositionName(it.ctx.Client)))
 	c, gen := it.ctx.Client, it.gen
 	return it.ctx.Task("loading "+strings.ToLower(it.domains[it.domain].title), func(ctx context.Context) tea.Msg {
 		var l *client.ItemList
@@ -200,6 +214,12 @@ func (it *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		it.received(msg)
 		return it, nil
 	case tea.KeyMsg:
+		if it.detailOpen {
+			if key.Matches(msg, common.Keys.Back) || key.Matches(msg, it.keys.Detail) {
+				it.detailOpen = false
+			}
+			return it, nil
+		}
 		if used, cmd := it.list.Update(msg); used {
 			if it.list.AtEnd() && it.more && !it.list.Filtering() {
 				return it, tea.Batch(cmd, it.load(false))
@@ -212,8 +232,10 @@ func (it *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		case key.Matches(msg, it.keys.PrevDomain):
 			return it, it.switchDomain(it.domain - 1)
 		case key.Matches(msg, it.keys.City):
-			common.SetCity(it.ctx.Client, (common.CityIndex(it.ctx.Client.RequestInfo())+1)%len(common.Cities()))
-			return it, it.switchDomain(it.domain)
+			next := (common.CityIndex(it.ctx.Client.RequestInfo()) + 1) % len(common.Cities())
+			common.SetCity(it.ctx.Client, next)
+			slug := common.Cities()[next].Slug
+			return it, tea.Batch(it.switchDomain(it.domain), func() tea.Msg { return common.CityChangedMsg{Slug: slug} })
 		case key.Matches(msg, it.keys.Refresh):
 			it.loading = false
 			it.gen++
@@ -222,6 +244,12 @@ func (it *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			if it.more {
 				return it, it.load(false)
 			}
+		case key.Matches(msg, it.keys.Detail):
+			if it.list.Current() != nil && it.width < 100 {
+				it.detailOpen = true
+			}
+		case key.Matches(msg, common.Keys.Back):
+			return it, common.GoBack
 		}
 	}
 	return it, nil
@@ -337,7 +365,8 @@ func haversineKm(lat1, lon1, lat2, lon2 float64) float64 {
 func (it *Model) View() string {
 	t := it.ctx.Theme
 	d := it.domains[it.domain]
-	head := fmt.Sprintf("‹ %s ›  %d/%d  near %s", d.title, it.domain+1, len(it.domains), common.PositionName(it.ctx.Client))
+	next := it.domains[(it.domain+1)%len(it.domains)].title
+	head := fmt.Sprintf("‹ %s ›  near %s  (domain %d of %d, tab: %s)", d.title, common.PositionName(it.ctx.Client), it.domain+1, len(it.domains), next)
 	if it.weather == nil && d.path != "weather" {
 		head += fmt.Sprintf("  %d items", it.list.Len())
 		if it.more {
@@ -353,10 +382,12 @@ func (it *Model) View() string {
 		out = append(out, t.Error.Render(common.AnsiFit(it.errText, it.width)), t.Muted.Render("press r to try again"))
 	case d.path == "weather" && it.weather != nil:
 		out = append(out, components.WeatherPicture(it.weather, it.width, it.height-1, t))
+	case it.detailOpen && it.list.Current() != nil:
+		out = append(out, it.detail(it.width))
 	default:
 		body := it.list.View()
 		if it.width >= 100 {
-			body = lipgloss.JoinHorizontal(lipgloss.Top, lipgloss.NewStyle().Width(it.listWidth()).Render(body), " ", it.detail())
+			body = lipgloss.JoinHorizontal(lipgloss.Top, lipgloss.NewStyle().Width(it.listWidth()).Render(body), " ", it.detail(components.DetailWidth))
 		}
 		out = append(out, body)
 	}
@@ -364,7 +395,7 @@ func (it *Model) View() string {
 }
 
 // detail shows the fields of the current element, by domain.
-func (it *Model) detail() string {
+func (it *Model) detail(width int) string {
 	t := it.ctx.Theme
 	cur := it.list.Current()
 	if cur == nil {
@@ -373,7 +404,7 @@ func (it *Model) detail() string {
 	raw := it.raw[cur.Key]
 	var base client.Item
 	json.Unmarshal(raw, &base)
-	w := components.DetailWidth - 2
+	w := width - 2
 	var lines []string
 	add := func(label, v string) {
 		if v = common.OneLine(v); v != "" {

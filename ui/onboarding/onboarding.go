@@ -78,6 +78,8 @@ func (o *Model) SetSize(w, h int) { o.width, o.height = w, h; o.input.Width = ma
 
 func (o *Model) Typing() bool { return o.step != nil && o.step.Type == "WAIT_INPUT" }
 
+func (o *Model) InputEmpty() bool { return !o.Typing() || o.input.Value() == "" }
+
 func (o *Model) ShortHelp() []key.Binding {
 	if o.step == nil {
 		return nil

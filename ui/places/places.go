@@ -53,6 +53,7 @@ func (p *Model) Init() tea.Cmd {
 
 func (p *Model) SetSize(w, h int) { p.width, p.height = w, h }
 func (p *Model) Typing() bool     { return false }
+func (p *Model) InputEmpty() bool { return true }
 func (p *Model) ShortHelp() []key.Binding {
 	return []key.Binding{p.keys.Up, p.keys.Upload, p.keys.Refresh}
 }
@@ -122,6 +123,12 @@ func (p *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			p.city = max(p.city-1, 0)
 		case key.Matches(msg, p.keys.Down):
 			p.city = min(p.city+1, len(client.DatasetCities)-1)
+		case key.Matches(msg, common.Keys.Top):
+			p.city = 0
+		case key.Matches(msg, common.Keys.Bottom):
+			p.city = len(client.DatasetCities) - 1
+		case key.Matches(msg, common.Keys.Back):
+			return p, common.GoBack
 		case key.Matches(msg, p.keys.Refresh):
 			return p, p.refresh()
 		case key.Matches(msg, p.keys.Upload):

@@ -33,7 +33,7 @@ var recommTabNames = []string{"Attributes", "Items", "Users", "Interactions", "R
 const recommPage = 100
 
 type recommKeys struct {
-	Open, Back, NextTab, Refresh, Import, Train, Ask key.Binding
+	Open, Back, NextTab, PrevTab, Refresh, Import, Train, Ask key.Binding
 }
 
 // recommJob is an import or a training being watched.
@@ -78,8 +78,9 @@ type Model struct {
 func New(pc *common.Context) *Model {
 	return &Model{ctx: pc, list: components.NewRowList(pc), details: map[string]string{}, input: components.NewInputField(pc), keys: recommKeys{
 		Open:    common.Keys.Open,
-		Back:    key.NewBinding(key.WithKeys("backspace", "left"), key.WithHelp("⌫", "tables")),
-		NextTab: key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "next tab")),
+		Back:    key.NewBinding(key.WithKeys("backspace", "left", "h", "esc"), key.WithHelp("esc/⌫", "back to the tables")),
+		NextTab: key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab/shift+tab", "next/previous tab")),
+		PrevTab: key.NewBinding(key.WithKeys("shift+tab")),
 		Refresh: common.Keys.Refresh,
 		Import:  key.NewBinding(key.WithKeys("i"), key.WithHelp("i", "import")),
 		Train:   key.NewBinding(key.WithKeys("t"), key.WithHelp("t", "train")),
@@ -87,7 +88,17 @@ func New(pc *common.Context) *Model {
 	}}
 }
 
+// setEmpty says what to do when the current view has no rows.
+func (r *Model) setEmpty() {
+	if r.table == "" {
+		r.list.SetEmpty("No recommendation tables yet: create one with hark recomm (see hark help recomm), then press r.")
+		return
+	}
+	r.list.SetEmpty("Nothing here yet: press i to import from storage, or tab for the next tab.")
+}
+
 func (r *Model) Init() tea.Cmd {
+	r.setEmpty()
 	if r.loading || r.list.Len() > 0 {
 		return nil
 	}
@@ -108,6 +119,16 @@ func (r *Model) listWidth() int {
 }
 
 func (r *Model) Typing() bool { return r.prompt != "" || r.list.Filtering() }
+
+func (r *Model) InputEmpty() bool {
+	if r.prompt != "" {
+		return r.input.Value() == ""
+	}
+	return r.list.InputEmpty()
+}
+
+// TakesTab: inside a table, tab and shift+tab move through its tabs.
+func (r *Model) TakesTab() bool { return r.table != "" }
 
 func (r *Model) ShortHelp() []key.Binding {
 	if r.table == "" {
@@ -355,14 +376,20 @@ func (r *Model) key(msg tea.KeyMsg) tea.Cmd {
 			r.reset()
 			return r.load(true)
 		}
+	case r.table == "" && key.Matches(msg, common.Keys.Back):
+		return common.GoBack
 	case r.table == "":
 		return nil
 	case key.Matches(msg, r.keys.Back):
 		r.table = ""
 		r.reset()
 		return r.load(true)
-	case key.Matches(msg, r.keys.NextTab):
-		r.tab = (r.tab + 1) % recommTab(len(recommTabNames))
+	case key.Matches(msg, r.keys.NextTab), key.Matches(msg, r.keys.PrevTab):
+		step := recommTab(1)
+		if key.Matches(msg, r.keys.PrevTab) {
+			step = recommTab(len(recommTabNames) - 1)
+		}
+		r.tab = (r.tab + step) % recommTab(len(recommTabNames))
 		r.reset()
 		return r.load(true)
 	case key.Matches(msg, r.keys.Import):
@@ -378,6 +405,7 @@ func (r *Model) key(msg tea.KeyMsg) tea.Cmd {
 }
 
 func (r *Model) reset() {
+	defer r.setEmpty()
 	r.list.Reset()
 	r.more, r.after, r.errText = false, "", ""
 	r.gen++

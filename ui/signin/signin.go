@@ -84,6 +84,11 @@ func (s *Model) SetSize(w, h int) { s.width, s.height = w, h }
 
 func (s *Model) Typing() bool { return true }
 
+func (s *Model) InputEmpty() bool { return s.fields[s.visible()[s.focus]].Value() == "" }
+
+// TakesTab: tab and shift+tab move between the fields.
+func (s *Model) TakesTab() bool { return true }
+
 func (s *Model) ShortHelp() []key.Binding {
 	return []key.Binding{s.keys.Submit, s.keys.Next, s.keys.Mode}
 }

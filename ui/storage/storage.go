@@ -83,7 +83,7 @@ func New(pc *common.Context) *Model {
 	return &Model{ctx: pc, list: components.NewRowList(pc), entries: map[string]storageEntry{}, input: in,
 		transfers: map[int]*transfer{}, keys: storageKeys{
 			Open:       key.NewBinding(key.WithKeys("enter", "right", "l"), key.WithHelp("enter", "open")),
-			Back:       key.NewBinding(key.WithKeys("backspace", "left", "h"), key.WithHelp("⌫", "up")),
+			Back:       key.NewBinding(key.WithKeys("backspace", "left", "h", "esc"), key.WithHelp("esc/⌫", "up a folder")),
 			Refresh:    common.Keys.Refresh,
 			Upload:     key.NewBinding(key.WithKeys("u"), key.WithHelp("u", "upload")),
 			Download:   key.NewBinding(key.WithKeys("d"), key.WithHelp("d", "download")),
@@ -94,7 +94,17 @@ func New(pc *common.Context) *Model {
 		}}
 }
 
+// setEmpty says what to do in an empty folder, with the keys.
+func (s *Model) setEmpty() {
+	if s.folder == "" {
+		s.list.SetEmpty("Nothing stored yet: press u to upload a file, or n to make a folder.")
+	} else {
+		s.list.SetEmpty("This folder is empty: press u to upload a file here, or esc to go up.")
+	}
+}
+
 func (s *Model) Init() tea.Cmd {
+	s.setEmpty()
 	if s.loaded || s.loading {
 		return nil
 	}
@@ -114,7 +124,16 @@ func (s *Model) SetSize(w, h int) {
 // detailShown: the detail pane collapses on narrow terminals.
 func (s *Model) detailShown() bool { return s.width >= 100 }
 
-func (s *Model) Typing() bool { return s.prompt != promptNone || s.list.Filtering() }
+func (s *Model) Typing() bool {
+	return s.prompt != promptNone || s.list.Filtering() || s.confirm.Active()
+}
+
+func (s *Model) InputEmpty() bool {
+	if s.prompt != promptNone {
+		return s.input.Value() == ""
+	}
+	return s.list.InputEmpty()
+}
 
 func (s *Model) ShortHelp() []key.Binding {
 	if s.confirm.Active() {
@@ -294,6 +313,9 @@ func (s *Model) key(msg tea.KeyMsg) tea.Cmd {
 		if s.folder != "" {
 			return s.enter("")
 		}
+		if msg.String() == "esc" {
+			return common.GoBack
+		}
 	case key.Matches(msg, s.keys.Download):
 		var cmds []tea.Cmd
 		for _, r := range s.list.Selection() {
@@ -338,6 +360,7 @@ func (s *Model) key(msg tea.KeyMsg) tea.Cmd {
 
 func (s *Model) enter(folder string) tea.Cmd {
 	s.folder = folder
+	s.setEmpty()
 	s.list.Reset()
 	s.loaded = false
 	return s.refresh()

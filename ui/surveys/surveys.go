@@ -38,7 +38,7 @@ type Model struct {
 func New(pc *common.Context) *Model {
 	return &Model{ctx: pc, list: components.NewRowList(pc), keys: surveysKeys{
 		Open:    common.Keys.Open,
-		Back:    key.NewBinding(key.WithKeys("backspace", "left"), key.WithHelp("⌫", "back")),
+		Back:    key.NewBinding(key.WithKeys("backspace", "left", "h", "esc"), key.WithHelp("esc/⌫", "back to the list")),
 		Toggle:  common.WithHelp(common.Keys.Select, "space", "toggle"),
 		Save:    key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "save")),
 		Refresh: common.Keys.Refresh,
@@ -54,6 +54,7 @@ func (s *Model) Init() tea.Cmd {
 
 func (s *Model) SetSize(w, h int) { s.width, s.height = w, h; s.list.SetSize(w, h-2) }
 func (s *Model) Typing() bool     { return s.list.Filtering() }
+func (s *Model) InputEmpty() bool { return s.list.InputEmpty() }
 
 func (s *Model) ShortHelp() []key.Binding {
 	if s.open != nil {
@@ -148,6 +149,8 @@ func (s *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		switch {
 		case key.Matches(msg, s.keys.Refresh):
 			return s, s.refresh()
+		case s.open == nil && key.Matches(msg, common.Keys.Back):
+			return s, common.GoBack
 		case s.open == nil && key.Matches(msg, s.keys.Open):
 			if cur := s.list.Current(); cur != nil {
 				id, _ := strconv.Atoi(cur.Key)
@@ -180,6 +183,7 @@ func (s *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 }
 
 func (s *Model) showEntries() {
+	s.list.SetEmpty("No surveys on this platform yet: press r to look again.")
 	rows := make([]components.Row, len(s.entries))
 	for i, e := range s.entries {
 		rows[i] = components.Row{Key: strconv.Itoa(e.SurveyID), Text: common.OneLine(e.Title)}
@@ -188,6 +192,7 @@ func (s *Model) showEntries() {
 }
 
 func (s *Model) showItems() {
+	s.list.SetEmpty("This survey has no items: esc goes back to the list.")
 	rows := make([]components.Row, len(s.open.Items))
 	for i, it := range s.open.Items {
 		mark := "[ ]"

@@ -37,12 +37,7 @@ func send(tm *teatest.TestModel, names ...string) {
 }
 
 var goldenScreens = []goldenScreen{
-	{name: "places", signedIn: true, setup: func(f *uitest.FakePlatform) {
-		f.JSON("GET /v2/tracking/pois", 200, []map[string]any{
-			{"id": 1, "label": "Home", "lat": 40.4168, "lon": -3.7038, "visits": 31, "dwellMinutes": 9000},
-			{"id": 2, "label": "Work", "lat": 40.4530, "lon": -3.6883, "visits": 22, "dwellMinutes": 5200},
-			{"id": 3, "label": "Other", "lat": 40.4381, "lon": -3.6796, "visits": 6, "dwellMinutes": 300}})
-	}, steps: func(t *testing.T, tm *teatest.TestModel) {
+	{name: "places", signedIn: true, setup: uitest.PlacesFixture, steps: func(t *testing.T, tm *teatest.TestModel) {
 		send(tm, "alt+p")
 		waitFor(t, tm, "visits")
 	}},
@@ -146,6 +141,16 @@ var goldenScreens = []goldenScreen{
 		waitFor(t, tm, "movies.csv")
 		send(tm, "down", "down", " ", " ", "x")
 		waitFor(t, tm, "[y/N]")
+	}},
+	{name: "console-help", signedIn: true, setup: uitest.AnswerWith, steps: func(t *testing.T, tm *teatest.TestModel) {
+		send(tm, "?")
+		waitFor(t, tm, "esc or ? closes")
+	}},
+	{name: "items-help", signedIn: true, setup: uitest.ItemsFixture, steps: func(t *testing.T, tm *teatest.TestModel) {
+		send(tm, "alt+i")
+		waitFor(t, tm, "Castro")
+		send(tm, "f1")
+		waitFor(t, tm, "esc or ? closes")
 	}},
 	{name: "storage-full-help", signedIn: true, setup: uitest.StorageFixture, steps: func(t *testing.T, tm *teatest.TestModel) {
 		send(tm, "alt+s")

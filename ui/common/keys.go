@@ -22,7 +22,7 @@ var Keys = KeyMap{
 	NextScreen: key.NewBinding(key.WithKeys("ctrl+right"), key.WithHelp("ctrl+→/←", "next/previous screen")),
 	PrevScreen: key.NewBinding(key.WithKeys("ctrl+left")),
 
-	Up:       key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/↓", "move")),
+	Up:       key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/↓ j/k", "move")),
 	Down:     key.NewBinding(key.WithKeys("down", "j")),
 	PageUp:   key.NewBinding(key.WithKeys("pgup"), key.WithHelp("pgup/pgdn", "page")),
 	PageDown: key.NewBinding(key.WithKeys("pgdown")),

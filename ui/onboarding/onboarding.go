@@ -218,6 +218,7 @@ func (o *Model) key(msg tea.KeyMsg) tea.Cmd {
 	case key.Matches(msg, o.keys.Toggle):
 		if o.step.Type == "SHOW_SURVEY" || o.step.Type == "WAIT_PERMISSION" {
 			o.checked[o.cursor] = !o.checked[o.cursor]
+			o.errText = "" // "choose at least n" is stale once the choice changes
 		}
 	case key.Matches(msg, o.keys.Submit):
 		switch o.step.Type {

@@ -234,15 +234,17 @@ func (k *keptAudio) isComplete() bool {
 
 // replay plays the focused answer again; it is not a new turn.
 func (v *Model) replay() tea.Cmd {
+	// The reasons in the order the status line gives them: no speaker
+	// first, then nothing spoken yet.
+	if v.player == nil {
+		return common.ToastErr(speakerOff + ": nothing to replay on")
+	}
 	vt := v.focused()
 	if vt == nil {
-		return common.Toast("no spoken answer to replay")
+		return common.Toast("no spoken answer to replay yet: ctrl+t talks")
 	}
 	if vt.dropped {
 		return common.Toast("that answer's audio is no longer kept")
-	}
-	if v.player == nil {
-		return common.ToastErr("voice output off: nothing to replay on")
 	}
 	mp3 := vt.answer.snapshot()
 	if mp3 == nil {

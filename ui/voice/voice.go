@@ -38,6 +38,9 @@ const DefaultSilenceStop = 900 * time.Millisecond
 // older turns drop it, so a long session does not grow by every answer's sound.
 const keptVoiceTurns = 10
 
+// speakerOff is how the status line and replay name a missing speaker.
+const speakerOff = "voice output off (no speaker)"
+
 // meterEvery is the refresh of the level meter and the playback position.
 const meterEvery = 50 * time.Millisecond
 
@@ -212,9 +215,9 @@ func (v *Model) update(msg tea.Msg) (tea.Cmd, bool) {
 		v.player = msg.player
 		switch {
 		case msg.spkErr != nil:
-			v.spkOff = "voice output off: answers are kept for replay"
+			v.spkOff = speakerOff + ": answers are shown, not spoken"
 		case msg.player == nil:
-			v.spkOff = "voice output off"
+			v.spkOff = speakerOff
 		}
 		if msg.micErr != nil {
 			v.micOff = micOffReason(msg.micErr)

@@ -427,7 +427,7 @@ func TestVoiceChildNoOutput(t *testing.T) {
 	r := newRig(t, opt)
 	c := r.console()
 	r.until("the devices are probed", 20*time.Second, func() bool { return c.voice.probed })
-	if c.voice.micOff != "" || !strings.Contains(r.view(), "voice output off: answers are kept for replay") {
+	if c.voice.micOff != "" || !strings.Contains(r.view(), "voice output off (no speaker): answers are shown, not spoken") {
 		t.Fatalf("mic %q; view:\n%s", c.voice.micOff, r.view())
 	}
 	r.ctrl("ctrl+t")

@@ -488,3 +488,20 @@ func TestLevelMeterAndTimes(t *testing.T) {
 		t.Error("time formats")
 	}
 }
+
+// ctrl+r with no speaker gives the reason the status line gives, whether or not an answer
+// was spoken yet.
+func TestVoiceReplayWithoutSpeakerSaysWhyAsTheStatusDoes(t *testing.T) {
+	reg, _, _ := testRegistry(t, actions.NewManualClock(fixedNow), nil)
+	f := newFakePlatform(t)
+	opt := testOptions(f.Client(t), true)
+	opt.Voice = noDevices(reg)
+	r := newRig(t, opt)
+	c := r.console()
+	r.until("probed", 5*time.Second, func() bool { return c.voice.probed })
+	r.ctrl("ctrl+r")
+	r.until("replay refused", 5*time.Second, func() bool { return r.hasToast(speakerOff) })
+	if !strings.Contains(c.voice.Status(), speakerOff) {
+		t.Fatalf("status %q does not give the reason replay gave", c.voice.Status())
+	}
+}

@@ -117,3 +117,10 @@ func AnswerWith(f *FakePlatform) {
 		})
 	})
 }
+
+func PlacesFixture(f *FakePlatform) {
+	f.JSON("GET /v2/tracking/pois", 200, []map[string]any{
+		{"id": 1, "label": "Home", "lat": 40.4168, "lon": -3.7038, "visits": 31, "dwellMinutes": 9000},
+		{"id": 2, "label": "Work", "lat": 40.4530, "lon": -3.6883, "visits": 22, "dwellMinutes": 5200},
+		{"id": 3, "label": "Other", "lat": 40.4381, "lon": -3.6796, "visits": 6, "dwellMinutes": 300}})
+}

@@ -53,23 +53,25 @@ var screenTitles = map[common.ScreenID]string{
 type globalKeys struct {
 	Quit, QuitQ, Help, Back, NextTab, PrevTab                key.Binding
 	Console, Storage, Items, Surveys, Recomm, Places, Logout key.Binding
+	Language                                                 key.Binding
 }
 
 func newGlobalKeys() globalKeys {
 	return globalKeys{
-		Quit:    common.Keys.Quit,
-		QuitQ:   common.WithHelp(common.Keys.QuitQ, "q", "quit (where no field has the keys)"),
-		Help:    key.NewBinding(key.WithKeys("f1", "?"), key.WithHelp("?/f1", "help")),
-		Back:    common.WithHelp(common.Keys.Back, "esc", "back, close, clear the filter"),
-		NextTab: key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab/shift+tab", "next/previous screen")),
-		PrevTab: key.NewBinding(key.WithKeys("shift+tab")),
-		Console: key.NewBinding(key.WithKeys("alt+c"), key.WithHelp("alt+c", "console")),
-		Storage: key.NewBinding(key.WithKeys("alt+s"), key.WithHelp("alt+s", "storage")),
-		Items:   key.NewBinding(key.WithKeys("alt+i"), key.WithHelp("alt+i", "items")),
-		Surveys: key.NewBinding(key.WithKeys("alt+u"), key.WithHelp("alt+u", "surveys")),
-		Recomm:  key.NewBinding(key.WithKeys("alt+r"), key.WithHelp("alt+r", "recommendations")),
-		Places:  key.NewBinding(key.WithKeys("alt+p"), key.WithHelp("alt+p", "places")),
-		Logout:  key.NewBinding(key.WithKeys("alt+l"), key.WithHelp("alt+l", "log out")),
+		Quit:     common.Keys.Quit,
+		QuitQ:    common.WithHelp(common.Keys.QuitQ, "q", "quit (outside text fields)"),
+		Help:     key.NewBinding(key.WithKeys("f1", "?"), key.WithHelp("?/f1", "help")),
+		Back:     common.WithHelp(common.Keys.Back, "esc", "back, close, clear filter"),
+		NextTab:  key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab/shift+tab", "next/previous screen")),
+		PrevTab:  key.NewBinding(key.WithKeys("shift+tab")),
+		Console:  key.NewBinding(key.WithKeys("alt+c"), key.WithHelp("alt+c", "console")),
+		Storage:  key.NewBinding(key.WithKeys("alt+s"), key.WithHelp("alt+s", "storage")),
+		Items:    key.NewBinding(key.WithKeys("alt+i"), key.WithHelp("alt+i", "items")),
+		Surveys:  key.NewBinding(key.WithKeys("alt+u"), key.WithHelp("alt+u", "surveys")),
+		Recomm:   key.NewBinding(key.WithKeys("alt+r"), key.WithHelp("alt+r", "recommendations")),
+		Places:   key.NewBinding(key.WithKeys("alt+p"), key.WithHelp("alt+p", "places")),
+		Logout:   key.NewBinding(key.WithKeys("alt+l"), key.WithHelp("alt+l", "log out")),
+		Language: key.NewBinding(key.WithKeys("alt+g"), key.WithHelp("alt+g", "language")),
 	}
 }
 
@@ -454,6 +456,16 @@ func (a *App) globalKey(msg tea.KeyMsg) (tea.Cmd, bool) {
 		return a.show(common.ScreenRecomm), true
 	case key.Matches(msg, a.keys.Places):
 		return a.show(common.ScreenPlaces), true
+	case key.Matches(msg, a.keys.Language):
+		next := languages[0]
+		for i, l := range languages {
+			if l.code == a.ctx.Client.Config().Language {
+				next = languages[(i+1)%len(languages)]
+			}
+		}
+		a.ctx.Client.SetLanguage(next.code)
+		return tea.Batch(common.Toast("answers are now in "+next.name+": alt+g switches the language"),
+			func() tea.Msg { return common.LanguageChangedMsg{Lang: next.code} }), true
 	case key.Matches(msg, a.keys.Logout):
 		c, store := a.ctx.Client, a.ctx.Sessions
 		return a.ctx.Task("log out", func(ctx context.Context) tea.Msg {

@@ -14,7 +14,8 @@ func (a *App) helpGroups() [][]key.Binding {
 	groups := append([][]key.Binding{}, a.screens[a.active].FullHelp()...)
 	k := a.keys
 	if a.signedIn() {
-		groups = append(groups, []key.Binding{k.Console, k.Items, k.Storage, k.Surveys, k.Recomm, k.Places, k.NextTab, k.Logout})
+		lang := common.WithHelp(k.Language, "alt+g", "language (now "+languageName(a.ctx.Client.Config().Language)+")")
+		groups = append(groups, []key.Binding{k.Console, k.Items, k.Storage, k.Surveys, k.Recomm, k.Places, k.NextTab, lang, k.Logout})
 	}
 	return append(groups, []key.Binding{k.Help, k.Back, k.QuitQ, k.Quit})
 }

@@ -262,3 +262,31 @@ func TestTabBarNamesEveryScreenAtEveryWidth(t *testing.T) {
 		}
 	}
 }
+
+// Nothing overflows at the sizes people use, and the console keeps its
+// input line in sight.
+func TestLayoutFitsAt60x20And80x24And200x60(t *testing.T) {
+	for _, size := range [][2]int{{60, 20}, {80, 24}, {200, 60}} {
+		w, h := size[0], size[1]
+		a, _ := keysApp(t)
+		a.Update(tea.WindowSizeMsg{Width: w, Height: h})
+		typeText(t, a, "a question long enough to wrap around twice at least, with more words")
+		press(t, a, "enter")
+		for _, k := range []string{"alt+c", "alt+i", "tab", "alt+s", "alt+u", "alt+r", "alt+p", "f1"} {
+			press(t, a, k)
+			lines := strings.Split(a.View(), "\n")
+			if len(lines) != h {
+				t.Errorf("%dx%d after %s: %d lines", w, h, k, len(lines))
+			}
+			for _, l := range lines {
+				if cw := common.CellWidth(l); cw > w {
+					t.Errorf("%dx%d after %s: a line of %d cells: %q", w, h, k, cw, l)
+					break
+				}
+			}
+			if k == "alt+c" && !strings.Contains(a.View(), "› ") {
+				t.Errorf("%dx%d: the console's input line is hidden:\n%s", w, h, a.View())
+			}
+		}
+	}
+}

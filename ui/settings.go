@@ -1,10 +1,27 @@
 package ui
 
 import (
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/harkhq/hark/ui/common"
 )
+
+// languages the platform answers in (Accept-Language), in switching order.
+var languages = []struct{ code, name string }{{"en", "English"}, {"es", "Spanish"}}
+
+func languageName(code string) string {
+	for _, l := range languages {
+		if l.code == code {
+			return l.name
+		}
+	}
+	return code
+}
 
 // screenNames are how screens are remembered in the settings file.
 var screenNames = map[common.ScreenID]string{
@@ -48,4 +65,48 @@ func (a *App) remember() tea.Cmd {
 		}
 		return nil
 	}
+}
+
+// FileSettings keeps Settings as JSON in path (cmd/hark: settings.json in
+// the XDG state directory). A missing file is empty settings.
+func FileSettings(path string) SettingsStore { return fileSettings(path) }
+
+type fileSettings string
+
+func (f fileSettings) Load() (common.Settings, error) {
+	var s common.Settings
+	b, err := os.ReadFile(string(f))
+	if errors.Is(err, os.ErrNotExist) {
+		return s, nil
+	}
+	if err != nil {
+		return s, err
+	}
+	return s, json.Unmarshal(b, &s)
+}
+
+// Save writes a temporary file and renames it, so a crash never leaves
+// half a file.
+func (f fileSettings) Save(s common.Settings) error {
+	b, err := json.MarshalIndent(s, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(string(f)), 0o700); err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(string(f)), ".settings-*")
+	if err != nil {
+		return err
+	}
+	if _, err := tmp.Write(append(b, '\n')); err != nil {
+		tmp.Close()
+		os.Remove(tmp.Name())
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		os.Remove(tmp.Name())
+		return err
+	}
+	return os.Rename(tmp.Name(), string(f))
 }

@@ -90,6 +90,9 @@ func NewContext(opt Options) *Context {
 	if opt.Context == nil {
 		opt.Context = context.Background()
 	}
+	if opt.DownloadDir == "" {
+		opt.DownloadDir = DownloadDir()
+	}
 	return &Context{Options: opt, Theme: NewTheme(opt.NoColor), Width: 80, Height: 24}
 }
 

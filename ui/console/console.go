@@ -232,7 +232,15 @@ func (c *Model) transcript() []string {
 			lines = append(lines, t.Muted.Render(tr.answer), "")
 			continue
 		}
-		lines = append(lines, t.Muted.Render(tr.at.Format("15:04"))+" "+t.Query.Render("you: ")+tr.query)
+		// The query wraps too: a line wider than the screen would be
+		// folded by the root and push the input line out of sight.
+		prefix := t.Muted.Render(tr.at.Format("15:04")) + " " + t.Query.Render("you: ")
+		for i, l := range common.Wrap(tr.query, max(w-common.CellWidth(prefix), 8)) {
+			if i > 0 {
+				prefix = strings.Repeat(" ", common.CellWidth(prefix))
+			}
+			lines = append(lines, prefix+l)
+		}
 		switch {
 		case tr.pending:
 			lines = append(lines, t.Muted.Render("  …"))

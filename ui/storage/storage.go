@@ -42,6 +42,7 @@ const (
 	promptUpload
 	promptMkdir
 	promptListFilter
+	promptDownload
 )
 
 // transfer is a download or upload in flight.
@@ -70,6 +71,11 @@ type Model struct {
 	// listOpt and listText are the server-side listing filter.
 	listOpt  client.ListOptions
 	listText string
+
+	// downloading are the files whose destination is being asked; lastDir
+	// is the directory chosen last, offered next time.
+	downloading []storageEntry
+	lastDir     string
 
 	transfers map[int]*transfer
 	nextID    int
@@ -238,7 +244,7 @@ func (s *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case transferMsg:
 		return s, s.transferred(msg)
 	case completionMsg:
-		if s.prompt == promptUpload && s.input.Value() == msg.input {
+		if (s.prompt == promptUpload || s.prompt == promptDownload) && s.input.Value() == msg.input {
 			s.input.SetValue(msg.value)
 			s.input.CursorEnd()
 		}
@@ -307,7 +313,7 @@ func (s *Model) key(msg tea.KeyMsg) tea.Cmd {
 			return s.enter(strings.TrimPrefix(cur.Key, "d:"))
 		}
 		if cur != nil {
-			return s.download(s.entries[cur.Key])
+			return s.askDestination([]storageEntry{s.entries[cur.Key]})
 		}
 	case key.Matches(msg, s.keys.Back):
 		if s.folder != "" {
@@ -317,13 +323,13 @@ func (s *Model) key(msg tea.KeyMsg) tea.Cmd {
 			return common.GoBack
 		}
 	case key.Matches(msg, s.keys.Download):
-		var cmds []tea.Cmd
+		var files []storageEntry
 		for _, r := range s.list.Selection() {
 			if e := s.entries[r.Key]; !e.folder {
-				cmds = append(cmds, s.download(e))
+				files = append(files, e)
 			}
 		}
-		return tea.Batch(cmds...)
+		return s.askDestination(files)
 	case key.Matches(msg, s.keys.Upload):
 		s.prompt = promptUpload
 		s.input.Prompt = "upload local file: "
@@ -442,11 +448,11 @@ func (s *Model) clearNow() tea.Cmd {
 func (s *Model) promptKey(msg tea.KeyMsg) tea.Cmd {
 	switch msg.String() {
 	case "esc":
-		s.prompt = promptNone
+		s.prompt, s.downloading = promptNone, nil
 		s.input.Blur()
 		return nil
 	case "tab":
-		if s.prompt == promptUpload {
+		if s.prompt == promptUpload || s.prompt == promptDownload {
 			typed := s.input.Value()
 			return func() tea.Msg { return completionMsg{input: typed, value: completePath(typed)} }
 		}
@@ -467,6 +473,9 @@ func (s *Model) promptKey(msg tea.KeyMsg) tea.Cmd {
 		if v == "" {
 			return nil
 		}
+		if kind == promptDownload {
+			return s.downloadTo(v)
+		}
 		if kind == promptMkdir {
 			c := s.ctx.Client
 			return s.ctx.Task("creating folder", func(ctx context.Context) tea.Msg {
@@ -481,6 +490,29 @@ func (s *Model) promptKey(msg tea.KeyMsg) tea.Cmd {
 	var cmd tea.Cmd
 	s.input, cmd = s.input.Update(msg)
 	return cmd
+}
+
+// expandHome reads a leading "~/" as the home directory.
+func expandHome(p string) string {
+	if strings.HasPrefix(p, "~/") {
+		if home, err := os.UserHomeDir(); err == nil {
+			return filepath.Join(home, p[2:])
+		}
+	}
+	return p
+}
+
+// tildeHome writes the home directory as "~" (shorter to read and edit).
+func tildeHome(p string) string {
+	if home, err := os.UserHomeDir(); err == nil && home != "" && home != "/" {
+		if p == home {
+			return "~"
+		}
+		if strings.HasPrefix(p, home+string(filepath.Separator)) {
+			return "~" + strings.TrimPrefix(p, home)
+		}
+	}
+	return p
 }
 
 // completePath extends a local path to the longest unambiguous prefix of
@@ -586,13 +618,62 @@ func (s *Model) transferred(m transferMsg) tea.Cmd {
 	return tea.Batch(common.Toast(m.result), s.refresh())
 }
 
-func (s *Model) download(e storageEntry) tea.Cmd {
+// askDestination asks where the files go, offering the last place chosen
+// (at first the download directory); nothing is written before enter.
+func (s *Model) askDestination(files []storageEntry) tea.Cmd {
+	if len(files) == 0 {
+		return common.Toast("choose a file first: move to it with j/k (space selects several); folders are not downloaded")
+	}
+	s.downloading = files
+	s.prompt = promptDownload
+	what := common.OneLine(files[0].name)
+	if len(files) > 1 {
+		what = fmt.Sprintf("%d files", len(files))
+	}
+	s.input.Prompt = "save " + what + " in: "
+	s.input.Placeholder = ""
+	dir := s.lastDir
+	if dir == "" {
+		dir = s.ctx.DownloadDir
+	}
+	s.input.SetValue(tildeHome(dir) + string(filepath.Separator))
+	s.input.CursorEnd()
+	return s.input.Focus()
+}
+
+// downloadTo downloads the files asked about to dest: a directory (made if
+// missing), or for one file a new file name. An existing file is never
+// overwritten: "name (2)" is made beside it.
+func (s *Model) downloadTo(dest string) tea.Cmd {
+	files := s.downloading
+	s.downloading = nil
+	dest = expandHome(dest)
+	dir, name := dest, ""
+	if st, err := os.Stat(dest); len(files) == 1 && !strings.HasSuffix(dest, string(filepath.Separator)) && (err != nil || !st.IsDir()) {
+		dir, name = filepath.Dir(dest), filepath.Base(dest)
+	}
+	s.lastDir = dir
+	var cmds []tea.Cmd
+	for _, e := range files {
+		n := name
+		if n == "" {
+			n = filepath.Base(e.name)
+		}
+		cmds = append(cmds, s.download(e, dir, n))
+	}
+	return tea.Batch(cmds...)
+}
+
+func (s *Model) download(e storageEntry, dir, name string) tea.Cmd {
 	if e.folder || e.name == "" {
 		return nil
 	}
-	c, folder, dir := s.ctx.Client, s.folder, s.ctx.DownloadDir
+	c, folder := s.ctx.Client, s.folder
 	return s.streamTransfer("download "+e.name, func(ctx context.Context, progress client.Progress) (string, error) {
-		dest, f, err := createFresh(dir, filepath.Base(e.name))
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return "", err
+		}
+		dest, f, err := createFresh(dir, name)
 		if err != nil {
 			return "", err
 		}
@@ -629,11 +710,7 @@ func createFresh(dir, name string) (string, *os.File, error) {
 }
 
 func (s *Model) upload(path string) tea.Cmd {
-	if strings.HasPrefix(path, "~/") {
-		if home, err := os.UserHomeDir(); err == nil {
-			path = filepath.Join(home, path[2:])
-		}
-	}
+	path = expandHome(path)
 	c, folder := s.ctx.Client, s.folder
 	return s.streamTransfer("upload "+filepath.Base(path), func(ctx context.Context, progress client.Progress) (string, error) {
 		f, err := os.Open(path)
@@ -707,7 +784,7 @@ func (s *Model) View() string {
 		out = append(out, s.confirm.View(t, s.width))
 	case s.prompt != promptNone:
 		hint := ""
-		if s.prompt == promptUpload {
+		if s.prompt == promptUpload || s.prompt == promptDownload {
 			hint = t.Muted.Render("  tab completes, esc cancels")
 		}
 		out = append(out, s.input.View()+hint)
@@ -720,7 +797,7 @@ func (s *Model) detail() string {
 	cur := s.list.Current()
 	var lines []string
 	if cur == nil {
-		lines = []string{t.Muted.Render("nothing here yet: press u to upload")}
+		lines = []string{t.Muted.Render("nothing here yet: press u to upload a file")}
 	} else if e := s.entries[cur.Key]; e.folder {
 		lines = []string{t.Header.Render("Folder"), common.OneLine(e.name), "", t.Muted.Render("enter opens it, x deletes it")}
 	} else {
@@ -728,9 +805,15 @@ func (s *Model) detail() string {
 			"size      " + common.HumanSize(e.size) + " (" + common.Itoa(e.size) + " B)",
 			"modified  " + e.mod.In(s.ctx.Now().Location()).Format("2006-01-02 15:04:05"),
 			"folder    " + map[bool]string{true: "(top level)", false: s.folder}[s.folder == ""],
-			"", t.Muted.Render("d downloads to " + s.ctx.DownloadDir)}
+			""}
+		lines = append(lines, t.Muted.Render("d downloads it (asks where)"))
 	}
-	return t.Border.Render("│") + " " + strings.Join(lines, "\n"+t.Border.Render("│")+" ")
+	// The pane's lines stay inside it: long names wrap at its width.
+	var fitted []string
+	for _, l := range lines {
+		fitted = append(fitted, common.Wrap(l, components.DetailWidth-2)...)
+	}
+	return t.Border.Render("│") + " " + strings.Join(fitted, "\n"+t.Border.Render("│")+" ")
 }
 
 // parseListFilter reads "prefix=a suffix=.csv min=1KiB max=2MiB

@@ -62,15 +62,53 @@ func TestStorageUploadDownloadDelete(t *testing.T) {
 	if v := a.View(); !strings.Contains(v, "notes-2026.txt") || !strings.Contains(v, "4.9 KiB") {
 		t.Fatalf("uploaded file not listed with its size:\n%s", v)
 	}
+	// d asks where, offering the download directory; nothing is written first.
 	press(t, a, "d")
+	if v := a.View(); !strings.Contains(v, "save notes-2026.txt in: ") || !strings.Contains(v, downloads) {
+		t.Fatalf("d did not ask where, offering the download directory:\n%s", v)
+	}
+	if _, err := os.Stat(filepath.Join(downloads, "notes-2026.txt")); err == nil {
+		t.Fatal("written before the destination was confirmed")
+	}
+	press(t, a, "esc")
+	if _, err := os.Stat(filepath.Join(downloads, "notes-2026.txt")); err == nil {
+		t.Fatal("esc still downloaded")
+	}
+	press(t, a, "d")
+	press(t, a, "enter")
 	got, err := os.ReadFile(filepath.Join(downloads, "notes-2026.txt"))
 	if err != nil || string(got) != body {
 		t.Fatalf("download: %v (%d bytes)", err, len(got))
 	}
 	press(t, a, "d") // a second download never overwrites
+	press(t, a, "enter")
 	if _, err := os.Stat(filepath.Join(downloads, "notes-2026 (2).txt")); err != nil {
 		t.Fatalf("second download: %v", err)
 	}
+	// Elsewhere: a new directory is made; a file name names the copy; tab completes.
+	other := filepath.Join(t.TempDir(), "saved")
+	press(t, a, "d")
+	s.input.SetValue(other + "/")
+	press(t, a, "enter")
+	if _, err := os.Stat(filepath.Join(other, "notes-2026.txt")); err != nil {
+		t.Fatalf("download into a new directory: %v", err)
+	}
+	press(t, a, "d")
+	if !strings.Contains(s.input.Value(), other) {
+		t.Fatalf("the last directory is not offered again: %q", s.input.Value())
+	}
+	s.input.SetValue(filepath.Join(other, "renamed.txt"))
+	press(t, a, "enter")
+	if got, err := os.ReadFile(filepath.Join(other, "renamed.txt")); err != nil || string(got) != body {
+		t.Fatalf("download under a new name: %v", err)
+	}
+	press(t, a, "d")
+	s.input.SetValue(filepath.Join(filepath.Dir(other), "sa"))
+	press(t, a, "tab")
+	if got := s.input.Value(); got != other+string(filepath.Separator) {
+		t.Fatalf("completion of the destination gave %q", got)
+	}
+	press(t, a, "esc")
 
 	// Delete asks first, naming the file; n keeps it, y deletes it.
 	press(t, a, "x")

@@ -55,6 +55,9 @@ func TestOnboardingWalksEveryStep(t *testing.T) {
 		t.Fatalf("minOptions not enforced:\n%s", a.View())
 	}
 	press(t, a, " ") // Sports
+	if strings.Contains(a.View(), "Choose at least") {
+		t.Fatalf("the refusal stays after choosing two:\n%s", a.View())
+	}
 	press(t, a, "enter")
 	if a.active != common.ScreenConsole {
 		t.Fatalf("END did not open the console:\n%s", a.View())
@@ -109,5 +112,39 @@ func TestOnboardingResumesForARememberedSession(t *testing.T) {
 	drive(t, b, b.Init())
 	if b.active != common.ScreenConsole {
 		t.Fatal("a platform without onboarding moved away from the console")
+	}
+}
+
+// On the real flow: the step count, the answers kept in view, esc saying
+// why it cannot go back, and imperial units asking the temperature scale
+// once (the units option no longer claims Fahrenheit).
+func TestOnboardingRealFlowCountsStepsAndKeepsAnswers(t *testing.T) {
+	c := uitest.PlatformClient(t)
+	a := newTestApp(t, testOptions(c, false), 100, 40)
+	press(t, a, "ctrl+n")
+	fillSignIn(t, a, "zoe@example.com", "correct horse", "Zoe")
+	if a.active != common.ScreenOnboarding {
+		t.Fatalf("no set-up after register:\n%s", a.View())
+	}
+	if !strings.Contains(a.View(), "Set-up: step 1 of 5") {
+		t.Fatalf("no step count:\n%s", a.View())
+	}
+	press(t, a, "esc")
+	if !strings.Contains(a.View(), "cannot go back") || a.active != common.ScreenOnboarding {
+		t.Fatalf("esc did not explain:\n%s", a.View())
+	}
+	press(t, a, "enter") // I accept
+	press(t, a, "enter") // the name suggested (Zoe)
+	if v := a.View(); !strings.Contains(v, "› I accept") || !strings.Contains(v, "› Zoe") || !strings.Contains(v, "step 3 of 5") {
+		t.Fatalf("earlier answers or the count not shown:\n%s", v)
+	}
+	press(t, a, "down")
+	if strings.Contains(a.View(), "Fahrenheit") {
+		t.Fatalf("the units option already names the temperature scale:\n%s", a.View())
+	}
+	press(t, a, "enter") // imperial
+	v := a.View()
+	if strings.Count(v, "Fahrenheit") != 2 || !strings.Contains(v, "Fahrenheit or Celsius?") || !strings.Contains(v, "step 4 of 6") {
+		t.Fatalf("the temperature question after imperial:\n%s", v)
 	}
 }

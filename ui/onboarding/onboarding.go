@@ -32,17 +32,21 @@ type onboardingKeys struct {
 // each batch waits for an answer, END (or an empty batch) opens the
 // console. The server remembers progress, so starting again resumes.
 type Model struct {
-	ctx     *common.Context
-	keys    onboardingKeys
-	shown   []string // messages so far, placeholders replaced
-	step    *client.Step
-	input   textinput.Model
-	cursor  int
-	checked map[int]bool // selection in SHOW_SURVEY, grants in WAIT_PERMISSION
-	pending bool
-	errText string
-	width   int
-	height  int
+	ctx   *common.Context
+	keys  onboardingKeys
+	shown []shownLine // messages and the person's answers so far
+	step  *client.Step
+	// said is the answer on its way; it joins shown once accepted.
+	said string
+	// answered counts the steps answered, for "step n of m".
+	answered int
+	input    textinput.Model
+	cursor   int
+	checked  map[int]bool // selection in SHOW_SURVEY, grants in WAIT_PERMISSION
+	pending  bool
+	errText  string
+	width    int
+	height   int
 }
 
 func New(pc *common.Context) *Model {
@@ -57,6 +61,12 @@ func New(pc *common.Context) *Model {
 	}}
 }
 
+// shownLine is a message of the set-up or an answer of the person.
+type shownLine struct {
+	text   string
+	answer bool
+}
+
 type stepsMsg struct {
 	steps []client.Step
 	err   error
@@ -66,7 +76,7 @@ type stepsMsg struct {
 func (m stepsMsg) Failed() error { return m.err }
 
 func (o *Model) Init() tea.Cmd {
-	o.shown, o.step, o.errText, o.pending = nil, nil, "", true
+	o.shown, o.step, o.errText, o.pending, o.answered, o.said = nil, nil, "", true, 0, ""
 	c := o.ctx.Client
 	return o.ctx.Task("loading set-up", func(ctx context.Context) tea.Msg {
 		steps, err := c.Onboarding.Start(ctx)
@@ -111,6 +121,11 @@ func (o *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if o.pending || o.step == nil {
 			return o, nil
 		}
+		if key.Matches(msg, common.Keys.Back) {
+			// The protocol takes answers once and has no way back: say so,
+			// and where the answers can be changed later.
+			return o, common.Toast("the set-up cannot go back: your answers are kept above; interests can be changed later on the Surveys screen")
+		}
 		return o, o.key(msg)
 	}
 	return o, nil
@@ -122,6 +137,8 @@ func (o *Model) Resume(steps []client.Step) tea.Cmd { return o.received(stepsMsg
 // received shows a batch of steps; the last one waits.
 func (o *Model) received(m stepsMsg) tea.Cmd {
 	o.pending = false
+	said := o.said
+	o.said = ""
 	if m.err != nil {
 		var api *client.APIError
 		if errors.As(m.err, &api) && api.Status == 400 && !m.start {
@@ -139,6 +156,12 @@ func (o *Model) received(m stepsMsg) tea.Cmd {
 		return nil
 	}
 	o.errText = ""
+	if o.step != nil && !m.start {
+		o.answered++
+		if said != "" {
+			o.shown = append(o.shown, shownLine{text: said, answer: true})
+		}
+	}
 	if len(m.steps) == 0 {
 		return common.OpenScreen(common.ScreenConsole)
 	}
@@ -153,7 +176,7 @@ func (o *Model) received(m stepsMsg) tea.Cmd {
 			return common.OpenScreen(common.ScreenConsole)
 		}
 		if st.Payload.Message != "" {
-			o.shown = append(o.shown, st.Payload.Message)
+			o.shown = append(o.shown, shownLine{text: st.Payload.Message})
 		}
 		o.step = &m.steps[i]
 	}
@@ -215,6 +238,10 @@ func (o *Model) key(msg tea.KeyMsg) tea.Cmd {
 		o.cursor = max(o.cursor-1, 0)
 	case key.Matches(msg, o.keys.Down):
 		o.cursor = min(o.cursor+1, max(n-1, 0))
+	case key.Matches(msg, common.Keys.Top):
+		o.cursor = 0
+	case key.Matches(msg, common.Keys.Bottom):
+		o.cursor = max(n-1, 0)
 	case key.Matches(msg, o.keys.Toggle):
 		if o.step.Type == "SHOW_SURVEY" || o.step.Type == "WAIT_PERMISSION" {
 			o.checked[o.cursor] = !o.checked[o.cursor]
@@ -223,17 +250,24 @@ func (o *Model) key(msg tea.KeyMsg) tea.Cmd {
 	case key.Matches(msg, o.keys.Submit):
 		switch o.step.Type {
 		case "WAIT_ACK":
+			o.said = ackText(p.Ack)
 			return o.answer(struct{}{})
 		case "WAIT_SELECTION":
 			if n == 0 {
 				return nil
 			}
+			o.said = common.OneLine(p.Options[o.cursor].Text)
 			return o.answer(map[string]string{p.Parameter: p.Options[o.cursor].Key})
 		case "WAIT_PERMISSION":
 			grants := map[string]string{}
 			for i, perm := range p.Permissions {
 				grants[perm] = map[bool]string{true: "granted", false: "denied"}[o.checked[i]]
 			}
+			var said []string
+			for i, perm := range p.Permissions {
+				said = append(said, permissionName(perm)+" "+map[bool]string{true: "allowed", false: "denied"}[o.checked[i]])
+			}
+			o.said = strings.Join(said, ", ")
 			return o.answer(grants)
 		case "SHOW_SURVEY":
 			var ids []string
@@ -246,6 +280,13 @@ func (o *Model) key(msg tea.KeyMsg) tea.Cmd {
 				o.errText = fmt.Sprintf("Choose at least %d (%d chosen).", p.MinOptions, len(ids))
 				return nil
 			}
+			var names []string
+			for i, it := range p.Items {
+				if o.checked[i] {
+					names = append(names, common.OneLine(it.Text))
+				}
+			}
+			o.said = strings.Join(names, ", ")
 			return o.answer(map[string]string{"survey_id": strings.Trim(string(p.SurveyID), `"`),
 				"item_id_list": strings.Join(ids, ",")})
 		default:
@@ -278,6 +319,7 @@ func (o *Model) submitInput() tea.Cmd {
 	if param == "" {
 		param = "value"
 	}
+	o.said = v
 	cmd := o.answer(map[string]string{param: v})
 	if p.Preference == "USERNAME" {
 		return tea.Batch(func() tea.Msg { return common.DisplayNameMsg{Name: v} }, cmd)
@@ -299,11 +341,19 @@ func (o *Model) View() string {
 	w := max(o.width-4, 10)
 	var lines []string
 	for i, m := range o.shown {
+		if m.answer {
+			// The person's answers stay visible beside the questions.
+			for _, l := range common.Wrap("› "+m.text, w) {
+				lines = append(lines, "  "+t.Selected.Render(l))
+			}
+			lines = append(lines, "")
+			continue
+		}
 		style := t.Muted
 		if i == len(o.shown)-1 {
 			style = t.Header
 		}
-		for _, l := range common.Wrap(o.personal(m), w) {
+		for _, l := range common.Wrap(o.personal(m.text), w) {
 			lines = append(lines, "  "+style.Render(l))
 		}
 		lines = append(lines, "")
@@ -358,11 +408,16 @@ func (o *Model) View() string {
 			lines = append(lines, "  "+t.Error.Render(l))
 		}
 	}
-	// Keep the waiting step visible: older messages scroll off the top.
-	if extra := len(lines) - o.height; extra > 0 {
-		lines = lines[extra:]
+	// Keep the waiting step visible: older messages scroll off the top,
+	// under the progress line, which stays.
+	var head []string
+	if o.step != nil {
+		head = []string{"  " + t.Muted.Render(o.progress()+" · answers cannot be changed once given"), ""}
 	}
-	return strings.Join(lines, "\n")
+	if extra := len(lines) + len(head) - o.height; extra > 0 {
+		lines = lines[min(extra, len(lines)):]
+	}
+	return strings.Join(append(head, lines...), "\n")
 }
 
 func (o *Model) row(i int, text string) string {

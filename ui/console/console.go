@@ -96,6 +96,9 @@ func (c *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	cmd, events, handled := c.voice.Update(msg, c.ref)
 	for _, ev := range events {
 		c.apply(ev)
+		if _, ok := ev.(voice.TurnStarted); ok {
+			cmd = tea.Batch(common.ClearToast, cmd) // the last turn's notices are stale now
+		}
 	}
 	if handled {
 		return c, cmd
@@ -274,8 +277,14 @@ func (c *Model) View() string {
 	avail := max(c.height-2-len(extra), 1)
 	lines := c.transcript()
 	if len(c.turns) == 0 {
-		lines = []string{t.Muted.Render("Type a question and press enter. Answers, and the actions the assistant"),
-			t.Muted.Render("asks this device to carry out, appear here.")}
+		hint := "Type a question and press enter (? or f1 shows every key). Answers, and the actions the assistant asks this device to carry out, appear here."
+		if c.voice.On() {
+			hint = "Type a question and press enter, or press ctrl+t and speak (ctrl+t again sends). Answers, and the actions the assistant asks this device to carry out, appear here."
+		}
+		lines = nil
+		for _, l := range common.Wrap(hint, max(c.width-2, 10)) {
+			lines = append(lines, t.Muted.Render(l))
+		}
 	}
 	end := max(len(lines)-c.scroll, 0)
 	c.scroll = len(lines) - end

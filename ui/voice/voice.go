@@ -152,6 +152,9 @@ func New(pc *common.Context, cfg *Config) *Model {
 
 func (v *Model) on() bool { return v != nil && v.cfg != nil && v.cfg.Actions != nil }
 
+// On tells whether voice and next actions are configured.
+func (v *Model) On() bool { return v.on() }
+
 // Messages.
 
 type voiceProbeMsg struct {

@@ -278,7 +278,7 @@ func (c *Model) View() string {
 	lines := c.transcript()
 	if len(c.turns) == 0 {
 		hint := "Type a question and press enter (? or f1 shows every key). Answers, and the actions the assistant asks this device to carry out, appear here."
-		if c.voice.On() {
+		if c.voice.CanTalk() {
 			hint = "Type a question and press enter, or press ctrl+t and speak (ctrl+t again sends). Answers, and the actions the assistant asks this device to carry out, appear here."
 		}
 		lines = nil
@@ -305,8 +305,12 @@ func (c *Model) View() string {
 	if c.scroll > 0 {
 		status += " · scrolled up " + common.Itoa(int64(c.scroll)) + " lines"
 	}
-	if vs := c.voice.Status(); vs != "" {
+	// What voice is doing comes first while it does something; at rest
+	// the conversation does, and the devices' notes follow.
+	if vs := c.voice.Status(); vs != "" && c.voice.Busy() {
 		status = vs + " · " + status
+	} else if vs != "" {
+		status += " · " + vs
 	}
 	for _, l := range extra {
 		b.WriteString(" " + l + "\n")

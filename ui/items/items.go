@@ -366,12 +366,13 @@ func (it *Model) View() string {
 	t := it.ctx.Theme
 	d := it.domains[it.domain]
 	next := it.domains[(it.domain+1)%len(it.domains)].title
-	head := fmt.Sprintf("‹ %s ›  near %s  (domain %d of %d, tab: %s)", d.title, common.PositionName(it.ctx.Client), it.domain+1, len(it.domains), next)
+	head := fmt.Sprintf("‹ %s › %d of %d (tab: %s) · %s", d.title, it.domain+1, len(it.domains), next, common.PositionName(it.ctx.Client))
 	if it.weather == nil && d.path != "weather" {
-		head += fmt.Sprintf("  %d items", it.list.Len())
+		more := ""
 		if it.more {
-			head += ", more below"
+			more = "+" // another page loads as the cursor nears the end
 		}
+		head += fmt.Sprintf(" · %d%s items", it.list.Len(), more)
 	}
 	if it.loading {
 		head += "  loading…"

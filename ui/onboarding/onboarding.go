@@ -171,7 +171,9 @@ func (o *Model) received(m stepsMsg) tea.Cmd {
 			o.step = nil
 			if i > 0 && m.steps[i-1].Payload.Message != "" {
 				// The farewell would vanish with the screen: keep it as a toast.
-				return tea.Batch(common.OpenScreen(common.ScreenConsole), common.Toast(o.personal(m.steps[i-1].Payload.Message)))
+				// In sequence: the screen change clears the notices of
+				// the screen left, and this one belongs to the next.
+				return tea.Sequence(common.OpenScreen(common.ScreenConsole), common.Toast(o.personal(m.steps[i-1].Payload.Message)))
 			}
 			return common.OpenScreen(common.ScreenConsole)
 		}

@@ -647,9 +647,11 @@ func (s *Model) askDestination(files []storageEntry) tea.Cmd {
 func (s *Model) downloadTo(dest string) tea.Cmd {
 	files := s.downloading
 	s.downloading = nil
+	// A trailing slash says "a directory" (expanding ~ would drop it).
+	isDir := strings.HasSuffix(dest, string(filepath.Separator)) || dest == "~"
 	dest = expandHome(dest)
 	dir, name := dest, ""
-	if st, err := os.Stat(dest); len(files) == 1 && !strings.HasSuffix(dest, string(filepath.Separator)) && (err != nil || !st.IsDir()) {
+	if st, err := os.Stat(dest); len(files) == 1 && !isDir && (err != nil || !st.IsDir()) {
 		dir, name = filepath.Dir(dest), filepath.Base(dest)
 	}
 	s.lastDir = dir
@@ -746,7 +748,7 @@ func (s *Model) View() string {
 	if s.folder != "" {
 		loc = "/" + s.folder + "/"
 	}
-	head := fmt.Sprintf("%s  %d entries  %s in the workspace", loc, s.list.Len(), common.HumanSize(s.total))
+	head := fmt.Sprintf("%s  %d entr%s  %s in the workspace", loc, s.list.Len(), map[bool]string{true: "y", false: "ies"}[s.list.Len() == 1], common.HumanSize(s.total))
 	if n := s.list.SelectedCount(); n > 0 {
 		head += fmt.Sprintf("  %d selected", n)
 	}

@@ -102,6 +102,15 @@ func TestStorageUploadDownloadDelete(t *testing.T) {
 	if got, err := os.ReadFile(filepath.Join(other, "renamed.txt")); err != nil || string(got) != body {
 		t.Fatalf("download under a new name: %v", err)
 	}
+	// "~/" is the home directory, and a new directory there is made.
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	press(t, a, "d")
+	s.input.SetValue("~/Downloads/")
+	press(t, a, "enter")
+	if _, err := os.Stat(filepath.Join(home, "Downloads", "notes-2026.txt")); err != nil {
+		t.Fatalf("download into ~/Downloads/ (missing before): %v", err)
+	}
 	press(t, a, "d")
 	s.input.SetValue(filepath.Join(filepath.Dir(other), "sa"))
 	press(t, a, "tab")

@@ -152,8 +152,14 @@ func New(pc *common.Context, cfg *Config) *Model {
 
 func (v *Model) on() bool { return v != nil && v.cfg != nil && v.cfg.Actions != nil }
 
-// On tells whether voice and next actions are configured.
-func (v *Model) On() bool { return v.on() }
+// Busy tells whether voice records, waits for an answer, plays one or
+// waits for a spoken reply.
+func (v *Model) Busy() bool {
+	return v.on() && (v.phase != voiceIdle || v.replaying || v.conv.Asking())
+}
+
+// CanTalk tells whether a microphone was found, so the talk key works.
+func (v *Model) CanTalk() bool { return v.on() && v.probed && v.micOff == "" }
 
 // Messages.
 

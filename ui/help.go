@@ -25,8 +25,23 @@ func (a *App) helpGroups() [][]key.Binding {
 // word boundaries (never cut). Columns that do not fit the width go to a
 // next page.
 func (a *App) helpPages(width, height int) []string {
-	t := a.ctx.Theme
 	height = max(height, 3)
+	// Balanced columns read better than one long one: the shortest column
+	// height that still fits on one page, else full pages.
+	tallest := 0
+	for _, g := range a.helpGroups() {
+		tallest = max(tallest, len(g))
+	}
+	for h := min(max(8, tallest), height); h < height; h++ {
+		if pages := a.layoutHelp(width, h); len(pages) == 1 {
+			return pages
+		}
+	}
+	return a.layoutHelp(width, height)
+}
+
+func (a *App) layoutHelp(width, height int) []string {
+	t := a.ctx.Theme
 	var cols [][]string
 	var col []string
 	flush := func() {

@@ -175,7 +175,7 @@ func (p *Model) View() string {
 	var right string
 	switch {
 	case len(p.pois) == 0:
-		right = t.Muted.Render("No places yet: choose a city and press enter to upload its dataset.")
+		right = t.Muted.Render(strings.Join(common.Wrap("No places yet: choose a city with j/k and press enter to upload its dataset.", max(mapW, 20)), "\n"))
 	case mapW < 20:
 		right = p.legend(len(p.pois), max(p.width-sideW-1, 10))
 	default:

@@ -91,7 +91,7 @@ func New(pc *common.Context) *Model {
 // setEmpty says what to do when the current view has no rows.
 func (r *Model) setEmpty() {
 	if r.table == "" {
-		r.list.SetEmpty("No recommendation tables yet: create one with hark recomm (see hark help recomm), then press r.")
+		r.list.SetEmpty("No recommendation tables in this workspace yet (they are made through the recommendation service's API): press r to look again.")
 		return
 	}
 	r.list.SetEmpty("Nothing here yet: press i to import from storage, or tab for the next tab.")

@@ -290,3 +290,35 @@ func TestLayoutFitsAt60x20And80x24And200x60(t *testing.T) {
 		}
 	}
 }
+
+// The full help of every screen fits 80x24: every key is on one of its
+// pages, nothing is cut.
+func TestFullHelpFits80x24OnEveryScreen(t *testing.T) {
+	for id, k := range screenKeys {
+		a, _ := keysApp(t)
+		press(t, a, k)
+		press(t, a, "f1")
+		var seen strings.Builder
+		for page := 0; page < 5; page++ {
+			v := a.View()
+			lines := strings.Split(v, "\n")
+			if len(lines) != 24 {
+				t.Errorf("%s help page %d: %d lines", screenTitles[id], page, len(lines))
+			}
+			for _, l := range lines[1 : len(lines)-2] {
+				if common.CellWidth(l) > 80 || strings.Contains(l, "…") {
+					t.Errorf("%s help: a line cut or too wide: %q", screenTitles[id], l)
+				}
+			}
+			seen.WriteString(v)
+			press(t, a, "pgdown")
+		}
+		for _, g := range a.helpGroups() {
+			for _, b := range g {
+				if b.Help().Desc != "" && !strings.Contains(seen.String(), b.Help().Desc) {
+					t.Errorf("%s help: %q (%s) on no page", screenTitles[id], b.Help().Desc, b.Help().Key)
+				}
+			}
+		}
+	}
+}

@@ -121,6 +121,9 @@ func (c *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		case key.Matches(msg, c.keys.HistoryDown):
 			c.browse(+1)
 			return c, nil
+		case !c.voice.Enabled() && (msg.String() == "ctrl+t" || msg.String() == "f2" || msg.String() == "ctrl+r"):
+			// Without voice the keys still answer, with the reason.
+			return c, common.Toast("voice is off in this run (the log says why): type instead")
 		case key.Matches(msg, c.keys.NewConversation):
 			c.ref = 0
 			c.turns = append(c.turns, turn{query: "", answer: "— new conversation —", at: c.ctx.Now()})

@@ -1,6 +1,7 @@
 package console
 
 import (
+	tea "github.com/charmbracelet/bubbletea"
 	"testing"
 
 	"github.com/harkhq/hark/client"
@@ -31,5 +32,19 @@ func TestConsoleAnswersFindTheirOwnTurn(t *testing.T) {
 	c.Update(answer(9, "stray"))
 	if c.turns[0].answer != "answer to the first" || c.turns[1].answer != "answer to the second" {
 		t.Fatalf("a stray answer landed: %+v", c.turns)
+	}
+}
+
+// Without voice, the talk and replay keys say why nothing happens.
+func TestConsoleVoiceKeysWithoutVoiceSayWhy(t *testing.T) {
+	f := uitest.NewFakePlatform(t)
+	h := uitest.NewHost(t, New(uitest.Context(f.Client(t), true), nil), 80, 24)
+	for _, k := range []string{"ctrl+t", "ctrl+r"} {
+		h.Toasts = nil
+		_, cmd := h.Update(tea.KeyMsg{Type: map[string]tea.KeyType{"ctrl+t": tea.KeyCtrlT, "ctrl+r": tea.KeyCtrlR}[k]})
+		uitest.Drive(t, h, cmd)
+		if !h.HasToast("voice is off in this run") {
+			t.Errorf("%s without voice: toasts %v", k, h.Toasts)
+		}
 	}
 }

@@ -265,7 +265,14 @@ func (s *Model) View() string {
 			tabs = append(tabs, t.Muted.Render(" "+n+" "))
 		}
 	}
-	b.WriteString("  " + strings.Join(tabs, " ") + "\n\n")
+	b.WriteString("  " + strings.Join(tabs, " ") + "\n")
+	if s.mode == modeLogin {
+		// A first-time user has no account: say how to get going.
+		for _, l := range common.Wrap("New here? ctrl+n: Register, again: Continue anonymously (no account).", max(s.width-4, 10)) {
+			b.WriteString("  " + t.Muted.Render(l) + "\n")
+		}
+	}
+	b.WriteString("\n")
 	labels := []string{"E-mail", "Password", "Name"}
 	if s.mode == modeAnonymous {
 		b.WriteString("  " + t.Muted.Render("No account needed: this machine keeps an id for you.") + "\n\n")

@@ -158,6 +158,9 @@ func (v *Model) Busy() bool {
 	return v.on() && (v.phase != voiceIdle || v.replaying || v.conv.Asking())
 }
 
+// Enabled tells whether voice and next actions are configured at all.
+func (v *Model) Enabled() bool { return v.on() }
+
 // CanTalk tells whether a microphone was found, so the talk key works.
 func (v *Model) CanTalk() bool { return v.on() && v.probed && v.micOff == "" }
 

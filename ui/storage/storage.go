@@ -789,7 +789,10 @@ func (s *Model) View() string {
 		if s.prompt == promptUpload || s.prompt == promptDownload {
 			hint = t.Muted.Render("  tab completes, esc cancels")
 		}
-		out = append(out, s.input.View()+hint)
+		// The field leaves room for its hint, so both stay on one line.
+		in := s.input
+		in.Width = max(s.width-common.CellWidth(in.Prompt)-common.CellWidth(hint)-2, 10)
+		out = append(out, in.View()+hint)
 	}
 	return strings.Join(out, "\n")
 }

@@ -6,7 +6,6 @@ import "github.com/charmbracelet/bubbles/key"
 // adds its own beside them and names these in its help.
 type KeyMap struct {
 	Quit, QuitQ, Help, Back key.Binding
-	NextScreen, PrevScreen  key.Binding
 
 	Up, Down, PageUp, PageDown, Top, Bottom key.Binding
 	Select, Filter, Refresh, Open           key.Binding
@@ -15,12 +14,10 @@ type KeyMap struct {
 
 // Keys are the shared bindings.
 var Keys = KeyMap{
-	Quit:       key.NewBinding(key.WithKeys("ctrl+c"), key.WithHelp("ctrl+c", "quit")),
-	QuitQ:      key.NewBinding(key.WithKeys("q"), key.WithHelp("q", "quit")),
-	Help:       key.NewBinding(key.WithKeys("?", "f1"), key.WithHelp("?", "help")),
-	Back:       key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "back")),
-	NextScreen: key.NewBinding(key.WithKeys("ctrl+right"), key.WithHelp("ctrl+→/←", "next/previous screen")),
-	PrevScreen: key.NewBinding(key.WithKeys("ctrl+left")),
+	Quit:  key.NewBinding(key.WithKeys("ctrl+c"), key.WithHelp("ctrl+c", "quit")),
+	QuitQ: key.NewBinding(key.WithKeys("q"), key.WithHelp("q", "quit")),
+	Help:  key.NewBinding(key.WithKeys("?", "f1"), key.WithHelp("?", "help")),
+	Back:  key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "back")),
 
 	Up:       key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/↓ j/k", "move")),
 	Down:     key.NewBinding(key.WithKeys("down", "j")),

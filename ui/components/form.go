@@ -21,6 +21,3 @@ func (f *InputField) Update(msg tea.KeyMsg) tea.Cmd {
 	f.Model, cmd = f.Model.Update(msg)
 	return cmd
 }
-
-// Empty tells whether nothing is typed (so "?" may open the help).
-func (f *InputField) Empty() bool { return f.Value() == "" }

@@ -280,9 +280,6 @@ func (l *RowList) SelectedCount() int { return len(l.selected) }
 // InputEmpty tells that the filter line, when it has the keys, is empty.
 func (l *RowList) InputEmpty() bool { return !l.filtering || l.filter.Value() == "" }
 
-// Filtered tells whether a filter is applied (esc clears it).
-func (l *RowList) Filtered() bool { return l.filter.Value() != "" }
-
 // SetEmpty sets what an empty list says: a sentence naming the key to press.
 func (l *RowList) SetEmpty(text string) { l.empty = text }
 

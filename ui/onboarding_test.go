@@ -148,3 +148,22 @@ func TestOnboardingRealFlowCountsStepsAndKeepsAnswers(t *testing.T) {
 		t.Fatalf("the temperature question after imperial:\n%s", v)
 	}
 }
+
+// The set-up's farewell is a notice of the console: it survives the move
+// there and goes once another screen opens.
+func TestOnboardingFarewellStaysOnTheConsoleOnly(t *testing.T) {
+	f := uitest.NewFakePlatform(t)
+	f.JSON("GET /v2/onboarding/start", 200, []map[string]any{
+		{"id": "8", "type": "SHOW_MESSAGE", "payload": map[string]any{"message": "All set, %%USERNAME%%."}},
+		{"id": "9", "type": "END", "payload": map[string]any{}}})
+	uitest.StorageFixture(f)
+	a := newTestApp(t, testOptions(f.Client(t), true), 80, 24)
+	drive(t, a, common.OpenScreen(common.ScreenOnboarding))
+	if a.active != common.ScreenConsole || !strings.Contains(a.View(), "All set, Ann.") {
+		t.Fatalf("no farewell on the console:\n%s", a.View())
+	}
+	press(t, a, "alt+s")
+	if strings.Contains(a.View(), "All set") {
+		t.Fatalf("the farewell followed to storage:\n%s", a.View())
+	}
+}

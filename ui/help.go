@@ -15,7 +15,11 @@ func (a *App) helpGroups() [][]key.Binding {
 	k := a.keys
 	if a.signedIn() {
 		lang := common.WithHelp(k.Language, "alt+g", "language (now "+languageName(a.ctx.Client.Config().Language)+")")
-		groups = append(groups, []key.Binding{k.Console, k.Items, k.Storage, k.Surveys, k.Recomm, k.Places, k.NextTab, lang, k.Logout})
+		nav := []key.Binding{k.Console, k.Items, k.Storage, k.Surveys, k.Recomm, k.Places}
+		if tt, ok := a.screens[a.active].(tabTaker); !ok || !tt.TakesTab() {
+			nav = append(nav, k.NextTab) // else tab is the screen's own
+		}
+		groups = append(groups, append(nav, lang, k.Logout))
 	}
 	return append(groups, []key.Binding{k.Help, k.Back, k.QuitQ, k.Quit})
 }

@@ -165,7 +165,19 @@ func (c *Client) RequestInfo() RequestInfo {
 }
 
 // Config returns the configuration in use.
-func (c *Client) Config() Config { return c.cfg }
+func (c *Client) Config() Config {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	return c.cfg
+}
+
+// SetLanguage changes the Accept-Language of the requests that follow
+// ("en" or "es"), as a person switches language in the app.
+func (c *Client) SetLanguage(lang string) {
+	c.mu.Lock()
+	c.cfg.Language = lang
+	c.mu.Unlock()
+}
 
 // APIError is an error answer of the platform.
 type APIError struct {
@@ -307,7 +319,10 @@ func (c *Client) build(ctx context.Context, r *request) (*http.Request, error) {
 		ri.Ref = r.ref
 		info, _ := json.Marshal(ri)
 		req.Header.Set("Service-Request-Info", string(info))
-		req.Header.Set("Accept-Language", c.cfg.Language)
+		c.mu.RLock()
+		lang := c.cfg.Language
+		c.mu.RUnlock()
+		req.Header.Set("Accept-Language", lang)
 		req.Header.Set("Time-Zone", c.cfg.TimeZone)
 	}
 	return req, nil

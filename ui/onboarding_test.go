@@ -1,80 +1,42 @@
 package ui
 
 import (
-	"encoding/json"
-	"net/http"
+	"github.com/harkhq/hark/ui/common"
+	"github.com/harkhq/hark/ui/internal/uitest"
 	"strings"
 	"testing"
 )
 
-// onboardingFlow serves a flow of every step type; answers are recorded
-// and the WAIT_INPUT step refuses "bad" the way the server does.
-func onboardingFlow(f *fakePlatform, answers *[]map[string]string) {
-	step := func(id, typ string, payload map[string]any) map[string]any {
-		return map[string]any{"id": id, "type": typ, "payload": payload}
-	}
-	batches := map[string][]map[string]any{
-		"start": {
-			step("1", "SHOW_MESSAGE", map[string]any{"message": "Hi, I'm hark."}),
-			step("2", "WAIT_ACK", map[string]any{"message": "Accept the terms?", "ack": "I accept", "colorAck": "#2E7D32", "textColorAck": "#FFFFFF"}),
-		},
-		"2": {step("3", "WAIT_INPUT", map[string]any{"message": "What should I call you?", "parameter": "name", "preference": "USERNAME",
-			"validation": map[string]any{"retries": 2, "regExps": []string{`^\S(.{0,38}\S)?$`}}})},
-		"3": {
-			step("4", "SHOW_MESSAGE", map[string]any{"message": "Nice to meet you, %%USERNAME%%!"}),
-			step("5", "WAIT_SELECTION", map[string]any{"message": "Which units?", "parameter": "units",
-				"options": []map[string]any{{"key": "metric", "text": "Metric"}, {"key": "imperial", "text": "Imperial"}}}),
-		},
-		"5": {step("6", "WAIT_PERMISSION", map[string]any{"message": "Permissions, %%USERNAME%%?", "permissions": []string{"LOCATION", "NOTIFICATIONS"}})},
-		"6": {step("7", "SHOW_SURVEY", map[string]any{"message": "Topics?", "surveyId": 3, "parameter": "survey", "minOptions": 2,
-			"items": []map[string]any{{"id": 11, "text": "Sports"}, {"id": 12, "text": "Science", "selected": true}, {"id": 13, "text": "Arts"}}})},
-		"7": {step("8", "END", map[string]any{})},
-	}
-	f.json("GET /v2/onboarding/start", 200, batches["start"])
-	for id := range batches {
-		if id == "start" {
-			continue
-		}
-		f.handle("POST /v2/onboarding/"+id+"/response", func(w http.ResponseWriter, r *http.Request) {
-			var body struct{ Data string }
-			json.NewDecoder(r.Body).Decode(&body)
-			var data map[string]string
-			json.Unmarshal([]byte(body.Data), &data)
-			if data["name"] == "refused" {
-				w.WriteHeader(400)
-				w.Write([]byte(`{"code":"BadRequest","description":"that name is taken by the house"}`))
-				return
-			}
-			*answers = append(*answers, data)
-			json.NewEncoder(w).Encode(batches[id])
-		})
-	}
-}
-
 func TestOnboardingWalksEveryStep(t *testing.T) {
-	f := newFakePlatform(t)
+	f := uitest.NewFakePlatform(t)
 	var answers []map[string]string
-	onboardingFlow(f, &answers)
-	a := newTestApp(t, testOptions(f.client(t), true), 80, 24)
-	drive(t, a, openScreen(screenOnboarding))
-	if a.active != screenOnboarding || !strings.Contains(a.View(), "[ I accept ]") {
+	uitest.OnboardingFlow(f, &answers)
+	a := newTestApp(t, testOptions(f.Client(t), true), 80, 24)
+	drive(t, a, common.OpenScreen(common.ScreenOnboarding))
+	if a.active != common.ScreenOnboarding || !strings.Contains(a.View(), "[ I accept ]") {
 		t.Fatalf("no WAIT_ACK button:\n%s", a.View())
 	}
 	press(t, a, "enter")
 	// WAIT_INPUT: the regular expression refuses a 50-letter name locally.
-	o := a.screens[screenOnboarding].(*onboarding)
+	clear := func() {
+		for range 60 {
+			press(t, a, "backspace")
+		}
+	}
 	typeText(t, a, strings.Repeat("z", 50))
 	press(t, a, "enter")
 	if !strings.Contains(a.View(), "is not accepted here") || len(answers) != 1 {
 		t.Fatalf("local validation did not stop the answer (%d sent):\n%s", len(answers), a.View())
 	}
 	// The server's own refusal is shown.
-	o.input.SetValue("refused")
+	clear()
+	typeText(t, a, "refused")
 	press(t, a, "enter")
 	if !strings.Contains(a.View(), "that name is taken by the house") {
 		t.Fatalf("server refusal not shown:\n%s", a.View())
 	}
-	o.input.SetValue("Zed")
+	clear()
+	typeText(t, a, "Zed")
 	press(t, a, "enter")
 	if !strings.Contains(a.View(), "Nice to meet you, Zed!") {
 		t.Fatalf("%%USERNAME%% not replaced:\n%s", a.View())
@@ -93,8 +55,11 @@ func TestOnboardingWalksEveryStep(t *testing.T) {
 		t.Fatalf("minOptions not enforced:\n%s", a.View())
 	}
 	press(t, a, " ") // Sports
+	if strings.Contains(a.View(), "Choose at least") {
+		t.Fatalf("the refusal stays after choosing two:\n%s", a.View())
+	}
 	press(t, a, "enter")
-	if a.active != screenConsole {
+	if a.active != common.ScreenConsole {
 		t.Fatalf("END did not open the console:\n%s", a.View())
 	}
 	want := []map[string]string{{}, {"name": "Zed"}, {"units": "imperial"},
@@ -115,37 +80,90 @@ func TestOnboardingWalksEveryStep(t *testing.T) {
 }
 
 func TestOnboardingDoneOrMissingOpensTheConsole(t *testing.T) {
-	f := newFakePlatform(t)
-	f.json("GET /v2/onboarding/start", 200, []any{})
-	a := newTestApp(t, testOptions(f.client(t), true), 80, 24)
-	drive(t, a, openScreen(screenOnboarding))
-	if a.active != screenConsole {
+	f := uitest.NewFakePlatform(t)
+	f.JSON("GET /v2/onboarding/start", 200, []any{})
+	a := newTestApp(t, testOptions(f.Client(t), true), 80, 24)
+	drive(t, a, common.OpenScreen(common.ScreenOnboarding))
+	if a.active != common.ScreenConsole {
 		t.Fatal("a finished onboarding did not open the console")
 	}
-	g := newFakePlatform(t) // no onboarding endpoint at all: 404
-	b := newTestApp(t, testOptions(g.client(t), true), 80, 24)
-	drive(t, b, openScreen(screenOnboarding))
-	if b.active != screenConsole || !strings.Contains(b.View(), "set-up skipped") {
+	g := uitest.NewFakePlatform(t) // no onboarding endpoint at all: 404
+	b := newTestApp(t, testOptions(g.Client(t), true), 80, 24)
+	drive(t, b, common.OpenScreen(common.ScreenOnboarding))
+	if b.active != common.ScreenConsole || !strings.Contains(b.View(), "set-up skipped") {
 		t.Fatalf("a missing onboarding was not skipped with a notice:\n%s", b.View())
 	}
 }
 
 func TestOnboardingResumesForARememberedSession(t *testing.T) {
-	f := newFakePlatform(t)
+	f := uitest.NewFakePlatform(t)
 	var answers []map[string]string
-	onboardingFlow(f, &answers)
-	a := newTestApp(t, testOptions(f.client(t), true), 80, 24)
-	if a.active != screenConsole {
+	uitest.OnboardingFlow(f, &answers)
+	a := newTestApp(t, testOptions(f.Client(t), true), 80, 24)
+	if a.active != common.ScreenConsole {
 		t.Fatal("a remembered session should open the console first")
 	}
 	drive(t, a, a.Init())
-	if a.active != screenOnboarding || !strings.Contains(a.View(), "I accept") {
+	if a.active != common.ScreenOnboarding || !strings.Contains(a.View(), "I accept") {
 		t.Fatalf("half-done set-up not resumed:\n%s", a.View())
 	}
-	g := newFakePlatform(t) // no onboarding at all: the console stays
-	b := newTestApp(t, testOptions(g.client(t), true), 80, 24)
+	g := uitest.NewFakePlatform(t) // no onboarding at all: the console stays
+	b := newTestApp(t, testOptions(g.Client(t), true), 80, 24)
 	drive(t, b, b.Init())
-	if b.active != screenConsole {
+	if b.active != common.ScreenConsole {
 		t.Fatal("a platform without onboarding moved away from the console")
+	}
+}
+
+// On the real flow: the step count, the answers kept in view, esc saying
+// why it cannot go back, and imperial units asking the temperature scale
+// once (the units option no longer claims Fahrenheit).
+func TestOnboardingRealFlowCountsStepsAndKeepsAnswers(t *testing.T) {
+	c := uitest.PlatformClient(t)
+	a := newTestApp(t, testOptions(c, false), 100, 40)
+	press(t, a, "ctrl+n")
+	fillSignIn(t, a, "zoe@example.com", "correct horse", "Zoe")
+	if a.active != common.ScreenOnboarding {
+		t.Fatalf("no set-up after register:\n%s", a.View())
+	}
+	if !strings.Contains(a.View(), "Set-up: step 1 of 5") {
+		t.Fatalf("no step count:\n%s", a.View())
+	}
+	press(t, a, "esc")
+	if !strings.Contains(a.View(), "cannot go back") || a.active != common.ScreenOnboarding {
+		t.Fatalf("esc did not explain:\n%s", a.View())
+	}
+	press(t, a, "enter") // I accept
+	press(t, a, "enter") // the name suggested (Zoe)
+	if v := a.View(); !strings.Contains(v, "› I accept") || !strings.Contains(v, "› Zoe") || !strings.Contains(v, "step 3 of 5") {
+		t.Fatalf("earlier answers or the count not shown:\n%s", v)
+	}
+	press(t, a, "down")
+	if strings.Contains(a.View(), "Fahrenheit") {
+		t.Fatalf("the units option already names the temperature scale:\n%s", a.View())
+	}
+	press(t, a, "enter") // imperial
+	v := a.View()
+	if strings.Count(v, "Fahrenheit") != 2 || !strings.Contains(v, "Fahrenheit or Celsius?") || !strings.Contains(v, "step 4 of 6") {
+		t.Fatalf("the temperature question after imperial:\n%s", v)
+	}
+}
+
+// The set-up's farewell is a notice of the console: it survives the move
+// there and goes once another screen opens.
+func TestOnboardingFarewellStaysOnTheConsoleOnly(t *testing.T) {
+	f := uitest.NewFakePlatform(t)
+	f.JSON("GET /v2/onboarding/start", 200, []map[string]any{
+		{"id": "8", "type": "SHOW_MESSAGE", "payload": map[string]any{"message": "All set, %%USERNAME%%."}},
+		{"id": "9", "type": "END", "payload": map[string]any{}}})
+	uitest.StorageFixture(f)
+	a := newTestApp(t, testOptions(f.Client(t), true), 80, 24)
+	drive(t, a, common.OpenScreen(common.ScreenOnboarding))
+	if a.active != common.ScreenConsole || !strings.Contains(a.View(), "All set, Ann.") {
+		t.Fatalf("no farewell on the console:\n%s", a.View())
+	}
+	press(t, a, "alt+s")
+	if strings.Contains(a.View(), "All set") {
+		t.Fatalf("the farewell followed to storage:\n%s", a.View())
 	}
 }

@@ -1,24 +1,14 @@
 package ui
 
 import (
+	"github.com/harkhq/hark/ui/common"
+	"github.com/harkhq/hark/ui/internal/uitest"
 	"net/http"
 	"strings"
 	"testing"
 
-	"github.com/harkhq/hark/server"
-	"github.com/harkhq/hark/server/servertest"
-
 	"github.com/harkhq/hark/client"
 )
-
-func platformClient(t *testing.T) *client.Client {
-	p := servertest.Start(t, server.Config{})
-	c, err := client.New(client.Config{BaseURL: p.BaseURL, PublicKey: p.PublicKey, PrivateKey: p.PrivateKey, MaxRetries: -1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c
-}
 
 func fillSignIn(t *testing.T, a *App, email, password, name string) {
 	t.Helper()
@@ -33,20 +23,20 @@ func fillSignIn(t *testing.T, a *App, email, password, name string) {
 }
 
 func TestRegisterThenConflictThenWrongPassword(t *testing.T) {
-	c := platformClient(t)
+	c := uitest.PlatformClient(t)
 	opt := testOptions(c, false)
-	store := opt.Sessions.(*memSessions)
+	store := opt.Sessions.(*uitest.MemSessions)
 	a := newTestApp(t, opt, 80, 24)
 	press(t, a, "ctrl+n") // register
 	fillSignIn(t, a, "ann@example.com", "correct horse", "Ann")
 	if a.ctx.Session.Token == "" || c.Token() == "" {
 		t.Fatalf("not signed in; screen:\n%s", a.View())
 	}
-	if len(store.saved) == 0 || store.saved[0].Email != "ann@example.com" {
-		t.Fatalf("session not saved: %+v", store.saved)
+	if len(store.Saved) == 0 || store.Saved[0].Email != "ann@example.com" {
+		t.Fatalf("session not saved: %+v", store.Saved)
 	}
 	// Onboarding is not served by every platform: the console opens anyway.
-	if a.active != screenConsole && a.active != screenOnboarding {
+	if a.active != common.ScreenConsole && a.active != common.ScreenOnboarding {
 		t.Fatalf("after register the active screen is %v", a.active)
 	}
 
@@ -54,7 +44,7 @@ func TestRegisterThenConflictThenWrongPassword(t *testing.T) {
 	b := newTestApp(t, testOptions(c, false), 80, 24)
 	press(t, b, "ctrl+n")
 	fillSignIn(t, b, "ann@example.com", "correct horse", "Ann")
-	if v := b.View(); !strings.Contains(v, "already exists") || b.active != screenSignIn {
+	if v := b.View(); !strings.Contains(v, "already exists") || b.active != common.ScreenSignIn {
 		t.Fatalf("409 not shown in place:\n%s", v)
 	}
 	// Log in with a wrong password: 401 in place, the password field emptied by nothing.
@@ -72,7 +62,7 @@ func TestRegisterThenConflictThenWrongPassword(t *testing.T) {
 }
 
 func TestAnonymousKeepsTheExternalID(t *testing.T) {
-	c := platformClient(t)
+	c := uitest.PlatformClient(t)
 	opt := testOptions(c, false)
 	a := newTestApp(t, opt, 80, 24)
 	press(t, a, "ctrl+n")
@@ -82,31 +72,31 @@ func TestAnonymousKeepsTheExternalID(t *testing.T) {
 	if !a.ctx.Session.Anonymous || a.ctx.Session.Token == "" {
 		t.Fatalf("anonymous sign-in failed:\n%s", a.View())
 	}
-	if opt.Sessions.(*memSessions).id == "" {
+	if opt.Sessions.(*uitest.MemSessions).ID == "" {
 		t.Fatal("the external id was not asked for")
 	}
 }
 
 func TestSignInLocalChecks(t *testing.T) {
-	f := newFakePlatform(t)
-	a := newTestApp(t, testOptions(f.client(t), false), 80, 24)
+	f := uitest.NewFakePlatform(t)
+	a := newTestApp(t, testOptions(f.Client(t), false), 80, 24)
 	fillSignIn(t, a, "not-an-email", "x", "")
 	if !strings.Contains(a.View(), "Enter an e-mail address") {
 		t.Fatalf("bad e-mail accepted:\n%s", a.View())
 	}
-	if len(f.seen("POST /v2/auth/login")) != 0 {
+	if len(f.Seen("POST /v2/auth/login")) != 0 {
 		t.Fatal("a request went out for a form that fails its own checks")
 	}
 }
 
 func TestSignInRateLimitedShowsTheWait(t *testing.T) {
-	f := newFakePlatform(t)
-	f.handle("POST /v2/auth/login", func(w http.ResponseWriter, r *http.Request) {
+	f := uitest.NewFakePlatform(t)
+	f.Handle("POST /v2/auth/login", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Retry-After", "42")
 		w.WriteHeader(429)
 		w.Write([]byte(`{"code":"TooManyRequests","description":"slow down"}`))
 	})
-	a := newTestApp(t, testOptions(f.client(t), false), 80, 24)
+	a := newTestApp(t, testOptions(f.Client(t), false), 80, 24)
 	fillSignIn(t, a, "ann@example.com", "whatever1", "")
 	if v := a.View(); !strings.Contains(v, "Wait 42s") {
 		t.Fatalf("429 wait not shown:\n%s", v)
@@ -114,16 +104,16 @@ func TestSignInRateLimitedShowsTheWait(t *testing.T) {
 }
 
 func TestUnreachableAndGarbageServers(t *testing.T) {
-	f := newFakePlatform(t)
-	f.json("POST /v2/auth/login", 200, "<html>not json")
-	a := newTestApp(t, testOptions(f.client(t), false), 80, 24)
+	f := uitest.NewFakePlatform(t)
+	f.JSON("POST /v2/auth/login", 200, "<html>not json")
+	a := newTestApp(t, testOptions(f.Client(t), false), 80, 24)
 	fillSignIn(t, a, "ann@example.com", "whatever1", "")
-	if v := a.View(); !strings.Contains(v, "malformed JSON") {
+	if v := a.View(); !strings.Contains(v, "does not understand") {
 		t.Fatalf("garbage answer not explained:\n%s", v)
 	}
-	f.json("POST /v2/auth/login", 500, "internal trouble")
+	f.JSON("POST /v2/auth/login", 500, "internal trouble")
 	press(t, a, "enter")
-	if v := a.View(); !strings.Contains(v, "Internal Server Error") {
+	if v := a.View(); !strings.Contains(v, "The platform failed") {
 		t.Fatalf("500 not explained:\n%s", v)
 	}
 	dead, err := client.New(client.Config{BaseURL: "http://127.0.0.1:1/v2", PublicKey: "pk", PrivateKey: "sk", MaxRetries: -1})
@@ -132,7 +122,7 @@ func TestUnreachableAndGarbageServers(t *testing.T) {
 	}
 	b := newTestApp(t, testOptions(dead, false), 80, 24)
 	fillSignIn(t, b, "ann@example.com", "whatever1", "")
-	if v := b.View(); !strings.Contains(v, "Could not reach the platform") {
+	if v := b.View(); !strings.Contains(v, "hark cannot reach the platform at 127.0.0.1:1: is harkd running?") {
 		t.Fatalf("unreachable server not explained:\n%s", v)
 	}
 }

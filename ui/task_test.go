@@ -3,25 +3,25 @@ package ui
 import (
 	"context"
 	"fmt"
+	"github.com/harkhq/hark/ui/common"
+	"github.com/harkhq/hark/ui/internal/uitest"
 	"strings"
 	"testing"
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
-
-	"github.com/harkhq/hark/client"
 )
 
 func TestTaskPanicBecomesAToastWithAReport(t *testing.T) {
-	f := newFakePlatform(t)
-	opt := testOptions(f.client(t), true)
+	f := uitest.NewFakePlatform(t)
+	opt := testOptions(f.Client(t), true)
 	var reported []string
 	opt.ReportPanic = func(r any, stack []byte) string {
 		reported = append(reported, strings.Split(string(stack), "\n")[0])
 		return "/state/crash-1.txt"
 	}
 	a := newTestApp(t, opt, 80, 24)
-	cmd := a.ctx.task("exploding", func(context.Context) tea.Msg { panic("boom") })
+	cmd := a.ctx.Task("exploding", func(context.Context) tea.Msg { panic("boom") })
 	drive(t, a, cmd)
 	if len(reported) != 1 {
 		t.Fatalf("report written %d times", len(reported))
@@ -35,9 +35,9 @@ func TestTaskPanicBecomesAToastWithAReport(t *testing.T) {
 }
 
 func TestStatusLineNamesOnlyTasksThatTakeAWhile(t *testing.T) {
-	f := newFakePlatform(t)
-	a := newTestApp(t, testOptions(f.client(t), true), 80, 24)
-	a.Update(taskBeginMsg{label: "listing files"})
+	f := uitest.NewFakePlatform(t)
+	a := newTestApp(t, testOptions(f.Client(t), true), 80, 24)
+	a.Update(common.TaskBeginMsg{Label: "listing files"})
 	if strings.Contains(a.View(), "listing files") {
 		t.Fatal("a task named before spinnerDelay")
 	}
@@ -45,7 +45,7 @@ func TestStatusLineNamesOnlyTasksThatTakeAWhile(t *testing.T) {
 	if !strings.Contains(a.View(), "listing files…") {
 		t.Fatalf("a task running for spinnerDelay is not named:\n%s", a.View())
 	}
-	a.Update(taskEndMsg{label: "listing files"})
+	a.Update(common.TaskEndMsg{Label: "listing files"})
 	if strings.Contains(a.View(), "listing files") || len(a.busySince) != 0 {
 		t.Fatal("a finished task still named")
 	}
@@ -54,18 +54,22 @@ func TestStatusLineNamesOnlyTasksThatTakeAWhile(t *testing.T) {
 func BenchmarkKeypressRepaintWhileLoading(b *testing.B) {
 	// 10,000 files listed and a refresh in flight (the spinner is up): a
 	// key moves the cursor and the whole screen is drawn again.
-	a := New(Options{Client: benchClient(b), Now: func() time.Time { return fixedNow }, NoColor: true, StaticCursor: true,
+	f := uitest.NewFakePlatform(b)
+	files := make([]map[string]any, 10000)
+	for i := range files {
+		files[i] = map[string]any{"name": fmt.Sprintf("file-%05d.csv", i), "size": i * 100, "lastModified": fixedNow.UnixMilli()}
+	}
+	f.JSON("GET /v2/storage/folder/list", 200, []string{})
+	f.JSON("GET /v2/storage/file/list", 200, files)
+	f.JSON("GET /v2/storage/total-size", 200, 1<<30)
+	a := New(Options{Client: f.Client(b), Now: func() time.Time { return fixedNow }, NoColor: true, StaticCursor: true,
 		Session: &Session{Token: "t", Name: "Ann"}, Platform: "bench"})
 	a.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
-	a.show(screenStorage)
-	s := a.screens[screenStorage].(*storage)
-	files := make([]client.FileEntry, 10000)
-	for i := range files {
-		files[i] = client.FileEntry{Name: fmt.Sprintf("file-%05d.csv", i), Size: int64(i * 100), LastModified: fixedNow.UnixMilli()}
+	uitest.Drive(b, a, a.show(common.ScreenStorage))
+	if !strings.Contains(a.View(), "file-00000.csv") {
+		b.Fatalf("not listed:\n%s", a.View())
 	}
-	s.Update(storageListedMsg{files: files, total: 1 << 30})
-	s.loading = true
-	a.Update(taskBeginMsg{label: "listing files"})
+	a.Update(common.TaskBeginMsg{Label: "listing files"})
 	down, up := keyMsg("down"), keyMsg("up")
 	b.ReportAllocs()
 	for i := 0; b.Loop(); i++ {
@@ -76,12 +80,4 @@ func BenchmarkKeypressRepaintWhileLoading(b *testing.B) {
 		a.Update(k)
 		_ = a.View()
 	}
-}
-
-func benchClient(b *testing.B) *client.Client {
-	c, err := client.New(client.Config{BaseURL: "http://127.0.0.1:1/v2", PublicKey: "pk", PrivateKey: "sk"})
-	if err != nil {
-		b.Fatal(err)
-	}
-	return c
 }

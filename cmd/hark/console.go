@@ -48,6 +48,8 @@ func runConsole(ctx context.Context, cfg config) (err error) {
 		Context:       ctx,
 		PlatformReady: p.Ready,
 		ReportPanic:   func(r any, stack []byte) string { return writeCrashReport(cfg.StateDir, r, stack, logger) },
+		// The city, language and last screen chosen in the app.
+		Settings: ui.FileSettings(filepath.Join(cfg.StateDir, "settings.json")),
 	}
 	if s, ok, err := p.Sessions.Load(); err == nil && ok {
 		opts.Session = &s
@@ -57,9 +59,6 @@ func runConsole(ctx context.Context, cfg config) (err error) {
 	} else {
 		opts.Voice = v
 		defer closeVoice()
-	}
-	if wd, err := os.Getwd(); err == nil {
-		opts.DownloadDir = wd
 	}
 	progOpts := []tea.ProgramOption{tea.WithAltScreen(), tea.WithContext(ctx), tea.WithoutCatchPanics()}
 	if os.Getenv("HARK_MOUSE") != "" {

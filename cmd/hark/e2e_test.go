@@ -88,7 +88,8 @@ func TestEndToEndInTmux(t *testing.T) {
 	}
 	s := &tmuxSession{t: t, socket: fmt.Sprintf("hark-e2e-%d", os.Getpid())}
 	env := []string{}
-	for _, v := range []string{"XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME", "HOME", "HARK_KEYRING"} {
+	t.Setenv("XDG_DOWNLOAD_DIR", work) // where storage offers to save
+	for _, v := range []string{"XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_DOWNLOAD_DIR", "HOME", "HARK_KEYRING"} {
 		env = append(env, v+"="+os.Getenv(v))
 	}
 	s.tmux("new-session", "-d", "-s", "hark", "-x", "100", "-y", "30", "-c", work,
@@ -116,9 +117,18 @@ func TestEndToEndInTmux(t *testing.T) {
 	s.keys("Enter")
 	s.waitFor("at least 2")
 	s.keys("Space", "Down", "Space", "Enter")
-	scr := s.waitFor("hark Console")
+	scr := s.waitFor("Console]") // the tab bar marks the screen shown
 	if !strings.Contains(scr, "Evie @ embedded platform") {
-		t.Errorf("header does not name the user:\n%s", scr)
+		t.Errorf("the status line does not name the user:\n%s", scr)
+	}
+	// Every screen opens with the key the tab bar names for it.
+	for _, tab := range []struct{ key, name string }{{"M-i", "Items"}, {"M-u", "Surveys"}, {"M-r", "Recommendations"},
+		{"M-p", "Places"}, {"M-s", "Storage"}, {"M-c", "Console"}} {
+		if !strings.Contains(s.screen(), strings.TrimPrefix(tab.key, "M-")+" "+tab.name) {
+			t.Errorf("the tab bar does not name %s with its key:\n%s", tab.name, s.screen())
+		}
+		s.keys(tab.key)
+		s.waitFor(tab.name + "]")
 	}
 
 	s.text("what's the weather tomorrow")
@@ -148,6 +158,8 @@ func TestEndToEndInTmux(t *testing.T) {
 		t.Errorf("size not shown:\n%s", scr)
 	}
 	s.keys("d")
+	s.waitFor("save upload-me.txt in:")
+	s.keys("Enter")
 	s.waitFor("downloaded upload-me.txt")
 	got, err := os.ReadFile(filepath.Join(work, "upload-me.txt"))
 	if err != nil || !bytes.Equal(got, payload) {
@@ -155,7 +167,7 @@ func TestEndToEndInTmux(t *testing.T) {
 	}
 	s.keys("C-c")
 	deadline = time.Now().Add(10 * time.Second)
-	for strings.Contains(s.screen(), "hark Storage") {
+	for strings.Contains(s.screen(), "Storage]") {
 		if time.Now().After(deadline) {
 			t.Fatal("ctrl+c did not quit")
 		}

@@ -41,8 +41,8 @@ func nluClock(t *testing.T, lang string) (time.Time, *time.Location, float64, fl
 	return time.Date(2026, 3, 4, 10, 15, 0, 0, loc), loc, lat, lon
 }
 
-func loadNLU(t *testing.T, lang string) []nluCase {
-	f, err := os.Open("testdata/nlu_" + lang + ".jsonl")
+func loadNLU(t *testing.T, path string) []nluCase {
+	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,7 +55,7 @@ func loadNLU(t *testing.T, lang string) []nluCase {
 		}
 		var c nluCase
 		if err := json.Unmarshal(sc.Bytes(), &c); err != nil {
-			t.Fatalf("nlu_%s.jsonl:%d: %v", lang, line, err)
+			t.Fatalf("%s:%d: %v", path, line, err)
 		}
 		out = append(out, c)
 	}
@@ -67,6 +67,7 @@ func loadNLU(t *testing.T, lang string) []nluCase {
 
 type nluScore struct {
 	queries, actionOK, slotCases, slotOK int
+	sequences, sequencesOK               int
 	failures                             []string
 }
 
@@ -75,32 +76,8 @@ func TestNLUEnglish(t *testing.T) { runNLU(t, "en", 200, 0.95, 0.90) }
 func TestNLUSpanish(t *testing.T) { runNLU(t, "es", 60, 0.90, 0.90) }
 
 func runNLU(t *testing.T, lang string, minQueries int, minAction, minSlots float64) {
-	now, loc, lat, lon := nluClock(t, lang)
-	k := newFakeKnowledge()
-	e := New(Config{Knowledge: k, Music: testTracks, MusicURL: testMusicURL})
-	var s nluScore
-	for _, c := range loadNLU(t, lang) {
-		turns := c.Turns
-		if len(turns) == 0 {
-			turns = []nluCase{c}
-		}
-		var ref int64
-		for _, turn := range turns {
-			req := Request{Query: turn.Q, Lang: lang, TimeZone: loc, Now: now, Ref: ref, UserID: 7}
-			if !c.NoLocation {
-				req.Lat, req.Lon = &lat, &lon
-			}
-			k.reset()
-			resp, err := e.Answer(context.Background(), req)
-			if err != nil {
-				t.Fatalf("%q: %v", turn.Q, err)
-			}
-			ref = resp.Context.Ref
-			s.score(t, k, turn, resp, loc)
-		}
-	}
-	actionAcc := float64(s.actionOK) / float64(s.queries)
-	slotEM := float64(s.slotOK) / float64(s.slotCases)
+	s := evalNLU(t, lang, loadNLU(t, "testdata/nlu_"+lang+".jsonl"))
+	actionAcc, slotEM := s.rates()
 	for _, f := range s.failures {
 		t.Log(f)
 	}
@@ -115,6 +92,51 @@ func runNLU(t *testing.T, lang string, minQueries int, minAction, minSlots float
 	if slotEM < minSlots {
 		t.Errorf("slot exact match %.3f below %.2f", slotEM, minSlots)
 	}
+}
+
+// evalNLU answers every case of a set with a fresh engine and scores it.
+// A conversation ("turns") counts as one sequence, right when every turn
+// is right.
+func evalNLU(t *testing.T, lang string, cases []nluCase) nluScore {
+	now, loc, lat, lon := nluClock(t, lang)
+	k := newFakeKnowledge()
+	e := New(Config{Knowledge: k, Music: testTracks, MusicURL: testMusicURL})
+	var s nluScore
+	for _, c := range cases {
+		turns := c.Turns
+		if len(turns) == 0 {
+			turns = []nluCase{c}
+		} else {
+			s.sequences++
+		}
+		var ref int64
+		seqOK := true
+		for _, turn := range turns {
+			req := Request{Query: turn.Q, Lang: lang, TimeZone: loc, Now: now, Ref: ref, UserID: 7}
+			if !c.NoLocation {
+				req.Lat, req.Lon = &lat, &lon
+			}
+			k.reset()
+			resp, err := e.Answer(context.Background(), req)
+			if err != nil {
+				t.Fatalf("%q: %v", turn.Q, err)
+			}
+			ref = resp.Context.Ref
+			failed := len(s.failures)
+			s.score(t, k, turn, resp, loc)
+			seqOK = seqOK && len(s.failures) == failed
+		}
+		if len(c.Turns) > 0 && seqOK {
+			s.sequencesOK++
+		}
+	}
+	return s
+}
+
+func (s *nluScore) rates() (actionAcc, slotEM float64) {
+	actionAcc = float64(s.actionOK) / float64(max(1, s.queries))
+	slotEM = float64(s.slotOK) / float64(max(1, s.slotCases))
+	return actionAcc, slotEM
 }
 
 func (s *nluScore) score(t *testing.T, k *fakeKnowledge, c nluCase, resp Response, loc *time.Location) {

@@ -167,7 +167,9 @@ func (e *Engine) Answer(ctx context.Context, req Request) (Response, error) {
 	if loc == nil {
 		loc = time.UTC
 	}
-	t := &turn{e: e, ctx: ctx, m: m, req: req, lang: lang, now: now, loc: loc, toks: tokenize(q)}
+	toks := tokenize(q)
+	m.correctTokens(toks)
+	t := &turn{e: e, ctx: ctx, m: m, req: req, lang: lang, now: now, loc: loc, toks: toks}
 
 	var conv *conversation
 	if req.Ref > 0 {

@@ -111,6 +111,7 @@ type langModel struct {
 	vocab     map[string]int32   // every pattern word -> id
 	say       map[string]string
 	grammar   map[string][]string
+	spell     *speller
 }
 
 var (
@@ -398,6 +399,7 @@ func compileModel(lang string, f langFile) (*langModel, error) {
 			}
 		}
 	}
+	m.spell = newSpeller(spellingData(f))
 	return m, nil
 }
 

@@ -14,6 +14,8 @@ type token struct {
 	// src is the text from this word to the end of the query, so a span
 	// of words can be given back with its own punctuation.
 	src string
+	// typo is the word as typed when norm is a spelling correction of it.
+	typo string
 }
 
 // foldRunes strips the Spanish diacritics so "mañana", "manana" and

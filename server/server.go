@@ -216,7 +216,7 @@ func (s *Server) build(ctx context.Context) error {
 	s.Dialogue = dialogue.New(dialogue.Config{
 		Music:     tracks,
 		MusicURL:  endpoints.MusicPath,
-		Knowledge: &knowledge.Items{Items: s.Items, Users: prefs, Now: cfg.Now},
+		Knowledge: &knowledge.Items{Items: s.Items, Users: prefs, Places: s.Tracking, Now: cfg.Now},
 		OnTopic:   s.nudgeLater,
 		Clock:     cfg.Now,
 		Logger:    cfg.Logger,

@@ -373,15 +373,83 @@ func (t *turn) dotWord() string {
 }
 
 func (t *turn) navigate(slots map[string]slotVal) reply {
+	if p, ok := slots["personal"]; ok {
+		return t.personalPlace(p.text)
+	}
 	dest := strings.TrimSpace(slots["destination"].text)
 	if dest == "" {
 		return t.ask("destination", "ask_destination", nil, slots)
+	}
+	toks := tokenize(dest)
+	// "home", "my office": the user's own places, learnt by tracking.
+	if v, ok := t.m.findSlot("personal", toks); ok && v.end-v.start >= len(toks)-1 {
+		return t.personalPlace(v.text)
+	}
+	// A place of the gazetteer by name ("the Prado", "Heathrow").
+	lat, lon, hasPos := t.position(toks)
+	if s, ok := t.e.spotNamed(dest, lat, lon); ok {
+		return t.navigateTo(Location{Name: s.Name, Lat: s.Lat, Lon: s.Lon}, "")
+	}
+	// "the nearest pharmacy", "the airport": the nearest of a category.
+	if v, ok := t.m.findSlot("placecat", toks); ok {
+		nearest := t.m.displayName("nearest", v.text)
+		if !hasPos {
+			return t.reply("nearest_needs_position", map[string]phr{"nearest": same(nearest)})
+		}
+		if s, _, ok := t.e.nearestSpot(v.text, lat, lon); ok {
+			return t.navigateTo(Location{Name: s.Name, Lat: s.Lat, Lon: s.Lon}, nearest)
+		}
 	}
 	loc, ok := t.locate(dest)
 	if !ok {
 		return t.reply("place_not_found", map[string]phr{"place": same(dest)})
 	}
-	r := t.reply("navigating", map[string]phr{"place": same(t.m.displayName("city", loc.Name))})
+	return t.navigateTo(loc, "")
+}
+
+func (t *turn) navigateTo(loc Location, nearest string) reply {
+	name := t.m.displayName("city", loc.Name)
+	var r reply
+	if nearest != "" {
+		r = t.reply("navigating_nearest", map[string]phr{"place": same(name), "nearest": same(nearest)})
+	} else {
+		r = t.reply("navigating", map[string]phr{"place": same(name)})
+	}
+	r.actions = act("NAVIGATE", NavigateData{Destination: loc.Name, Lat: loc.Lat, Lon: loc.Lon})
+	return r
+}
+
+// position is where "nearest" counts from: a dataset city named in the
+// destination ("the airport in London"), else the user's position.
+func (t *turn) position(toks []token) (lat, lon float64, ok bool) {
+	if v, found := t.m.findSlot("city", toks); found {
+		if c, known := t.e.cityNamed(v.text); known {
+			return c.Lat, c.Lon, true
+		}
+	}
+	if t.req.Lat != nil && t.req.Lon != nil {
+		return *t.req.Lat, *t.req.Lon, true
+	}
+	return 0, 0, false
+}
+
+// personalPlace navigates to the user's home or work as tracking found
+// them; without them, the answer says how to get them.
+func (t *turn) personalPlace(label string) reply {
+	unknown := func() reply {
+		return t.reply("personal_unknown", map[string]phr{"place": same(t.m.displayName("personal", label))})
+	}
+	if t.e.cfg.Knowledge == nil {
+		return unknown()
+	}
+	loc, err := t.e.cfg.Knowledge.Locate(t.ctx, LocateQuery{Personal: label, Near: t.userWhere(), Asker: t.asker()})
+	if err != nil {
+		if !isNoData(err) {
+			t.logf("locate %s: %v", label, err)
+		}
+		return unknown()
+	}
+	r := t.reply("navigating", map[string]phr{"place": same(t.m.displayName("personal", label))})
 	r.actions = act("NAVIGATE", NavigateData{Destination: loc.Name, Lat: loc.Lat, Lon: loc.Lon})
 	return r
 }

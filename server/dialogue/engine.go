@@ -120,10 +120,7 @@ func New(cfg Config) *Engine {
 	if err != nil {
 		panic(err)
 	}
-	cities, err := loadCities()
-	if err != nil {
-		panic(err)
-	}
+	cities := cityTable
 	if cfg.Clock == nil {
 		cfg.Clock = time.Now
 	}

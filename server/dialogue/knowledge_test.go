@@ -15,6 +15,8 @@ type fakeKnowledge struct {
 	mu   sync.Mutex
 	last map[string]map[string]string
 	fail error // returned by every method when set
+	// personal holds the user's home and work, as tracking would.
+	personal map[string]Location
 }
 
 func newFakeKnowledge() *fakeKnowledge {
@@ -161,9 +163,17 @@ func (k *fakeKnowledge) TV(ctx context.Context, q TVQuery) ([]Program, error) {
 }
 
 func (k *fakeKnowledge) Locate(ctx context.Context, q LocateQuery) (Location, error) {
-	k.record("locate", map[string]string{"name": q.Name})
+	k.record("locate", map[string]string{"name": q.Name, "personal": q.Personal})
 	if k.fail != nil {
 		return Location{}, k.fail
+	}
+	if q.Personal != "" {
+		k.mu.Lock()
+		defer k.mu.Unlock()
+		if loc, ok := k.personal[q.Personal]; ok {
+			return loc, nil
+		}
+		return Location{}, ErrNoData
 	}
 	name := strings.TrimSpace(q.Name)
 	for _, art := range []string{"the ", "el ", "la ", "al "} {

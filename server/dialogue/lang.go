@@ -115,9 +115,10 @@ type langModel struct {
 }
 
 var (
-	loadOnce sync.Once
-	models   map[string]*langModel
-	loadErr  error
+	loadOnce  sync.Once
+	models    map[string]*langModel
+	cityTable []city
+	loadErr   error
 )
 
 // loadModels compiles the embedded language files once per process; the
@@ -125,9 +126,12 @@ var (
 func loadModels() (map[string]*langModel, error) {
 	loadOnce.Do(func() {
 		models = map[string]*langModel{}
+		if cityTable, loadErr = loadCities(); loadErr != nil {
+			return
+		}
 		fsys := assets.Sub("dialogue")
 		for _, lang := range languages {
-			m, err := loadModel(fsys, lang)
+			m, err := loadModel(fsys, lang, cityTable)
 			if err != nil {
 				loadErr = err
 				return
@@ -138,7 +142,7 @@ func loadModels() (map[string]*langModel, error) {
 	return models, loadErr
 }
 
-func loadModel(fsys fs.FS, lang string) (*langModel, error) {
+func loadModel(fsys fs.FS, lang string, cities []city) (*langModel, error) {
 	raw, err := fs.ReadFile(fsys, lang+".json")
 	if err != nil {
 		return nil, fmt.Errorf("dialogue data %s: %w", lang, err)
@@ -146,6 +150,33 @@ func loadModel(fsys fs.FS, lang string) (*langModel, error) {
 	var f langFile
 	if err := json.Unmarshal(raw, &f); err != nil {
 		return nil, fmt.Errorf("dialogue data %s: %w", lang, err)
+	}
+	// The city slot takes every name the city files give a city; the
+	// language file adds only its own nicknames.
+	if f.Slots == nil {
+		f.Slots = map[string][]string{}
+	}
+	if f.Values == nil {
+		f.Values = map[string]map[string]string{}
+	}
+	if f.Values["city"] == nil {
+		f.Values["city"] = map[string]string{}
+	}
+	have := map[string]bool{}
+	for _, a := range f.Slots["city"] {
+		have[fold(a)] = true
+	}
+	vals := citySlotValues(cities)
+	phrases := make([]string, 0, len(vals))
+	for p := range vals {
+		phrases = append(phrases, p)
+	}
+	sort.Strings(phrases)
+	for _, p := range phrases {
+		if !have[p] {
+			f.Slots["city"] = append(f.Slots["city"], p)
+		}
+		f.Values["city"][p] = vals[p]
 	}
 	return compileModel(lang, f)
 }
@@ -231,7 +262,9 @@ func compileModel(lang string, f langFile) (*langModel, error) {
 	}
 	// Only the slots the patterns use are compiled for matching; the
 	// others compose typed slots for the speech grammar.
-	used := map[string]bool{"city": true}
+	// city, personal and placecat are read inside destinations and
+	// places, not only by patterns.
+	used := map[string]bool{"city": true, "personal": true, "placecat": true}
 	for intent, texts := range f.Intents {
 		for _, text := range texts {
 			seq, err := parsePattern(text)

@@ -459,5 +459,7 @@ func (m *langModel) findSlot(name string, toks []token) (slotVal, bool) {
 			}
 		}
 	}
-	return best.val, bestStart >= 0
+	v := best.val
+	v.start, v.end = bestStart, best.end
+	return v, bestStart >= 0
 }

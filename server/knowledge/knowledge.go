@@ -13,6 +13,7 @@ import (
 
 	"github.com/harkhq/hark/server/dialogue"
 	"github.com/harkhq/hark/server/items"
+	"github.com/harkhq/hark/server/tracking"
 )
 
 // User tells what the answers need to know of the asker.
@@ -21,11 +22,20 @@ type User interface {
 	Metric(ctx context.Context, userID int64) bool
 }
 
+// Places lists the places tracking detected for a user (Home, Work and
+// others), as tracking.Service does.
+type Places interface {
+	POIs(ctx context.Context, userID int64) ([]tracking.Place, error)
+}
+
 // Items answers dialogue questions from an items.Service.
 type Items struct {
 	Items *items.Service
 	Users User
-	Now   func() time.Time
+	// Places answers "take me home"; without it, home and work are
+	// unknown.
+	Places Places
+	Now    func() time.Time
 }
 
 var _ dialogue.Knowledge = (*Items)(nil)
@@ -285,9 +295,38 @@ func (k *Items) TV(ctx context.Context, q dialogue.TVQuery) ([]dialogue.Program,
 	return out, nil
 }
 
+// personalLabels maps the dialogue's personal places to tracking labels.
+var personalLabels = map[string]string{"home": tracking.LabelHome, "work": tracking.LabelWork}
+
+// personal finds the user's home or work among the places tracking
+// detected; the one the user spent most time at wins.
+func (k *Items) personal(ctx context.Context, q dialogue.LocateQuery) (dialogue.Location, error) {
+	label, ok := personalLabels[q.Personal]
+	if !ok || k.Places == nil || q.UserID == 0 {
+		return dialogue.Location{}, fmt.Errorf("%w: no %s place", dialogue.ErrNoData, q.Personal)
+	}
+	pois, err := k.Places.POIs(ctx, q.UserID)
+	if err != nil {
+		return dialogue.Location{}, err
+	}
+	var best *tracking.Place
+	for i, p := range pois {
+		if p.Label == label && (best == nil || p.DwellMinutes > best.DwellMinutes) {
+			best = &pois[i]
+		}
+	}
+	if best == nil {
+		return dialogue.Location{}, fmt.Errorf("%w: tracking found no %s place", dialogue.ErrNoData, label)
+	}
+	return dialogue.Location{Name: label, Lat: best.Lat, Lon: best.Lon}, nil
+}
+
 // Locate finds a city by name, or a restaurant, theatre or venue of the
 // user's city, for NAVIGATE.
 func (k *Items) Locate(ctx context.Context, q dialogue.LocateQuery) (dialogue.Location, error) {
+	if q.Personal != "" {
+		return k.personal(ctx, q)
+	}
 	if c, ok := k.Items.CityByName(q.Name); ok {
 		return dialogue.Location{Name: c.Name, Lat: c.Lat, Lon: c.Lon}, nil
 	}

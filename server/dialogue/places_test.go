@@ -72,9 +72,9 @@ func TestNavigatePlaces(t *testing.T) {
 	}
 	h.k.personal = map[string]Location{"home": {Name: "Home", Lat: 40.43, Lon: -3.70}, "work": {Name: "Work", Lat: 40.45, Lon: -3.69}}
 	for q, want := range map[string]string{
-		"how do I get home":        `{"destination":"Home","lat":40.43,"lon":-3.7}`,
-		"drive to work":            `{"destination":"Work","lat":40.45,"lon":-3.69}`,
-		"take me to my office":     `{"destination":"Work","lat":40.45,"lon":-3.69}`,
+		"how do I get home":       `{"destination":"Home","lat":40.43,"lon":-3.7}`,
+		"drive to work":           `{"destination":"Work","lat":40.45,"lon":-3.69}`,
+		"take me to my office":    `{"destination":"Work","lat":40.45,"lon":-3.69}`,
 		"cómo llego a mi trabajo": `{"destination":"Work","lat":40.45,"lon":-3.69}`,
 	} {
 		lang := "en"

@@ -9,13 +9,28 @@ import (
 // Data of the next actions (DECISIONS §5). Epoch values are milliseconds,
 // as strings where the vendor samples use strings.
 type (
+	// AlarmData: DELETE_ALARM may set All (every alarm; Time is then "")
+	// or Hour12 (the time was said without AM/PM or day, so the client
+	// may match the alarm it has at the same 12-hour reading).
 	AlarmData struct {
-		Time  string `json:"time"`
-		Label string `json:"label"`
+		Time   string `json:"time"`
+		Label  string `json:"label"`
+		All    bool   `json:"all,omitempty"`
+		Hour12 bool   `json:"hour12,omitempty"`
 	}
 	TimerData struct {
 		Duration int64  `json:"duration"`
 		Label    string `json:"label"`
+	}
+	// CancelTimerData is the data of DELETE_TIMER: the timers with Label,
+	// or every running timer when Label is "".
+	CancelTimerData struct {
+		Label string `json:"label"`
+	}
+	// CronoData is the data of RESET_CRONO: Restart sets the stopwatch
+	// back to zero and keeps it running ("restart the stopwatch").
+	CronoData struct {
+		Restart bool `json:"restart,omitempty"`
 	}
 	AppointmentData struct {
 		Title string `json:"title"`
@@ -96,8 +111,22 @@ func (t *turn) handle(intent string, slots map[string]slotVal) reply {
 		r = t.reply("crono_started", nil)
 		r.actions = act(intent, EmptyData{})
 	case "RESET_CRONO":
-		r = t.reply("crono_reset", nil)
-		r.actions = act(intent, EmptyData{})
+		_, again := slots["again"]
+		if _, restart := slots["restart"]; restart || again {
+			r = t.reply("crono_restarted", nil)
+			r.actions = act(intent, CronoData{Restart: true})
+		} else {
+			r = t.reply("crono_reset", nil)
+			r.actions = act(intent, EmptyData{})
+		}
+	case "DELETE_TIMER":
+		label := strings.TrimSpace(slots["label"].text)
+		if label == "" {
+			r = t.reply("timers_cancelled", nil)
+		} else {
+			r = t.reply("timer_cancelled", map[string]phr{"label": same(label)})
+		}
+		r.actions = act(intent, CancelTimerData{Label: label})
 	case "SET_APPOINTMENT":
 		r = t.appointment(slots)
 	case "PLAY_MUSIC":
@@ -168,6 +197,11 @@ func (t *turn) datePhr(d time.Time) phr {
 }
 
 func (t *turn) alarm(intent string, slots map[string]slotVal) reply {
+	if _, all := slots["every"]; all && intent == "DELETE_ALARM" {
+		r := t.reply("alarms_deleted", nil)
+		r.actions = act(intent, AlarmData{All: true})
+		return r
+	}
 	w, ok := slots["time"]
 	if !ok || !w.when.complete() {
 		if intent == "DELETE_ALARM" {
@@ -179,7 +213,13 @@ func (t *turn) alarm(intent string, slots map[string]slotVal) reply {
 	label := strings.TrimSpace(slots["label"].text)
 	r := t.reply(map[bool]string{true: "alarm_set", false: "alarm_deleted"}[intent == "SET_ALARM"],
 		map[string]phr{"when": t.whenPhr(at)})
-	r.actions = act(intent, AlarmData{Time: ms(at), Label: label})
+	data := AlarmData{Time: ms(at), Label: label}
+	if intent == "DELETE_ALARM" {
+		// "delete the 7 o'clock alarm": the person means the alarm they
+		// have, whichever half of the day it is in.
+		data.Hour12 = w.when.hasClock && w.when.mer == "" && w.when.day == dayNone && w.when.hour <= 12
+	}
+	r.actions = act(intent, data)
 	return r
 }
 
@@ -200,8 +240,15 @@ func (t *turn) timer(slots map[string]slotVal) reply {
 	return r
 }
 
+// indefinite articles open a title without being part of it ("a call
+// with Marco").
+var indefinite = map[string]bool{"a": true, "an": true, "un": true, "una": true}
+
 func (t *turn) appointment(slots map[string]slotVal) reply {
 	title := strings.TrimSpace(slots["title"].text)
+	if first, rest, ok := strings.Cut(title, " "); ok && indefinite[fold(first)] {
+		title = strings.TrimSpace(rest)
+	}
 	if person := strings.TrimSpace(slots["person"].text); title == "" && person != "" {
 		title, _ = t.say("meeting_with", map[string]phr{"person": same(person)})
 		slots["title"] = slotVal{text: title}
@@ -258,6 +305,7 @@ func (t *turn) channel(slots map[string]slotVal) reply {
 }
 
 func (t *turn) call(slots map[string]slotVal) reply {
+	t.withPossessive(slots, "contact", "")
 	number := slots["phone"].text
 	contact := strings.TrimSpace(slots["contact"].text)
 	if number == "" && contact == "" {
@@ -477,7 +525,38 @@ func (t *turn) locate(dest string) (Location, bool) {
 	return loc, true
 }
 
+// possessives are words that belong to a relation ("my sister", "mi
+// hermana"): the matcher skips them as fillers, but a contact keeps them.
+var possessives = map[string]bool{"my": true, "our": true, "mi": true, "mis": true, "nuestra": true, "nuestro": true}
+
+// withPossessive gives a person slot the possessive before it ("my" in
+// "text my sister"), and when the slot took only the possessive ("text
+// my | wife love you") the next word too, taken from the rest slot.
+func (t *turn) withPossessive(slots map[string]slotVal, name, rest string) {
+	v, ok := slots[name]
+	if !ok || v.end <= v.start || v.end > len(t.toks) || spanText(t.toks[v.start:v.end]) != strings.TrimSpace(v.text) {
+		return
+	}
+	if v.start > 0 && possessives[t.toks[v.start-1].norm] {
+		v.start--
+	}
+	if v.end-v.start == 1 && possessives[t.toks[v.start].norm] {
+		if r, ok := slots[rest]; ok && r.start == v.end && r.end > r.start && r.end <= len(t.toks) {
+			v.end++
+			r.start++
+			r.text = ""
+			if r.end > r.start {
+				r.text = spanText(t.toks[r.start:r.end])
+			}
+			slots[rest] = r
+		}
+	}
+	v.text = spanText(t.toks[v.start:v.end])
+	slots[name] = v
+}
+
 func (t *turn) sms(slots map[string]slotVal) reply {
+	t.withPossessive(slots, "contact", "message")
 	contact := strings.TrimSpace(slots["contact"].text)
 	if contact == "" {
 		contact = slots["phone"].text
@@ -496,6 +575,7 @@ func (t *turn) sms(slots map[string]slotVal) reply {
 }
 
 func (t *turn) email(slots map[string]slotVal) reply {
+	t.withPossessive(slots, "recipient", "body")
 	to := slots["email"].text
 	if to == "" {
 		to = strings.TrimSpace(slots["recipient"].text)
@@ -504,16 +584,18 @@ func (t *turn) email(slots map[string]slotVal) reply {
 		return t.ask("recipient", "ask_email_to", nil, slots)
 	}
 	slots["recipient"] = slotVal{text: to}
+	// The subject is optional: a message without one is still a message.
 	subject := strings.TrimSpace(slots["subject"].text)
-	if subject == "" {
-		return t.ask("subject", "ask_email_subject", nil, slots)
-	}
 	body := strings.TrimSpace(slots["body"].text)
 	if body == "" {
 		return t.ask("body", "ask_email_body", nil, slots)
 	}
 	spokenTo := strings.NewReplacer("@", t.atWord(), ".", t.dotWord()).Replace(to)
-	r := t.reply("email_sent", map[string]phr{"to": {to, spokenTo}, "subject": same(subject)})
+	key := "email_sent"
+	if subject == "" {
+		key = "email_sent_nosubject"
+	}
+	r := t.reply(key, map[string]phr{"to": {to, spokenTo}, "subject": same(subject)})
 	r.actions = act("SEND_EMAIL", EmailData{To: to, Subject: subject, Body: body})
 	return r
 }

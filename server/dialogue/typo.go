@@ -67,7 +67,7 @@ func (s *speller) correct(w string) string {
 		if len(w) == 3 && len(t.word) != 4 {
 			continue
 		}
-		if d := osaDistance(w, t.word, bestDist-1); d < bestDist && !strings.HasPrefix(w, t.word) && (d > 1 || likelySlip(w, t.word)) {
+		if d := osaDistance(w, t.word, bestDist-1); d < bestDist && !inflected(w, t.word) && (d > 1 || likelySlip(w, t.word)) {
 			best, bestDist = t.word, d
 		}
 	}
@@ -124,7 +124,13 @@ func likelySlip(typed, word string) bool {
 	case len(word) == len(typed)+1:
 		return true
 	case len(word)+1 == len(typed):
-		return len(typed) >= 6 && !strings.HasPrefix(typed, word)
+		// A doubled key ("texxt", "calll") is a slip at any length.
+		for i := 1; i < len(typed); i++ {
+			if typed[i] == typed[i-1] && typed[:i]+typed[i+1:] == word {
+				return true
+			}
+		}
+		return len(typed) >= 6
 	}
 	for i := 0; i < len(typed); i++ {
 		if typed[i] == word[i] {
@@ -134,6 +140,22 @@ func likelySlip(typed, word string) bool {
 			return len(typed) >= 4
 		}
 		return len(typed) >= 6 && keysAdjacent(typed[i], word[i])
+	}
+	return false
+}
+
+// inflections are endings that make another word of a known one
+// ("works", "quarterly"), never a slip.
+var inflections = []string{"s", "es", "ed", "d", "ing", "ly", "er", "ers", "y"}
+
+func inflected(typed, word string) bool {
+	if !strings.HasPrefix(typed, word) {
+		return false
+	}
+	for _, e := range inflections {
+		if typed == word+e {
+			return true
+		}
 	}
 	return false
 }

@@ -197,7 +197,7 @@ func (t *turn) datePhr(d time.Time) phr {
 }
 
 func (t *turn) alarm(intent string, slots map[string]slotVal) reply {
-	if _, all := slots["every"]; all && intent == "DELETE_ALARM" {
+	if _, all := slots["every"]; (all || t.saysPlural("alarms", "alarmas")) && intent == "DELETE_ALARM" && !slots["time"].when.complete() {
 		r := t.reply("alarms_deleted", nil)
 		r.actions = act(intent, AlarmData{All: true})
 		return r
@@ -249,9 +249,21 @@ func (t *turn) appointment(slots map[string]slotVal) reply {
 	if first, rest, ok := strings.Cut(title, " "); ok && indefinite[fold(first)] {
 		title = strings.TrimSpace(rest)
 	}
+	kind := "meeting"
+	if k, ok := slots["apptkind"]; ok {
+		kind = k.text
+	}
+	kindName := t.m.displayName("apptkind", kind)
 	if person := strings.TrimSpace(slots["person"].text); title == "" && person != "" {
-		title, _ = t.say("meeting_with", map[string]phr{"person": same(person)})
+		title, _ = t.say("meeting_with", map[string]phr{"person": same(person), "kind": same(kindName)})
 		slots["title"] = slotVal{text: title}
+	}
+	if _, named := slots["apptkind"]; named && title == "" {
+		if w, ok := slots["time"]; ok && w.when.complete() {
+			// "schedule a call tomorrow at 5": the kind is the title.
+			title = kindName
+			slots["title"] = slotVal{text: title}
+		}
 	}
 	if title == "" {
 		return t.ask("title", "ask_appointment_title", nil, slots)
@@ -424,9 +436,16 @@ func (t *turn) navigate(slots map[string]slotVal) reply {
 	if p, ok := slots["personal"]; ok {
 		return t.personalPlace(p.text)
 	}
+	if c, ok := slots["placecat"]; ok && strings.TrimSpace(slots["destination"].text) == "" {
+		slots["destination"] = slotVal{text: c.text}
+	}
 	dest := strings.TrimSpace(slots["destination"].text)
 	if dest == "" {
 		return t.ask("destination", "ask_destination", nil, slots)
+	}
+	// "take me to amazon.es" is a web site, not a place.
+	if u, n := t.m.parseURL(tokenize(dest)); n > 0 && n == len(tokenize(dest)) {
+		return t.openURL(map[string]slotVal{"url": {text: u}})
 	}
 	toks := tokenize(dest)
 	// "home", "my office": the user's own places, learnt by tracking.
@@ -525,6 +544,30 @@ func (t *turn) locate(dest string) (Location, bool) {
 	return loc, true
 }
 
+// saysPlural reports whether the query holds one of words.
+func (t *turn) saysPlural(words ...string) bool {
+	for _, tok := range t.toks {
+		for _, w := range words {
+			if tok.norm == w {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// messageIntros introduce what a message says without being part of it
+// ("that I'm late", "que ya he llegado").
+var messageIntros = map[string]bool{"that": true, "saying": true, "que": true, "diciendo": true}
+
+func (t *turn) withoutIntro(s string) string {
+	s = strings.TrimSpace(s)
+	if first, rest, ok := strings.Cut(s, " "); ok && messageIntros[fold(first)] {
+		return strings.TrimSpace(rest)
+	}
+	return s
+}
+
 // possessives are words that belong to a relation ("my sister", "mi
 // hermana"): the matcher skips them as fillers, but a contact keeps them.
 var possessives = map[string]bool{"my": true, "our": true, "mi": true, "mis": true, "nuestra": true, "nuestro": true}
@@ -565,7 +608,7 @@ func (t *turn) sms(slots map[string]slotVal) reply {
 		return t.ask("contact", "ask_sms_contact", nil, slots)
 	}
 	slots["contact"] = slotVal{text: contact}
-	msg := strings.TrimSpace(slots["message"].text)
+	msg := t.withoutIntro(slots["message"].text)
 	if msg == "" {
 		return t.ask("message", "ask_sms_message", map[string]phr{"contact": same(contact)}, slots)
 	}
@@ -586,7 +629,7 @@ func (t *turn) email(slots map[string]slotVal) reply {
 	slots["recipient"] = slotVal{text: to}
 	// The subject is optional: a message without one is still a message.
 	subject := strings.TrimSpace(slots["subject"].text)
-	body := strings.TrimSpace(slots["body"].text)
+	body := t.withoutIntro(slots["body"].text)
 	if body == "" {
 		return t.ask("body", "ask_email_body", nil, slots)
 	}

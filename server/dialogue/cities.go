@@ -25,6 +25,9 @@ type city struct {
 	Lat   float64  `json:"lat"`
 	Lon   float64  `json:"lon"`
 	Zone  string   `json:"timeZone"`
+	TV    []struct {
+		Name string `json:"name"`
+	} `json:"tv"`
 	loc   *time.Location
 	spots []spot
 }
@@ -132,6 +135,20 @@ func placeForm(s string) string {
 		}
 	}
 	return strings.Join(words, " ")
+}
+
+// isChannel reports whether words name a TV channel of a dataset city
+// ("La 1", "BBC One").
+func (e *Engine) isChannel(words string) bool {
+	form := joinNorm(tokenize(words))
+	for _, c := range e.cities {
+		for _, ch := range c.TV {
+			if joinNorm(tokenize(ch.Name)) == form {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func (e *Engine) cityNamed(name string) (city, bool) {

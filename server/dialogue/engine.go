@@ -294,8 +294,26 @@ func (t *turn) respond(conv *conversation) reply {
 	if !ok {
 		return t.handle("fallback", nil)
 	}
+	mt = t.secondReading(mt)
 	t.completeTime(&mt)
 	return t.handle(mt.intent, mt.slots)
+}
+
+// secondReading reconsiders "play X" when X is no music the library has:
+// "pon La 1" names a TV channel, "pon en marcha el cronómetro" another
+// request; a title nobody has ("play Despacito") stays music.
+func (t *turn) secondReading(mt match) match {
+	song, ok := mt.slots["song"]
+	if mt.intent != "PLAY_MUSIC" || !ok || len(findTracks(t.e.music, joinNorm(tokenize(song.text)), "")) > 0 {
+		return mt
+	}
+	if t.e.isChannel(song.text) {
+		return match{intent: "CHANNEL_SELECT", slots: map[string]slotVal{"channel": {text: strings.TrimSpace(song.text)}}}
+	}
+	if alt, ok := t.m.understandExcept(t.toks, "PLAY_MUSIC"); ok && alt.literals >= 1 && alt.cost <= mt.cost+1.5 {
+		return alt
+	}
+	return mt
 }
 
 // findDay takes a day named outside the pattern's slots ("what's the
@@ -407,16 +425,17 @@ func (t *turn) followUp(conv *conversation) reply {
 func (t *turn) fillSlot(conv *conversation) (slotVal, string, bool) {
 	// A contact may be answered with a number, a recipient with an
 	// address: the typed reading wins when it covers the whole answer.
-	if typed, ok := preferTyped[conv.awaiting]; ok {
-		if v, n := t.m.parseTyped(typed, t.toks); n > 0 && n == len(t.toks) {
-			return v, typed, true
-		}
-	}
 	toks := t.toks
 	if i, ok := t.m.slotIndex[conv.awaiting]; ok && t.m.slots[i].perWord == costShortWord {
-		// "to mom", "a Lucía": a name without the words around it.
-		for len(toks) > 1 && t.m.fillers[toks[0].norm] {
+		// "to mom", "a Lucía": a name without the words around it, but
+		// with its possessive ("my sister").
+		for len(toks) > 1 && t.m.fillers[toks[0].norm] && !possessives[toks[0].norm] {
 			toks = toks[1:]
+		}
+	}
+	if typed, ok := preferTyped[conv.awaiting]; ok {
+		if v, n := t.m.parseTyped(typed, toks); n > 0 && n == len(toks) {
+			return v, typed, true
 		}
 	}
 	v, ok := t.m.findSlot(conv.awaiting, toks)

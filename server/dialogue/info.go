@@ -35,6 +35,14 @@ func (t *turn) where(slots map[string]slotVal) (Where, bool) {
 	}
 	if p := strings.TrimSpace(slots["place"].text); p != "" {
 		toks := tokenize(p)
+		// "tiempo para pasado mañana": the words name a day, not a place.
+		if w, n := t.m.parseWhen(toks); n == len(toks) && w.day != dayNone {
+			if _, ok := slots["day"]; !ok {
+				slots["day"] = slotVal{when: w}
+			}
+			delete(slots, "place")
+			return t.where(slots)
+		}
 		if v, ok := t.m.findSlot("city", toks); ok {
 			return Where{City: v.text}, true
 		}

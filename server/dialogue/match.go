@@ -172,6 +172,12 @@ func (m *langModel) parseTyped(typ string, rest []token) (slotVal, int) {
 // understand finds the intent whose pattern reads the query best, or
 // returns ok == false when nothing fits.
 func (m *langModel) understand(toks []token) (match, bool) {
+	return m.understandExcept(toks, "")
+}
+
+// understandExcept is understand with the patterns of one intent left
+// out, for a second reading.
+func (m *langModel) understandExcept(toks []token, except string) (match, bool) {
 	q := newQueryCtx(m, toks)
 	seen := make([]uint64, (len(m.variants)+63)/64)
 	type candidate struct {
@@ -199,6 +205,9 @@ func (m *langModel) understand(toks []token) (match, bool) {
 	for _, c := range cands {
 		if c.lb > bestCost {
 			break
+		}
+		if m.variants[c.id].intent == except {
+			continue
 		}
 		r, ok := q.align(&m.variants[c.id], bestCost)
 		if !ok {

@@ -423,6 +423,17 @@ func (t *turn) followUp(conv *conversation) reply {
 // fillSlot reads the awaited slot from a follow-up answer. A time that
 // only names a day ("tomorrow") merges with a later clock ("at nine").
 func (t *turn) fillSlot(conv *conversation) (slotVal, string, bool) {
+	// "What is it about?" answered with only a time ("el viernes a las
+	// 5"): the time is taken and the appointment keeps a plain title.
+	if conv.intent == "SET_APPOINTMENT" && conv.awaiting == "title" {
+		if w, n := t.m.parseWhen(t.toks); n == len(t.toks) && w.complete() {
+			if conv.slots == nil {
+				conv.slots = map[string]slotVal{}
+			}
+			conv.slots["title"] = slotVal{text: t.m.displayName("apptkind", "appointment")}
+			return slotVal{when: w, end: n}, "time", true
+		}
+	}
 	// A contact may be answered with a number, a recipient with an
 	// address: the typed reading wins when it covers the whole answer.
 	toks := t.toks

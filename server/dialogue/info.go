@@ -36,10 +36,13 @@ func (t *turn) where(slots map[string]slotVal) (Where, bool) {
 	if p := strings.TrimSpace(slots["place"].text); p != "" {
 		toks := tokenize(p)
 		// "tiempo para pasado mañana": the words name a day, not a place.
-		if w, n := t.m.parseWhen(toks); n == len(toks) && w.day != dayNone {
-			if _, ok := slots["day"]; !ok {
-				slots["day"] = slotVal{when: w}
-			}
+		// The day may run on past the place ("pasado | mañana").
+		from := toks
+		if pv := slots["place"]; pv.end > pv.start && pv.end <= len(t.toks) {
+			from = t.toks[pv.start:]
+		}
+		if w, n := t.m.parseWhen(from); n >= len(toks) && w.day != dayNone {
+			slots["day"] = slotVal{when: w}
 			delete(slots, "place")
 			return t.where(slots)
 		}

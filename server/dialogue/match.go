@@ -381,7 +381,13 @@ func (q *queryCtx) align(v *variant, bound float32) (match, bool) {
 						end--
 					}
 				}
-				r.slots[def.name] = slotVal{text: q.span(pj, end), start: pj, end: end}
+				text := q.span(pj, end)
+				if def.verbatim && end == len(q.toks) {
+					// A message ends with its own question or exclamation
+					// mark ("are you free on friday?").
+					text += closingMarks(q.toks[end-1])
+				}
+				r.slots[def.name] = slotVal{text: text, start: pj, end: end}
 			}
 			openEnd = -1
 		}

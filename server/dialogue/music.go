@@ -27,6 +27,13 @@ func (t *turn) playMusic(slots map[string]slotVal) reply {
 			genre, song, artist = v.text, "", ""
 		}
 	}
+	if s, a := slots["song"], slots["artist"]; song != "" && artist != "" && len(findTracks(lib, song, artist)) == 0 &&
+		s.end > s.start && a.end <= len(t.toks) && s.end <= a.start {
+		// "pon Clair de Lune": the "de" inside a title read as "by".
+		if whole := joinNorm(t.toks[s.start:a.end]); len(findTracks(lib, whole, "")) > 0 {
+			song, artist = whole, ""
+		}
+	}
 	switch {
 	case song != "":
 		pool = findTracks(lib, song, artist)

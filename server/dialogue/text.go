@@ -114,6 +114,20 @@ func spanText(toks []token) string {
 
 func (q *queryCtx) span(from, to int) string { return spanText(q.toks[from:to]) }
 
+// closingMarks are the question and exclamation marks typed right after
+// a word, which tokenize leaves out.
+func closingMarks(t token) string {
+	rest := strings.TrimPrefix(t.src, t.orig)
+	if len(rest) == len(t.src) {
+		return ""
+	}
+	n := 0
+	for n < len(rest) && (rest[n] == '?' || rest[n] == '!') {
+		n++
+	}
+	return rest[:n]
+}
+
 // maxTokens bounds the work of one query; 1000 bytes of text rarely holds
 // more than 200 words.
 const maxTokens = 200

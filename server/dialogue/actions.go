@@ -1,6 +1,7 @@
 package dialogue
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 	"time"
@@ -216,8 +217,17 @@ func (t *turn) alarm(intent string, slots map[string]slotVal) reply {
 	data := AlarmData{Time: ms(at), Label: label}
 	if intent == "DELETE_ALARM" {
 		// "delete the 7 o'clock alarm": the person means the alarm they
-		// have, whichever half of the day it is in.
+		// have, whichever half of the day it is in; the answer names only
+		// what was said, and the client reports which alarm it deleted.
 		data.Hour12 = w.when.hasClock && w.when.mer == "" && w.when.day == dayNone && w.when.hour <= 12
+		if data.Hour12 {
+			h := w.when.hour % 12
+			if h == 0 {
+				h = 12
+			}
+			r = t.reply("alarm_deleted_clock", map[string]phr{"clock": {fmt.Sprintf("%d:%02d", h, w.when.minute),
+				sayNumber(t.lang, h) + map[bool]string{true: "", false: " " + sayNumber(t.lang, w.when.minute)}[w.when.minute == 0]}})
+		}
 	}
 	r.actions = act(intent, data)
 	return r

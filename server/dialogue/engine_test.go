@@ -499,7 +499,7 @@ func TestGrammarData(t *testing.T) {
 			}
 		}
 	}
-	actions := []string{"SET_ALARM", "DELETE_ALARM", "SET_TIMER", "SET_CRONO", "RESET_CRONO", "SET_APPOINTMENT",
+	actions := []string{"SET_ALARM", "DELETE_ALARM", "SET_TIMER", "DELETE_TIMER", "SET_CRONO", "RESET_CRONO", "SET_APPOINTMENT",
 		"PLAY_MUSIC", "POWER", "CHANNEL_SELECT", "MAKE_CALL", "VOLUME_UPDATE", "BRIGHTNESS_UPDATE", "ACTIVATE",
 		"DEACTIVATE", "OPEN_APP", "OPEN_BROWSER", "OPEN_URL", "NAVIGATE", "SEND_SMS", "SEND_EMAIL",
 		"weather", "news", "movies", "restaurants", "sports", "events", "tv", "time", "date", "help",

@@ -8,6 +8,8 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -175,21 +177,35 @@ func (k *Items) Movies(ctx context.Context, q dialogue.MovieQuery) ([]dialogue.S
 	return out, nil
 }
 
-// Restaurants answers with the restaurants open now (or all of them, when
-// the user did not ask for open ones, open first).
+// Restaurants answers with the list the Items screen shows for the same
+// position and user (the same ranking by interests and distance), narrowed
+// to a cuisine or to the places open now when asked; a named city is
+// looked at from its centre.
 func (k *Items) Restaurants(ctx context.Context, q dialogue.RestaurantQuery) ([]dialogue.Restaurant, error) {
 	c, err := k.city(q.Where)
 	if err != nil {
 		return nil, err
 	}
-	open, err := k.Items.OpenRestaurants(ctx, c, k.now(), q.Cuisine)
+	lat, lon := c.Lat, c.Lon
+	if q.City == "" && q.Lat != nil && q.Lon != nil {
+		lat, lon = *q.Lat, *q.Lon
+	}
+	rows := 100
+	metric := k.Users == nil || k.Users.Metric(ctx, q.UserID)
+	env, err := k.Items.List(ctx, items.Query{Path: "restaurants", Lat: &lat, Lon: &lon, RowsPerPage: &rows,
+		UserID: q.UserID, Profile: k.profile(ctx, q.UserID), Metric: metric, Now: k.now()})
 	if err != nil {
 		return nil, err
 	}
-	out := make([]dialogue.Restaurant, 0, len(open))
-	for _, r := range open {
-		out = append(out, dialogue.Restaurant{Name: r.Name, Cuisine: strings.Join(r.Cuisines, ", "),
-			Address: r.Address, Rating: r.Rating, Open: true})
+	out := make([]dialogue.Restaurant, 0, len(env.List))
+	for _, el := range env.List {
+		r, ok := el.(items.RestaurantItem)
+		if !ok || q.OpenNow && !r.Open || q.Cuisine != "" && !slices.Contains(r.Categories, q.Cuisine) {
+			continue
+		}
+		rating, _ := strconv.ParseFloat(r.Rating, 64)
+		out = append(out, dialogue.Restaurant{Name: r.Name, Cuisine: strings.Join(r.Categories, ", "),
+			Address: r.Address, Rating: rating, Open: r.Open})
 	}
 	return out, nil
 }

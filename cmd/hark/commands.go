@@ -73,16 +73,32 @@ func cmdSay(ctx context.Context, p *platform, args []string, stdout, stderr io.W
 	fs.SetOutput(stderr)
 	asJSON := fs.Bool("json", false, "print the whole answer as JSON")
 	ref := fs.Int64("ref", 0, "continue the conversation with this ref")
+	explain := fs.Bool("explain", false, "also show how the query was read: language, intent, pattern, slots, corrections")
 	if err := fs.Parse(args); err != nil {
 		return exitError{2}
 	}
 	q := strings.TrimSpace(strings.Join(fs.Args(), " "))
 	if q == "" {
-		fmt.Fprintln(stderr, "usage: hark say [--json] [--ref N] TEXT")
+		fmt.Fprintln(stderr, "usage: hark say [--json] [--explain] [--ref N] TEXT")
 		return exitError{2}
 	}
 	if p.Client.Token() == "" {
 		return errors.New("not signed in: run hark login, hark register, or open hark once")
+	}
+	if *explain {
+		resp, x, raw, err := sayExplained(ctx, p.Client, q, *ref)
+		if err != nil {
+			return err
+		}
+		if *asJSON {
+			_, err := stdout.Write(append(raw, '\n'))
+			return err
+		}
+		if err := printAnswer(stdout, resp); err != nil {
+			return err
+		}
+		printExplanation(stdout, x)
+		return nil
 	}
 	resp, err := p.Client.Dialogue.Text(ctx, q, *ref)
 	if err != nil {

@@ -61,13 +61,19 @@ type Config struct {
 
 // Request is one query.
 type Request struct {
-	Query    string
-	Lang     string         // "en" (default) or "es"; a region suffix ("es-ES") is ignored
+	Query string
+	// Lang is "en" or "es" (a region suffix such as "es-ES" is ignored);
+	// "" lets the engine tell from the query. A query plainly in the
+	// other language that the named one cannot read is answered in its
+	// own language.
+	Lang     string
 	TimeZone *time.Location // for spoken times; default UTC
 	Lat, Lon *float64       // the user's position, when known
 	Ref      int64          // conversation to continue; 0 for none
 	UserID   int64
 	Now      time.Time // default Config.Clock()
+	// Explain asks for Response.Explain: how the query was read.
+	Explain bool
 }
 
 // Response marshals to the dialogue JSON of DECISIONS §5.
@@ -78,6 +84,11 @@ type Response struct {
 	// Intent names what the query was understood as (an action code, an
 	// information intent such as "weather", or "fallback"); for logs.
 	Intent string `json:"-"`
+	// Lang is the language the answer is in ("en" or "es"), for the
+	// Content-Language header and the speech voice.
+	Lang string `json:"-"`
+	// Explain is set only when the request asked for it.
+	Explain *Explanation `json:"explain,omitempty"`
 }
 
 // Context identifies the answer and its conversation.
@@ -154,7 +165,10 @@ func (e *Engine) Answer(ctx context.Context, req Request) (Response, error) {
 	if err := ctx.Err(); err != nil {
 		return Response{}, err
 	}
-	lang := normLang(req.Lang)
+	lang, langFrom := normLang(req.Lang), "request"
+	if strings.TrimSpace(req.Lang) == "" {
+		lang, langFrom = e.detectLang(q), "detected"
+	}
 	m := e.models[lang]
 	now := req.Now
 	if now.IsZero() {
@@ -166,7 +180,21 @@ func (e *Engine) Answer(ctx context.Context, req Request) (Response, error) {
 	}
 	toks := tokenize(q)
 	m.correctTokens(toks)
-	t := &turn{e: e, ctx: ctx, m: m, req: req, lang: lang, now: now, loc: loc, toks: toks}
+	t := &turn{e: e, ctx: ctx, m: m, req: req, lang: lang, now: now, loc: loc, toks: toks, langFrom: langFrom}
+	if req.Ref == 0 && strings.TrimSpace(req.Lang) != "" {
+		if other := e.detectLang(q); other != lang {
+			// "¿qué tiempo hace?" typed in a console set to English: when
+			// the named language reads nothing, the query's own does.
+			if _, ok := m.understand(toks); !ok {
+				otoks := tokenize(q)
+				e.models[other].correctTokens(otoks)
+				if _, ok := e.models[other].understand(otoks); ok {
+					lang, m = other, e.models[other]
+					t.lang, t.m, t.toks, t.langFrom = lang, m, otoks, "detected over the request's "+t.lang
+				}
+			}
+		}
+	}
 
 	var conv *conversation
 	if req.Ref > 0 {
@@ -182,6 +210,7 @@ func (e *Engine) Answer(ctx context.Context, req Request) (Response, error) {
 		Responses:   Responses{Query: q},
 		NextActions: r.actions,
 		Intent:      r.intent,
+		Lang:        lang,
 	}
 	if resp.NextActions == nil {
 		resp.NextActions = []NextAction{}
@@ -206,6 +235,9 @@ func (e *Engine) Answer(ctx context.Context, req Request) (Response, error) {
 		resp.Context.Ref = newRef()
 	}
 	resp.Responses.Text, resp.Responses.Speech, resp.Responses.HTML = r.render(lang)
+	if req.Explain {
+		resp.Explain = t.explain(r, conv)
+	}
 	return resp, nil
 }
 
@@ -248,6 +280,17 @@ type turn struct {
 	now  time.Time
 	loc  *time.Location
 	toks []token
+	// what the explanation reports: the reading used and the slot an
+	// answer filled
+	read     *match
+	filled   string
+	langFrom string
+}
+
+// handleMatch answers a reading of the query and keeps it for Explain.
+func (t *turn) handleMatch(mt match) reply {
+	t.read = &mt
+	return t.handle(mt.intent, mt.slots)
 }
 
 // respond decides between continuing a conversation and a new intent.
@@ -265,7 +308,7 @@ func (t *turn) respond(conv *conversation) reply {
 		// unless the question wants free text, where anything goes.
 		if understood && mt.intent != conv.intent && mt.literals >= 2 && !t.awaitsFreeText(conv) {
 			t.completeTime(&mt)
-			return t.handle(mt.intent, mt.slots)
+			return t.handleMatch(mt)
 		}
 		if v, name, ok := t.fillSlot(conv); ok {
 			slots := conv.slots
@@ -273,13 +316,14 @@ func (t *turn) respond(conv *conversation) reply {
 				slots = map[string]slotVal{}
 			}
 			slots[name] = v
+			t.filled = name
 			r := t.handle(conv.intent, slots)
 			return r
 		}
 		// Not an answer to the question: a new request, or ask again.
 		if understood && mt.intent != conv.intent {
 			t.completeTime(&mt)
-			return t.handle(mt.intent, mt.slots)
+			return t.handleMatch(mt)
 		}
 		if conv.asks >= 2 {
 			r := t.reply("not_understood_giveup", nil)
@@ -296,7 +340,7 @@ func (t *turn) respond(conv *conversation) reply {
 	}
 	mt = t.secondReading(mt)
 	t.completeTime(&mt)
-	return t.handle(mt.intent, mt.slots)
+	return t.handleMatch(mt)
 }
 
 // secondReading reconsiders "play X" when X is no music the library has:
@@ -391,7 +435,7 @@ func (t *turn) followUp(conv *conversation) reply {
 	mt, understood := t.m.understand(t.toks)
 	if understood && mt.literals >= 2 {
 		t.completeTime(&mt)
-		return t.handle(mt.intent, mt.slots)
+		return t.handleMatch(mt)
 	}
 	slots := map[string]slotVal{}
 	for k, v := range conv.slots {
@@ -415,7 +459,7 @@ func (t *turn) followUp(conv *conversation) reply {
 		return t.handle(conv.intent, slots)
 	case understood:
 		t.completeTime(&mt)
-		return t.handle(mt.intent, mt.slots)
+		return t.handleMatch(mt)
 	}
 	return t.handle("fallback", nil)
 }

@@ -521,6 +521,33 @@ func numberClasses(numbers map[string]int) map[string][]string {
 	return out
 }
 
+// detectLang tells English from Spanish: Spanish marks (¿ ¡ ñ and
+// accents) count double, then each word known to one language's phrases
+// and not the other's counts for it. A tie is English, the default.
+func (e *Engine) detectLang(q string) string {
+	en, es := e.models["en"], e.models["es"]
+	score := 0
+	for _, r := range q {
+		switch r {
+		case '¿', '¡', 'ñ', 'Ñ', 'á', 'é', 'í', 'ó', 'ú':
+			score += 2
+		}
+	}
+	for _, t := range tokenize(q) {
+		inEN, inES := en.spell.known[t.norm], es.spell.known[t.norm]
+		switch {
+		case inES && !inEN:
+			score++
+		case inEN && !inES:
+			score--
+		}
+	}
+	if score > 0 {
+		return "es"
+	}
+	return "en"
+}
+
 // Courtesy returns the phrases a speaker of lang may say before or after
 // any request ("please", "could you").
 func Courtesy(lang string) []string {

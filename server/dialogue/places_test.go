@@ -112,3 +112,29 @@ func TestGazetteerData(t *testing.T) {
 }
 
 func distanceTo(c city, s spot) float64 { return geo.DistanceKm(c.Lat, c.Lon, s.Lat, s.Lon) }
+
+// TestLanguagePerRequest: without a language the query says which; a
+// query plainly in the other language is answered in it.
+func TestLanguagePerRequest(t *testing.T) {
+	h := newHarness(t)
+	for _, c := range []struct{ lang, q, want, intent string }{
+		{"", "¿qué hora es?", "es", "time"},
+		{"", "pon una alarma a las siete", "es", "SET_ALARM"},
+		{"", "what time is it", "en", "time"},
+		{"", "set an alarm for seven", "en", "SET_ALARM"},
+		{"en", "qué tiempo hace en Madrid", "es", "weather"},
+		{"es", "what's the weather in London", "en", "weather"},
+		// A query the named language reads stays in it.
+		{"es", "hola", "es", "greeting"},
+		{"en", "hello", "en", "greeting"},
+	} {
+		r, err := h.e.Answer(context.Background(), Request{Query: c.q, Lang: c.lang, TimeZone: h.loc, Now: h.now,
+			Lat: &h.lat, Lon: &h.lon, UserID: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Lang != c.want || r.Intent != c.intent {
+			t.Errorf("%q (lang %q): answered %s %s (%q), want %s %s", c.q, c.lang, r.Lang, r.Intent, r.Responses.Text, c.want, c.intent)
+		}
+	}
+}

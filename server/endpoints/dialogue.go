@@ -23,16 +23,33 @@ func Dialogue(api *httpapi.API, engine *dialogue.Engine, audio *Audio) {
 		if err != nil {
 			return err
 		}
+		// Without Accept-Language the engine tells the language from the
+		// query; the answer's language comes back in Content-Language.
+		if strings.TrimSpace(r.Header.Get("Accept-Language")) == "" {
+			req.Lang = ""
+		}
+		// Service-Explain: 1 adds "explain" (how the query was read) to
+		// the answer, for developers.
+		req.Explain = explainRequested(r)
 		resp, err := engine.Answer(r.Context(), req)
 		if err != nil {
 			return err
 		}
 		absoluteURLs(r, &resp)
-		if err := audio.Speak(r, req.Lang, &resp); err != nil {
+		if err := audio.Speak(r, resp.Lang, &resp); err != nil {
 			return err
 		}
+		w.Header().Set("Content-Language", resp.Lang)
 		return httpapi.WriteJSON(w, http.StatusOK, resp)
 	})
+}
+
+func explainRequested(r *http.Request) bool {
+	switch strings.ToLower(strings.TrimSpace(r.Header.Get("Service-Explain"))) {
+	case "1", "true", "yes":
+		return true
+	}
+	return false
 }
 
 // dialogueRequest gathers what the engine needs from the headers.

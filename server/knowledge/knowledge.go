@@ -113,12 +113,13 @@ func (k *Items) Weather(ctx context.Context, q dialogue.WeatherQuery) (dialogue.
 	return info, nil
 }
 
-// spanishConditions words the sandbox's weather states in Spanish; the
-// items themselves are English, like the contract's samples.
+// spanishConditions words the sandbox's weather states in Spanish as what
+// the sky does, so an answer reads "hace 7 °C y llueve"; the items
+// themselves are English, like the contract's samples.
 var spanishConditions = map[items.Condition]string{
-	items.Sunny: "soleado", items.PartlyCloudy: "parcialmente nublado", items.Cloudy: "nublado",
-	items.Showers: "chubascos", items.Rain: "lluvia", items.Thunderstorm: "tormentas", items.Snow: "nieve",
-	items.Fog: "niebla", items.ClearNight: "despejado",
+	items.Sunny: "hace sol", items.PartlyCloudy: "está parcialmente nublado", items.Cloudy: "está nublado",
+	items.Showers: "hay chubascos", items.Rain: "llueve", items.Thunderstorm: "hay tormenta", items.Snow: "nieva",
+	items.Fog: "hay niebla", items.ClearNight: "está despejado",
 }
 
 func condition(c items.Condition, lang string) string {

@@ -208,7 +208,7 @@ func (s *Server) build(ctx context.Context) error {
 	}
 	var tracks []dialogue.Track
 	for _, t := range media.Tracks() {
-		tracks = append(tracks, dialogue.Track{ID: t.ID, Title: t.Title, Artist: t.Artist, Genre: t.Genre})
+		tracks = append(tracks, dialogue.Track{ID: t.ID, Title: t.Title, Artist: t.Artist, Album: t.Album, Genre: t.Genre, Mood: t.Mood})
 	}
 	s.nudges, s.nudgesDone = make(chan nudge, 1024), make(chan struct{})
 	go s.nudgeInterests()

@@ -33,7 +33,8 @@ const ConversationTTL = 10 * time.Minute
 
 // Track is one song of the music library PLAY_MUSIC picks from.
 type Track struct {
-	ID, Title, Artist, Genre string
+	ID, Title, Artist, Album, Genre string
+	Mood                            string // energetic, upbeat, relaxed, calm, melancholic, focused
 }
 
 // Config wires an Engine to its sources. Every field is optional.
@@ -144,7 +145,8 @@ func New(cfg Config) *Engine {
 	}
 	e := &Engine{cfg: cfg, models: models, convs: newConversations(cfg.MaxConversations), cities: cities, log: log}
 	for _, t := range cfg.Music {
-		e.music = append(e.music, musicTrack{Track: t, title: joinNorm(tokenize(t.Title)), artist: joinNorm(tokenize(t.Artist)), genre: fold(strings.TrimSpace(t.Genre))})
+		e.music = append(e.music, musicTrack{Track: t, title: joinNorm(tokenize(t.Title)), artist: joinNorm(tokenize(t.Artist)),
+			album: joinNorm(tokenize(t.Album)), genre: fold(strings.TrimSpace(t.Genre)), mood: fold(strings.TrimSpace(t.Mood))})
 	}
 	return e
 }
@@ -354,7 +356,7 @@ func (t *turn) secondReading(mt match) match {
 	if t.e.isChannel(song.text) {
 		return match{intent: "CHANNEL_SELECT", slots: map[string]slotVal{"channel": {text: strings.TrimSpace(song.text)}}}
 	}
-	if alt, ok := t.m.understandExcept(t.toks, "PLAY_MUSIC"); ok && alt.literals >= 1 && alt.cost <= mt.cost+1.5 {
+	if alt, ok := t.m.understandExcept(t.toks, "PLAY_MUSIC"); ok && alt.literals >= 2 && alt.cost <= mt.cost+1.5 {
 		return alt
 	}
 	return mt

@@ -64,6 +64,12 @@ func (k *Items) city(w dialogue.Where) (*items.City, error) {
 	return nil, fmt.Errorf("%w: no city named and no position", dialogue.ErrNoData)
 }
 
+// Interests gives the dialogue the user's survey weights ("music:jazz"),
+// so "play something I like" follows the music survey.
+func (k *Items) Interests(ctx context.Context, userID int64) map[string]float64 {
+	return k.profile(ctx, userID)
+}
+
 func (k *Items) profile(ctx context.Context, userID int64) map[string]float64 {
 	if k.Users == nil {
 		return nil

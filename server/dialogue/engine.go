@@ -151,21 +151,24 @@ func New(cfg Config) *Engine {
 	return e
 }
 
-// Answer understands one query and answers it. Bad input (empty, longer
-// than MaxQueryBytes, not UTF-8) is a 400 apierr; an unknown or expired
-// Ref starts a new conversation.
+// Answer understands one query and answers it. A query that is not
+// UTF-8 is a 400 apierr. An empty one, or one longer than MaxQueryBytes,
+// gets a polite answer without action; control characters are dropped.
+// An unknown or expired Ref, or one of another user, starts a new
+// conversation.
 func (e *Engine) Answer(ctx context.Context, req Request) (Response, error) {
-	q := strings.TrimSpace(req.Query)
-	switch {
-	case q == "":
-		return Response{}, apierr.BadRequestf("the query q is empty")
-	case len(req.Query) > MaxQueryBytes:
-		return Response{}, apierr.TooLargef("the query q is longer than %d bytes", MaxQueryBytes)
-	case !utf8.ValidString(q):
+	if !utf8.ValidString(req.Query) {
 		return Response{}, apierr.BadRequestf("the query q is not valid UTF-8")
 	}
 	if err := ctx.Err(); err != nil {
 		return Response{}, err
+	}
+	if len(req.Query) > MaxQueryBytes {
+		return e.politely(req, "too_long", ""), nil
+	}
+	q := strings.TrimSpace(withoutControls(req.Query))
+	if q == "" {
+		return e.politely(req, "empty_query", q), nil
 	}
 	lang, langFrom := normLang(req.Lang), "request"
 	if strings.TrimSpace(req.Lang) == "" {
@@ -241,6 +244,45 @@ func (e *Engine) Answer(ctx context.Context, req Request) (Response, error) {
 		resp.Explain = t.explain(r, conv)
 	}
 	return resp, nil
+}
+
+// politely answers a query the engine will not read, in the language
+// asked for, with no action.
+func (e *Engine) politely(req Request, key, q string) Response {
+	lang := normLang(req.Lang)
+	t := &turn{e: e, m: e.models[lang], lang: lang}
+	resp := Response{Context: Context{ID: uuid.NewString(), Ref: newRef()}, Responses: Responses{Query: q},
+		NextActions: []NextAction{}, Intent: "fallback", Lang: lang}
+	resp.Responses.Text, resp.Responses.Speech, resp.Responses.HTML = t.reply(key, nil).render(lang)
+	if req.Explain {
+		resp.Explain = &Explanation{Lang: lang, LangFrom: "request", Intent: "fallback", Slots: []SlotReading{}, Corrections: []Correction{}}
+	}
+	return resp
+}
+
+// withoutControls drops control characters (a pasted escape sequence, a
+// NUL); tabs and line breaks become spaces.
+func withoutControls(s string) string {
+	clean := true
+	for _, r := range s {
+		if unicode.IsControl(r) {
+			clean = false
+			break
+		}
+	}
+	if clean {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s {
+		switch {
+		case r == '\t' || r == '\n' || r == '\r':
+			b.WriteByte(' ')
+		case !unicode.IsControl(r):
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
 }
 
 // NotHeard answers audio in which nothing was recognised: it says so and

@@ -98,7 +98,6 @@ type variant struct {
 type langModel struct {
 	lang      string
 	fillers   map[string]bool
-	courtesy  []string
 	numbers   map[string]int
 	timeWords phraseTable
 	spoken    map[string]string
@@ -112,6 +111,10 @@ type langModel struct {
 	say       map[string]string
 	grammar   map[string][]string
 	spell     *speller
+	// the parsed texts, for GrammarSpec
+	parsedPatterns [][]node
+	parsedSlots    map[string][][]node
+	parsedCourtesy [][]node
 }
 
 var (
@@ -200,7 +203,13 @@ func compileModel(lang string, f langFile) (*langModel, error) {
 	for _, w := range f.Fillers {
 		m.fillers[fold(w)] = true
 	}
-	m.courtesy = f.Courtesy
+	for _, c := range f.Courtesy {
+		seq, err := parsePattern(c)
+		if err != nil {
+			return nil, fmt.Errorf("dialogue data %s: courtesy: %w", lang, err)
+		}
+		m.parsedCourtesy = append(m.parsedCourtesy, seq)
+	}
 	for w, v := range f.Numbers {
 		m.numbers[fold(w)] = v
 	}
@@ -233,6 +242,7 @@ func compileModel(lang string, f langFile) (*langModel, error) {
 		}
 		m.grammar[name] = append([]string(nil), alts...)
 	}
+	m.parsedSlots = parsedSlots
 	slotAlts := func(name string) ([][]node, error) {
 		alts, ok := parsedSlots[name]
 		if !ok {
@@ -366,6 +376,7 @@ func compileModel(lang string, f langFile) (*langModel, error) {
 			}
 			pi := len(m.patterns)
 			m.patterns = append(m.patterns, Pattern{Lang: lang, Intent: intent, Text: text})
+			m.parsedPatterns = append(m.parsedPatterns, seq)
 			for _, v := range vars {
 				if len(v) == 0 {
 					continue
@@ -471,15 +482,18 @@ func (m *langModel) wordID(w string) int32 {
 	return id
 }
 
-// Grammar is the package Grammar with the music library added: its titles
-// and artists become the alternatives of the song and artist slots, so a
-// speech recogniser can hear them. Titles with characters a grammar cannot
+// libraryPhrase is a title or artist of the music library as words a
+// speech grammar can hold.
+type libraryPhrase struct {
+	slot  string
+	words []string
+}
+
+// libraryPhrases lists the library's titles (slot song) and artists (slot
+// artist) for the speech grammar; titles with characters a grammar cannot
 // hold (digits, symbols) are left out.
-func (e *Engine) Grammar(lang string) (patterns []Pattern, slots map[string][]string) {
-	patterns, slots = Grammar(lang)
-	if slots == nil {
-		return nil, nil
-	}
+func (e *Engine) libraryPhrases() []libraryPhrase {
+	var out []libraryPhrase
 	seen := map[string]bool{}
 	add := func(slot, text string) {
 		phrase := strings.Join(strings.Fields(strings.ToLower(text)), " ")
@@ -487,13 +501,13 @@ func (e *Engine) Grammar(lang string) (patterns []Pattern, slots map[string][]st
 			return
 		}
 		seen[slot+phrase] = true
-		slots[slot] = append(slots[slot], phrase)
+		out = append(out, libraryPhrase{slot, strings.Fields(phrase)})
 	}
 	for _, tr := range e.music {
 		add("song", strings.NewReplacer(",", " ", "!", " ", "?", " ", ".", " ", "\"", " ").Replace(tr.Title))
 		add("artist", strings.NewReplacer(",", " ", ".", " ").Replace(tr.Artist))
 	}
-	return patterns, slots
+	return out
 }
 
 // grammarWords is what a speech grammar phrase may hold.
@@ -546,16 +560,6 @@ func (e *Engine) detectLang(q string) string {
 		return "es"
 	}
 	return "en"
-}
-
-// Courtesy returns the phrases a speaker of lang may say before or after
-// any request ("please", "could you").
-func Courtesy(lang string) []string {
-	ms, err := loadModels()
-	if err != nil || ms[lang] == nil {
-		return nil
-	}
-	return append([]string(nil), ms[lang].courtesy...)
 }
 
 // Grammar returns the recognisable phrasings of one language ("en" or

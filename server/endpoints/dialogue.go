@@ -80,10 +80,10 @@ func queryText(w http.ResponseWriter, r *http.Request, limit int64) (string, err
 		if err != nil {
 			return "", apierr.BadRequestf("malformed form: %v", err)
 		}
-		return requireQ(form.Get("q"))
+		return form.Get("q"), nil
 	case "", "application/json":
 		if r.ContentLength == 0 && r.URL.Query().Has("q") {
-			return requireQ(r.URL.Query().Get("q"))
+			return r.URL.Query().Get("q"), nil
 		}
 		var body struct {
 			Q *string `json:"q"`
@@ -94,15 +94,8 @@ func queryText(w http.ResponseWriter, r *http.Request, limit int64) (string, err
 		if body.Q == nil {
 			return "", apierr.BadRequestf("the body needs q, the query text")
 		}
-		return requireQ(*body.Q)
+		return *body.Q, nil
 	default:
 		return "", apierr.BadRequestf("Content-Type %q is not accepted; send application/json", ct)
 	}
-}
-
-func requireQ(q string) (string, error) {
-	if strings.TrimSpace(q) == "" {
-		return "", apierr.BadRequestf("q, the query text, is empty")
-	}
-	return q, nil
 }

@@ -268,7 +268,8 @@ func (t *turn) appointment(slots map[string]slotVal) reply {
 		title, _ = t.say("meeting_with", map[string]phr{"person": same(person), "kind": same(kindName)})
 		slots["title"] = slotVal{text: title}
 	}
-	if _, named := slots["apptkind"]; named && title == "" {
+	_, ranged := slots["until"]
+	if _, named := slots["apptkind"]; (named || ranged) && title == "" {
 		if w, ok := slots["time"]; ok && w.when.complete() {
 			// "schedule a call tomorrow at 5": the kind is the title.
 			title = kindName
@@ -288,6 +289,22 @@ func (t *turn) appointment(slots map[string]slotVal) reply {
 		length = d.dur
 	}
 	end := start.Add(length)
+	if u, ok := slots["until"]; ok && u.when.hasClock {
+		// "from 1pm to 2pm": the end is that clock on the start's day,
+		// in the same half of the day unless it says otherwise.
+		local := start.In(t.loc)
+		h := u.when.hour
+		switch {
+		case (u.when.mer == rolePM || u.when.mer == roleAfternoon || u.when.mer == roleEvening) && h < 12:
+			h += 12
+		case u.when.mer == "" && h < 12 && local.Hour() >= 12:
+			h += 12
+		}
+		until := time.Date(local.Year(), local.Month(), local.Day(), h, u.when.minute, 0, 0, t.loc)
+		if until.After(start) {
+			end = until
+		}
+	}
 	r := t.reply("appointment_set", map[string]phr{"title": same(title), "when": t.whenPhr(start)})
 	r.actions = act("SET_APPOINTMENT", AppointmentData{Title: title, Start: ms(start), End: ms(end)})
 	return r

@@ -198,7 +198,7 @@ func (t *turn) datePhr(d time.Time) phr {
 }
 
 func (t *turn) alarm(intent string, slots map[string]slotVal) reply {
-	if _, all := slots["every"]; (all || t.saysPlural("alarms", "alarmas")) && intent == "DELETE_ALARM" && !slots["time"].when.complete() {
+	if _, all := slots["every"]; (all || t.saysAny("alarms", "alarmas")) && intent == "DELETE_ALARM" && !slots["time"].when.complete() {
 		r := t.reply("alarms_deleted", nil)
 		r.actions = act(intent, AlarmData{All: true})
 		return r
@@ -260,16 +260,24 @@ func (t *turn) appointment(slots map[string]slotVal) reply {
 		title = strings.TrimSpace(rest)
 	}
 	kind := "meeting"
-	if k, ok := slots["apptkind"]; ok {
+	switch k, ok := slots["apptkind"]; {
+	case ok:
 		kind = k.text
+	case t.saysAny("event"):
+		kind = "event"
+	case t.saysAny("appointment", "cita"):
+		kind = "appointment"
 	}
 	kindName := t.m.displayName("apptkind", kind)
 	if person := strings.TrimSpace(slots["person"].text); title == "" && person != "" {
 		title, _ = t.say("meeting_with", map[string]phr{"person": same(person), "kind": same(kindName)})
 		slots["title"] = slotVal{text: title}
 	}
+	// "appointment tomorrow at 5", "from 1pm to 2pm": a time that names
+	// no title still makes an appointment.
 	_, ranged := slots["until"]
-	if _, named := slots["apptkind"]; (named || ranged) && title == "" {
+	_, named := slots["apptkind"]
+	if (named || ranged || t.saysAny("appointment", "event")) && title == "" {
 		if w, ok := slots["time"]; ok && w.when.complete() {
 			// "schedule a call tomorrow at 5": the kind is the title.
 			title = kindName
@@ -571,8 +579,8 @@ func (t *turn) locate(dest string) (Location, bool) {
 	return loc, true
 }
 
-// saysPlural reports whether the query holds one of words.
-func (t *turn) saysPlural(words ...string) bool {
+// saysAny reports whether the query holds one of words.
+func (t *turn) saysAny(words ...string) bool {
 	for _, tok := range t.toks {
 		for _, w := range words {
 			if tok.norm == w {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -53,6 +54,10 @@ type langFile struct {
 	// Intents maps an intent (an action code or an information intent) to
 	// its patterns.
 	Intents map[string][]string `json:"intents"`
+	// TypedIntents are patterns for typed queries only: the matcher reads
+	// them, the speech grammar leaves them out, because every path a
+	// grammar gains makes the recogniser's other paths less likely.
+	TypedIntents map[string][]string `json:"typedIntents"`
 	// Display gives, per slot, the words an answer uses for a canonical
 	// value ("tv" -> "la tele"); values not listed are said as their
 	// longest phrase.
@@ -111,8 +116,10 @@ type langModel struct {
 	say       map[string]string
 	grammar   map[string][]string
 	spell     *speller
-	// the parsed texts, for GrammarSpec
+	// the parsed texts, for GrammarSpec; typedOnly marks the patterns the
+	// speech grammar leaves out
 	parsedPatterns [][]node
+	typedOnly      []bool
 	parsedSlots    map[string][][]node
 	parsedCourtesy [][]node
 }
@@ -181,7 +188,24 @@ func loadModel(fsys fs.FS, lang string, cities []city) (*langModel, error) {
 		}
 		f.Values["city"][p] = vals[p]
 	}
-	return compileModel(lang, f)
+	typed := map[string]bool{}
+	for intent, texts := range f.TypedIntents {
+		for _, text := range texts {
+			if !slices.Contains(f.Intents[intent], text) {
+				f.Intents[intent] = append(f.Intents[intent], text)
+				typed[intent+"\x00"+text] = true
+			}
+		}
+	}
+	m, err := compileModel(lang, f)
+	if err != nil {
+		return nil, err
+	}
+	m.typedOnly = make([]bool, len(m.patterns))
+	for i, p := range m.patterns {
+		m.typedOnly[i] = typed[p.Intent+"\x00"+p.Text]
+	}
+	return m, nil
 }
 
 func compileModel(lang string, f langFile) (*langModel, error) {
@@ -576,7 +600,11 @@ func Grammar(lang string) (patterns []Pattern, slots map[string][]string) {
 	if !ok {
 		return nil, nil
 	}
-	patterns = append([]Pattern(nil), m.patterns...)
+	for i, p := range m.patterns {
+		if i >= len(m.typedOnly) || !m.typedOnly[i] {
+			patterns = append(patterns, p)
+		}
+	}
 	slots = make(map[string][]string, len(m.grammar))
 	for k, v := range m.grammar {
 		slots[k] = append([]string(nil), v...)

@@ -114,7 +114,10 @@ func (e *Engine) GrammarSpec(lang string) GrammarSpec {
 
 func (m *langModel) spec() GrammarSpec {
 	spec := GrammarSpec{Slots: make(map[string][][]Node, len(m.parsedSlots))}
-	for _, seq := range m.parsedPatterns {
+	for i, seq := range m.parsedPatterns {
+		if i < len(m.typedOnly) && m.typedOnly[i] {
+			continue
+		}
 		spec.Patterns = append(spec.Patterns, exportNodes(seq))
 	}
 	for name, alts := range m.parsedSlots {

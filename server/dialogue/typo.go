@@ -12,6 +12,8 @@ import (
 // was written because their values come from the original text.
 type speller struct {
 	known map[string]bool
+	// freq of every target, for the first-letter slips the buckets miss
+	freq map[string]int
 	// targets per first byte: typing errors rarely hit the first letter,
 	// and the bucket keeps a correction to a few hundred comparisons.
 	targets map[byte][]target
@@ -27,7 +29,7 @@ type target struct {
 const costTypo = 0.3
 
 func newSpeller(known map[string]bool, freq map[string]int) *speller {
-	s := &speller{known: known, targets: map[byte][]target{}}
+	s := &speller{known: known, freq: freq, targets: map[byte][]target{}}
 	for w, n := range freq {
 		if len(w) < 2 || !lettersOnly(w) {
 			continue
@@ -53,6 +55,10 @@ func (s *speller) correct(w string) string {
 	if s == nil || s.known[w] || len(w) < 3 || !lettersOnly(w) {
 		return ""
 	}
+	// A silent h typed before a word ("habre") is the likeliest slip.
+	if w[0] == 'h' && len(w) >= 5 && s.freq[w[1:]] > 0 {
+		return w[1:]
+	}
 	maxDist := 1
 	if len(w) >= 8 {
 		maxDist = 2
@@ -71,7 +77,17 @@ func (s *speller) correct(w string) string {
 			best, bestDist = t.word, d
 		}
 	}
-	return best
+	if best != "" || len(w) < 4 {
+		return best
+	}
+	// The first letter is the one the buckets trust; a word of five
+	// letters or more may still have lost it ("larma").
+	for c := byte('a'); c <= 'z'; c++ {
+		if word := string(c) + w; len(word) >= 5 && s.freq[word] > 0 && !s.known[w] {
+			return word
+		}
+	}
+	return ""
 }
 
 // osaDistance is the optimal string alignment distance of a and b (edits:
@@ -139,6 +155,10 @@ func likelySlip(typed, word string) bool {
 		if i+1 < len(typed) && typed[i] == word[i+1] && typed[i+1] == word[i] {
 			return len(typed) >= 4
 		}
+		if soundAlike(typed[i], word[i]) {
+			// "grasias", "emvia": letters that sound alike or sit together.
+			return len(typed) >= 5
+		}
 		return len(typed) >= 6 && keysAdjacent(typed[i], word[i])
 	}
 	return false
@@ -156,6 +176,20 @@ func inflected(typed, word string) bool {
 		if typed == word+e {
 			return true
 		}
+	}
+	return false
+}
+
+// soundAlike pairs letters writers swap because they sound the same
+// (Spanish b/v, s/c/z, g/j, y/i) or because their keys touch on the
+// bottom row (m/n).
+func soundAlike(a, b byte) bool {
+	if a > b {
+		a, b = b, a
+	}
+	switch string([]byte{a, b}) {
+	case "bv", "cs", "sz", "cz", "gj", "iy", "mn":
+		return true
 	}
 	return false
 }

@@ -19,6 +19,10 @@ func TestSpellerCorrects(t *testing.T) {
 		{"en", "temprature", "temperature"},
 		{"es", "alrma", "alarma"},
 		{"es", "temporzador", "temporizador"},
+		{"es", "grasias", "gracias"}, // letters that sound alike
+		{"es", "emvia", "envia"},     // keys that touch
+		{"es", "larma", "alarma"},    // a first letter lost
+		{"es", "habre", "abre"},      // a silent first letter added
 		// Known words are never turned into others, however close.
 		{"en", "set", ""}, {"en", "of", ""}, {"en", "sam", ""},
 		// Real words the vocabulary lacks, one slip away from one it has.

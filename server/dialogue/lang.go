@@ -173,6 +173,7 @@ func loadModel(fsys fs.FS, lang string, cities []city) (*langModel, error) {
 		f.Values["city"] = map[string]string{}
 	}
 	have := map[string]bool{}
+	nicknames := append([]string(nil), f.Slots["city"]...)
 	for _, a := range f.Slots["city"] {
 		have[fold(a)] = true
 	}
@@ -200,6 +201,23 @@ func loadModel(fsys fs.FS, lang string, cities []city) (*langModel, error) {
 	m, err := compileModel(lang, f)
 	if err != nil {
 		return nil, err
+	}
+	// The speech grammar says each city by its name and the language's
+	// nicknames only: every other way of writing it ("London UK",
+	// "Madrid España") is a path that makes the grammar's other paths less
+	// likely, and typed queries find them anyway.
+	spoken := append([]string(nil), nicknames...)
+	for _, c := range cities {
+		spoken = append(spoken, strings.ToLower(c.Name))
+	}
+	m.grammar["city"] = spoken
+	m.parsedSlots["city"] = nil
+	for _, text := range spoken {
+		seq, err := parsePattern(text)
+		if err != nil {
+			return nil, fmt.Errorf("dialogue data %s: city %q: %w", lang, text, err)
+		}
+		m.parsedSlots["city"] = append(m.parsedSlots["city"], seq)
 	}
 	m.typedOnly = make([]bool, len(m.patterns))
 	for i, p := range m.patterns {

@@ -13,12 +13,13 @@ type blindTarget struct {
 	action, slots, sequences float64
 }
 
-// Thresholds are what the holdout set reached when they were last raised
-// (see the README's dialogue figures); dev must not fall below them
-// either.
+// Thresholds sit just below what the holdout set reached (README,
+// "Dialogue"): en 0.920 / 0.847 / 10 of 11, es 0.904 / 0.816 / 5 of 6.
+// The goal is 0.95 / 0.90 / 90 %; raise them as the holdout gets there.
+// Dev must not fall below them either.
 var blindTargets = map[string]blindTarget{
-	"en": {action: 0.0, slots: 0.0, sequences: 0.0},
-	"es": {action: 0.0, slots: 0.0, sequences: 0.0},
+	"en": {action: 0.91, slots: 0.84, sequences: 0.90},
+	"es": {action: 0.90, slots: 0.81, sequences: 0.83},
 }
 
 func TestBlindDev(t *testing.T) {

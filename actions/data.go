@@ -110,9 +110,24 @@ func parseEpoch(code, field string, raw json.RawMessage) (t time.Time, set bool,
 
 // Shapes of the data of DECISIONS §5.
 type (
+	// alarmData: DELETE_ALARM may carry all (every alarm) or hour12 (the
+	// time was said without AM/PM or day; an alarm at the same 12-hour
+	// reading is the one meant when none is at the instant itself).
 	alarmData struct {
-		Time  json.RawMessage `json:"time"`
-		Label string          `json:"label"`
+		Time   json.RawMessage `json:"time"`
+		Label  string          `json:"label"`
+		All    bool            `json:"all"`
+		Hour12 bool            `json:"hour12"`
+	}
+	// cancelTimerData is DELETE_TIMER: the timers labelled label, or every
+	// timer when label is "".
+	cancelTimerData struct {
+		Label string `json:"label"`
+	}
+	// cronoData is RESET_CRONO: restart sets the stopwatch to zero and keeps
+	// it running.
+	cronoData struct {
+		Restart bool `json:"restart"`
 	}
 	timerData struct {
 		Duration json.RawMessage `json:"duration"`

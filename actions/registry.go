@@ -111,6 +111,7 @@ func New(cfg Config) (*Registry, error) {
 		"SET_ALARM":         r.setAlarm,
 		"DELETE_ALARM":      r.deleteAlarm,
 		"SET_TIMER":         r.setTimer,
+		"DELETE_TIMER":      r.deleteTimer,
 		"SET_CRONO":         r.setCrono,
 		"RESET_CRONO":       r.resetCrono,
 		"SET_APPOINTMENT":   r.setAppointment,

@@ -13,7 +13,7 @@ import (
 func TestCodesAreThoseOfDecisions(t *testing.T) {
 	g := newRig(t, "")
 	want := []string{"ACTIVATE", "BRIGHTNESS_UPDATE", "CHANNEL_SELECT", "DEACTIVATE", "DELETE_ALARM",
-		"MAKE_CALL", "NAVIGATE", "OPEN_APP", "OPEN_ASR", "OPEN_BROWSER", "OPEN_URL", "PLAY_MUSIC", "POWER",
+		"DELETE_TIMER", "MAKE_CALL", "NAVIGATE", "OPEN_APP", "OPEN_ASR", "OPEN_BROWSER", "OPEN_URL", "PLAY_MUSIC", "POWER",
 		"RESET_CRONO", "SEND_EMAIL", "SEND_SMS", "SET_ALARM", "SET_APPOINTMENT", "SET_CRONO", "SET_TIMER",
 		"VOLUME_UPDATE"}
 	if got := g.Codes(); !reflect.DeepEqual(got, want) {

@@ -423,18 +423,24 @@ func (r *Registry) deleteAlarm(_ context.Context, code string, data json.RawMess
 		return failed(code, err)
 	}
 	label := cleanText(d.Label, maxLabel)
-	if !set && label == "" {
+	if !set && label == "" && !d.All {
 		return failed(code, &DataError{Code: code, Problem: "needs the time or the label of the alarm"})
 	}
 	var removed []Entry
 	err = r.mutate(func(st *state) error {
-		// By time first (within the minute: the spoken time is minute-precise); by label when
-		// no alarm is at that time or no time was given.
+		// By time first (within the minute: the spoken time is minute-precise); then, for a
+		// time said without AM/PM, the next alarm showing the same 12-hour reading; by label
+		// when no alarm is at that time or no time was given.
 		match := func(e Entry) bool {
 			off := e.At.Sub(at)
-			return set && off > -time.Minute && off < time.Minute
+			return d.All || set && off > -time.Minute && off < time.Minute
 		}
-		if !set || !anyAlarm(st.Entries, match) {
+		if set && d.Hour12 && !anyAlarm(st.Entries, match) {
+			if next, ok := r.sameReading(st.Entries, at); ok {
+				match = func(e Entry) bool { return e.At.Equal(next) }
+			}
+		}
+		if !d.All && (!set || !anyAlarm(st.Entries, match)) {
 			match = func(e Entry) bool { return label != "" && strings.EqualFold(e.Label, label) }
 		}
 		kept := st.Entries[:0:0]
@@ -446,6 +452,9 @@ func (r *Registry) deleteAlarm(_ context.Context, code string, data json.RawMess
 			kept = append(kept, e)
 		}
 		if len(removed) == 0 {
+			if d.All {
+				return errors.New("there are no alarms to delete")
+			}
 			if set {
 				return fmt.Errorf("no alarm at %s", r.when(at))
 			}
@@ -462,6 +471,59 @@ func (r *Registry) deleteAlarm(_ context.Context, code string, data json.RawMess
 		return done(code, withLabel("alarm at "+r.when(removed[0].At)+" deleted", removed[0].Label))
 	}
 	return done(code, fmt.Sprintf("%d alarms deleted", len(removed)))
+}
+
+// sameReading finds the earliest alarm whose clock shows what at shows on a 12-hour dial
+// ("the 7 o'clock alarm" is 7:00 AM or 7:00 PM, whichever the person has).
+func (r *Registry) sameReading(entries []Entry, at time.Time) (time.Time, bool) {
+	want := at.In(r.loc)
+	var best time.Time
+	for _, e := range entries {
+		got := e.At.In(r.loc)
+		if e.Kind != EntryAlarm || got.Hour()%12 != want.Hour()%12 || got.Minute() != want.Minute() {
+			continue
+		}
+		if best.IsZero() || e.At.Before(best) {
+			best = e.At
+		}
+	}
+	return best, !best.IsZero()
+}
+
+// deleteTimer cancels the running timers with the label, or all of them when it is empty.
+func (r *Registry) deleteTimer(_ context.Context, code string, data json.RawMessage, _ int64) Outcome {
+	var d cancelTimerData
+	if err := decode(code, data, &d); err != nil {
+		return failed(code, err)
+	}
+	label := cleanText(d.Label, maxLabel)
+	var removed []Entry
+	err := r.mutate(func(st *state) error {
+		kept := st.Entries[:0:0]
+		for _, e := range st.Entries {
+			if e.Kind == EntryTimer && (label == "" || strings.EqualFold(e.Label, label)) {
+				removed = append(removed, e)
+				continue
+			}
+			kept = append(kept, e)
+		}
+		if len(removed) == 0 {
+			if label != "" {
+				return fmt.Errorf("no timer labelled %q is running", label)
+			}
+			return errors.New("no timer is running")
+		}
+		st.Entries = kept
+		return nil
+	})
+	if err != nil {
+		return failed(code, err)
+	}
+	r.emit(Event{Kind: ScheduleChanged, At: r.clock.Now()})
+	if len(removed) == 1 {
+		return done(code, withLabel("timer ending "+r.clockTime(removed[0].At)+" cancelled", removed[0].Label))
+	}
+	return done(code, fmt.Sprintf("%d timers cancelled", len(removed)))
 }
 
 func anyAlarm(entries []Entry, match func(Entry) bool) bool {
@@ -515,16 +577,23 @@ func (r *Registry) setCrono(_ context.Context, code string, data json.RawMessage
 
 // resetCrono stops the stopwatch and sets it back to zero, telling the time it showed.
 func (r *Registry) resetCrono(_ context.Context, code string, data json.RawMessage, _ int64) Outcome {
-	var d struct{}
+	var d cronoData
 	if err := decode(code, data, &d); err != nil {
 		return failed(code, err)
 	}
 	summary := "stopwatch reset"
+	if d.Restart {
+		summary = "stopwatch restarted from zero"
+	}
 	err := r.mutate(func(st *state) error {
+		now := r.clock.Now()
 		if !st.CronoStarted.IsZero() {
-			summary = "stopwatch reset at " + formatDuration(r.clock.Now().Sub(st.CronoStarted))
+			summary += " at " + formatDuration(now.Sub(st.CronoStarted))
 		}
 		st.CronoStarted = time.Time{}
+		if d.Restart {
+			st.CronoStarted = now
+		}
 		return nil
 	})
 	if err != nil {

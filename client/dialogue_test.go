@@ -101,11 +101,13 @@ func TestDialogueSpanish(t *testing.T) {
 func TestDialogueBadInput(t *testing.T) {
 	c := signedIn(t)
 	ctx := ctxT(t)
-	_, err := c.Dialogue.Text(ctx, "", 0)
-	wantCode(t, err, 400, "BadRequest")
-	_, err = c.Dialogue.Text(ctx, strings.Repeat("hello ", 500), 0)
-	if e, ok := err.(*client.APIError); !ok || e.Status != 400 {
-		t.Fatalf("oversized q: %v", err)
+	// An empty, blank or over-long query is answered politely, with no
+	// action (issue 16); only a malformed request is a 400.
+	for _, q := range []string{"", "   ", strings.Repeat("hello ", 2000)} {
+		a, err := c.Dialogue.Text(ctx, q, 0)
+		if err != nil || a.Responses.Text == "" || len(a.NextActions) != 0 {
+			t.Fatalf("q of %d bytes: %+v %v", len(q), a, err)
+		}
 	}
 	req, _ := http.NewRequest("POST", c.Config().BaseURL+"/query/text", strings.NewReader(`{"q":"hi"}`))
 	req.Header.Set("Authorization", "Basic "+c.Token())

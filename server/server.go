@@ -236,7 +236,7 @@ func (s *Server) build(ctx context.Context) error {
 	}
 	var tracks []dialogue.Track
 	for _, t := range media.Tracks() {
-		tracks = append(tracks, dialogue.Track{ID: t.ID, Title: t.Title, Artist: t.Artist, Genre: t.Genre})
+		tracks = append(tracks, dialogue.Track{ID: t.ID, Title: t.Title, Artist: t.Artist, Album: t.Album, Genre: t.Genre, Mood: t.Mood})
 	}
 	s.nudges, s.nudgesDone = make(chan nudge, 1024), make(chan struct{})
 	go s.nudgeInterests()
@@ -244,7 +244,7 @@ func (s *Server) build(ctx context.Context) error {
 	s.Dialogue = dialogue.New(dialogue.Config{
 		Music:     tracks,
 		MusicURL:  endpoints.MusicPath,
-		Knowledge: &knowledge.Items{Items: s.Items, Users: prefs, Now: cfg.Now},
+		Knowledge: &knowledge.Items{Items: s.Items, Users: prefs, Places: s.Tracking, Now: cfg.Now},
 		OnTopic:   s.nudgeLater,
 		Clock:     cfg.Now,
 		Logger:    cfg.Logger,

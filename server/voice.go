@@ -35,11 +35,7 @@ func loadVoice(logger *slog.Logger, engine *dialogue.Engine, maxAudio int64) *vo
 		if v.tts, v.ttsErr = tts.New(); v.ttsErr != nil {
 			logger.Warn("speech output unavailable", "err", v.ttsErr)
 		}
-		patterns, slots := engine.Grammar("en")
-		src := speech.GrammarSource{Slots: slots, Courtesy: dialogue.Courtesy("en")}
-		for _, p := range patterns {
-			src.Patterns = append(src.Patterns, p.Text)
-		}
+		src := engine.GrammarSpec("en")
 		if v.rec, v.recErr = speech.New(speech.Config{Grammar: src, MaxBytes: maxAudio}); v.recErr != nil {
 			logger.Warn("speech recognition unavailable", "err", v.recErr)
 		} else {

@@ -16,13 +16,14 @@ import (
 )
 
 func cmdSay(e *cliEnv, args []string) error {
-	f := e.flags("say", "[--json] [--ref N] TEXT", `Sends TEXT to the assistant and prints its answer on stdout. The next
+	f := e.flags("say", "[--json] [--explain] [--ref N] TEXT", `Sends TEXT to the assistant and prints its answer on stdout. The next
 actions ("action CODE DATA") and the ref that continues the conversation go to stderr; --json prints
 the whole answer as JSON instead. Flags go before TEXT.
 
 A question ("set an alarm" → "For what time?") is answered with --ref: hark say --ref N "seven am".`)
 	asJSON := f.Bool("json", false, "print the whole answer as JSON")
 	ref := f.Int64("ref", 0, "continue the conversation of the answer with ref `N`")
+	explain := f.Bool("explain", false, "also show how the query was read: language, intent, pattern, slots, corrections")
 	rest, err := f.parseLeading(args)
 	if err != nil {
 		return err
@@ -37,6 +38,21 @@ A question ("set an alarm" → "For what time?") is answered with --ref: hark sa
 	}
 	if err := needSession(p); err != nil {
 		return err
+	}
+	if *explain {
+		resp, x, raw, err := sayExplained(e.ctx, p.Client, q, *ref)
+		if err != nil {
+			return err
+		}
+		if *asJSON {
+			_, err := e.stdout.Write(append(raw, '\n'))
+			return err
+		}
+		if err := printAnswer(e.stdout, e.stderr, resp); err != nil {
+			return err
+		}
+		printExplanation(e.stdout, x)
+		return nil
 	}
 	resp, err := p.Client.Dialogue.Text(e.ctx, q, *ref)
 	if err != nil {

@@ -1,6 +1,7 @@
 package dialogue
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 	"time"
@@ -9,13 +10,28 @@ import (
 // Data of the next actions (DECISIONS §5). Epoch values are milliseconds,
 // as strings where the vendor samples use strings.
 type (
+	// AlarmData: DELETE_ALARM may set All (every alarm; Time is then "")
+	// or Hour12 (the time was said without AM/PM or day, so the client
+	// may match the alarm it has at the same 12-hour reading).
 	AlarmData struct {
-		Time  string `json:"time"`
-		Label string `json:"label"`
+		Time   string `json:"time"`
+		Label  string `json:"label"`
+		All    bool   `json:"all,omitempty"`
+		Hour12 bool   `json:"hour12,omitempty"`
 	}
 	TimerData struct {
 		Duration int64  `json:"duration"`
 		Label    string `json:"label"`
+	}
+	// CancelTimerData is the data of DELETE_TIMER: the timers with Label,
+	// or every running timer when Label is "".
+	CancelTimerData struct {
+		Label string `json:"label"`
+	}
+	// CronoData is the data of RESET_CRONO: Restart sets the stopwatch
+	// back to zero and keeps it running ("restart the stopwatch").
+	CronoData struct {
+		Restart bool `json:"restart,omitempty"`
 	}
 	AppointmentData struct {
 		Title string `json:"title"`
@@ -96,8 +112,22 @@ func (t *turn) handle(intent string, slots map[string]slotVal) reply {
 		r = t.reply("crono_started", nil)
 		r.actions = act(intent, EmptyData{})
 	case "RESET_CRONO":
-		r = t.reply("crono_reset", nil)
-		r.actions = act(intent, EmptyData{})
+		_, again := slots["again"]
+		if _, restart := slots["restart"]; restart || again {
+			r = t.reply("crono_restarted", nil)
+			r.actions = act(intent, CronoData{Restart: true})
+		} else {
+			r = t.reply("crono_reset", nil)
+			r.actions = act(intent, EmptyData{})
+		}
+	case "DELETE_TIMER":
+		label := strings.TrimSpace(slots["label"].text)
+		if label == "" {
+			r = t.reply("timers_cancelled", nil)
+		} else {
+			r = t.reply("timer_cancelled", map[string]phr{"label": same(label)})
+		}
+		r.actions = act(intent, CancelTimerData{Label: label})
 	case "SET_APPOINTMENT":
 		r = t.appointment(slots)
 	case "PLAY_MUSIC":
@@ -168,6 +198,11 @@ func (t *turn) datePhr(d time.Time) phr {
 }
 
 func (t *turn) alarm(intent string, slots map[string]slotVal) reply {
+	if _, all := slots["every"]; (all || t.saysAny("alarms", "alarmas")) && intent == "DELETE_ALARM" && !slots["time"].when.complete() {
+		r := t.reply("alarms_deleted", nil)
+		r.actions = act(intent, AlarmData{All: true})
+		return r
+	}
 	w, ok := slots["time"]
 	if !ok || !w.when.complete() {
 		if intent == "DELETE_ALARM" {
@@ -179,7 +214,22 @@ func (t *turn) alarm(intent string, slots map[string]slotVal) reply {
 	label := strings.TrimSpace(slots["label"].text)
 	r := t.reply(map[bool]string{true: "alarm_set", false: "alarm_deleted"}[intent == "SET_ALARM"],
 		map[string]phr{"when": t.whenPhr(at)})
-	r.actions = act(intent, AlarmData{Time: ms(at), Label: label})
+	data := AlarmData{Time: ms(at), Label: label}
+	if intent == "DELETE_ALARM" {
+		// "delete the 7 o'clock alarm": the person means the alarm they
+		// have, whichever half of the day it is in; the answer names only
+		// what was said, and the client reports which alarm it deleted.
+		data.Hour12 = w.when.hasClock && w.when.mer == "" && w.when.day == dayNone && w.when.hour <= 12
+		if data.Hour12 {
+			h := w.when.hour % 12
+			if h == 0 {
+				h = 12
+			}
+			r = t.reply("alarm_deleted_clock", map[string]phr{"clock": {fmt.Sprintf("%d:%02d", h, w.when.minute),
+				sayNumber(t.lang, h) + map[bool]string{true: "", false: " " + sayNumber(t.lang, w.when.minute)}[w.when.minute == 0]}})
+		}
+	}
+	r.actions = act(intent, data)
 	return r
 }
 
@@ -200,11 +250,39 @@ func (t *turn) timer(slots map[string]slotVal) reply {
 	return r
 }
 
+// indefinite articles open a title without being part of it ("a call
+// with Marco").
+var indefinite = map[string]bool{"a": true, "an": true, "un": true, "una": true}
+
 func (t *turn) appointment(slots map[string]slotVal) reply {
 	title := strings.TrimSpace(slots["title"].text)
+	if first, rest, ok := strings.Cut(title, " "); ok && indefinite[fold(first)] {
+		title = strings.TrimSpace(rest)
+	}
+	kind := "meeting"
+	switch k, ok := slots["apptkind"]; {
+	case ok:
+		kind = k.text
+	case t.saysAny("event"):
+		kind = "event"
+	case t.saysAny("appointment", "cita"):
+		kind = "appointment"
+	}
+	kindName := t.m.displayName("apptkind", kind)
 	if person := strings.TrimSpace(slots["person"].text); title == "" && person != "" {
-		title, _ = t.say("meeting_with", map[string]phr{"person": same(person)})
+		title, _ = t.say("meeting_with", map[string]phr{"person": same(person), "kind": same(kindName)})
 		slots["title"] = slotVal{text: title}
+	}
+	// "appointment tomorrow at 5", "from 1pm to 2pm": a time that names
+	// no title still makes an appointment.
+	_, ranged := slots["until"]
+	_, named := slots["apptkind"]
+	if (named || ranged || t.saysAny("appointment", "event")) && title == "" {
+		if w, ok := slots["time"]; ok && w.when.complete() {
+			// "schedule a call tomorrow at 5": the kind is the title.
+			title = kindName
+			slots["title"] = slotVal{text: title}
+		}
 	}
 	if title == "" {
 		return t.ask("title", "ask_appointment_title", nil, slots)
@@ -219,6 +297,22 @@ func (t *turn) appointment(slots map[string]slotVal) reply {
 		length = d.dur
 	}
 	end := start.Add(length)
+	if u, ok := slots["until"]; ok && u.when.hasClock {
+		// "from 1pm to 2pm": the end is that clock on the start's day,
+		// in the same half of the day unless it says otherwise.
+		local := start.In(t.loc)
+		h := u.when.hour
+		switch {
+		case (u.when.mer == rolePM || u.when.mer == roleAfternoon || u.when.mer == roleEvening) && h < 12:
+			h += 12
+		case u.when.mer == "" && h < 12 && local.Hour() >= 12:
+			h += 12
+		}
+		until := time.Date(local.Year(), local.Month(), local.Day(), h, u.when.minute, 0, 0, t.loc)
+		if until.After(start) {
+			end = until
+		}
+	}
 	r := t.reply("appointment_set", map[string]phr{"title": same(title), "when": t.whenPhr(start)})
 	r.actions = act("SET_APPOINTMENT", AppointmentData{Title: title, Start: ms(start), End: ms(end)})
 	return r
@@ -258,6 +352,7 @@ func (t *turn) channel(slots map[string]slotVal) reply {
 }
 
 func (t *turn) call(slots map[string]slotVal) reply {
+	t.withPossessive(slots, "contact", "")
 	number := slots["phone"].text
 	contact := strings.TrimSpace(slots["contact"].text)
 	if number == "" && contact == "" {
@@ -373,15 +468,90 @@ func (t *turn) dotWord() string {
 }
 
 func (t *turn) navigate(slots map[string]slotVal) reply {
+	if p, ok := slots["personal"]; ok {
+		return t.personalPlace(p.text)
+	}
+	if c, ok := slots["placecat"]; ok && strings.TrimSpace(slots["destination"].text) == "" {
+		slots["destination"] = slotVal{text: c.text}
+	}
 	dest := strings.TrimSpace(slots["destination"].text)
 	if dest == "" {
 		return t.ask("destination", "ask_destination", nil, slots)
+	}
+	// "take me to amazon.es" is a web site, not a place.
+	if u, n := t.m.parseURL(tokenize(dest)); n > 0 && n == len(tokenize(dest)) {
+		return t.openURL(map[string]slotVal{"url": {text: u}})
+	}
+	toks := tokenize(dest)
+	// "home", "my office": the user's own places, learnt by tracking.
+	if v, ok := t.m.findSlot("personal", toks); ok && v.end-v.start >= len(toks)-1 {
+		return t.personalPlace(v.text)
+	}
+	// A place of the gazetteer by name ("the Prado", "Heathrow").
+	lat, lon, hasPos := t.position(toks)
+	if s, ok := t.e.spotNamed(dest, lat, lon); ok {
+		return t.navigateTo(Location{Name: s.Name, Lat: s.Lat, Lon: s.Lon}, "")
+	}
+	// "the nearest pharmacy", "the airport": the nearest of a category.
+	if v, ok := t.m.findSlot("placecat", toks); ok {
+		nearest := t.m.displayName("nearest", v.text)
+		if !hasPos {
+			return t.reply("nearest_needs_position", map[string]phr{"nearest": same(nearest)})
+		}
+		if s, _, ok := t.e.nearestSpot(v.text, lat, lon); ok {
+			return t.navigateTo(Location{Name: s.Name, Lat: s.Lat, Lon: s.Lon}, nearest)
+		}
 	}
 	loc, ok := t.locate(dest)
 	if !ok {
 		return t.reply("place_not_found", map[string]phr{"place": same(dest)})
 	}
-	r := t.reply("navigating", map[string]phr{"place": same(t.m.displayName("city", loc.Name))})
+	return t.navigateTo(loc, "")
+}
+
+func (t *turn) navigateTo(loc Location, nearest string) reply {
+	name := t.m.displayName("city", loc.Name)
+	var r reply
+	if nearest != "" {
+		r = t.reply("navigating_nearest", map[string]phr{"place": same(name), "nearest": same(nearest)})
+	} else {
+		r = t.reply("navigating", map[string]phr{"place": same(name)})
+	}
+	r.actions = act("NAVIGATE", NavigateData{Destination: loc.Name, Lat: loc.Lat, Lon: loc.Lon})
+	return r
+}
+
+// position is where "nearest" counts from: a dataset city named in the
+// destination ("the airport in London"), else the user's position.
+func (t *turn) position(toks []token) (lat, lon float64, ok bool) {
+	if v, found := t.m.findSlot("city", toks); found {
+		if c, known := t.e.cityNamed(v.text); known {
+			return c.Lat, c.Lon, true
+		}
+	}
+	if t.req.Lat != nil && t.req.Lon != nil {
+		return *t.req.Lat, *t.req.Lon, true
+	}
+	return 0, 0, false
+}
+
+// personalPlace navigates to the user's home or work as tracking found
+// them; without them, the answer says how to get them.
+func (t *turn) personalPlace(label string) reply {
+	unknown := func() reply {
+		return t.reply("personal_unknown", map[string]phr{"place": same(t.m.displayName("personal", label))})
+	}
+	if t.e.cfg.Knowledge == nil {
+		return unknown()
+	}
+	loc, err := t.e.cfg.Knowledge.Locate(t.ctx, LocateQuery{Personal: label, Near: t.userWhere(), Asker: t.asker()})
+	if err != nil {
+		if !isNoData(err) {
+			t.logf("locate %s: %v", label, err)
+		}
+		return unknown()
+	}
+	r := t.reply("navigating", map[string]phr{"place": same(t.m.displayName("personal", label))})
 	r.actions = act("NAVIGATE", NavigateData{Destination: loc.Name, Lat: loc.Lat, Lon: loc.Lon})
 	return r
 }
@@ -409,7 +579,62 @@ func (t *turn) locate(dest string) (Location, bool) {
 	return loc, true
 }
 
+// saysAny reports whether the query holds one of words.
+func (t *turn) saysAny(words ...string) bool {
+	for _, tok := range t.toks {
+		for _, w := range words {
+			if tok.norm == w {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// messageIntros introduce what a message says without being part of it
+// ("that I'm late", "que ya he llegado").
+var messageIntros = map[string]bool{"that": true, "saying": true, "que": true, "diciendo": true}
+
+func (t *turn) withoutIntro(s string) string {
+	s = strings.TrimSpace(s)
+	if first, rest, ok := strings.Cut(s, " "); ok && messageIntros[fold(first)] {
+		return strings.TrimSpace(rest)
+	}
+	return s
+}
+
+// possessives are words that belong to a relation ("my sister", "mi
+// hermana"): the matcher skips them as fillers, but a contact keeps them.
+var possessives = map[string]bool{"my": true, "our": true, "mi": true, "mis": true, "nuestra": true, "nuestro": true}
+
+// withPossessive gives a person slot the possessive before it ("my" in
+// "text my sister"), and when the slot took only the possessive ("text
+// my | wife love you") the next word too, taken from the rest slot.
+func (t *turn) withPossessive(slots map[string]slotVal, name, rest string) {
+	v, ok := slots[name]
+	if !ok || v.end <= v.start || v.end > len(t.toks) || spanText(t.toks[v.start:v.end]) != strings.TrimSpace(v.text) {
+		return
+	}
+	if v.start > 0 && possessives[t.toks[v.start-1].norm] {
+		v.start--
+	}
+	if v.end-v.start == 1 && possessives[t.toks[v.start].norm] {
+		if r, ok := slots[rest]; ok && r.start == v.end && r.end > r.start && r.end <= len(t.toks) {
+			v.end++
+			r.start++
+			r.text = ""
+			if r.end > r.start {
+				r.text = spanText(t.toks[r.start:r.end])
+			}
+			slots[rest] = r
+		}
+	}
+	v.text = spanText(t.toks[v.start:v.end])
+	slots[name] = v
+}
+
 func (t *turn) sms(slots map[string]slotVal) reply {
+	t.withPossessive(slots, "contact", "message")
 	contact := strings.TrimSpace(slots["contact"].text)
 	if contact == "" {
 		contact = slots["phone"].text
@@ -418,7 +643,7 @@ func (t *turn) sms(slots map[string]slotVal) reply {
 		return t.ask("contact", "ask_sms_contact", nil, slots)
 	}
 	slots["contact"] = slotVal{text: contact}
-	msg := strings.TrimSpace(slots["message"].text)
+	msg := t.withoutIntro(slots["message"].text)
 	if msg == "" {
 		return t.ask("message", "ask_sms_message", map[string]phr{"contact": same(contact)}, slots)
 	}
@@ -428,6 +653,7 @@ func (t *turn) sms(slots map[string]slotVal) reply {
 }
 
 func (t *turn) email(slots map[string]slotVal) reply {
+	t.withPossessive(slots, "recipient", "body")
 	to := slots["email"].text
 	if to == "" {
 		to = strings.TrimSpace(slots["recipient"].text)
@@ -436,16 +662,18 @@ func (t *turn) email(slots map[string]slotVal) reply {
 		return t.ask("recipient", "ask_email_to", nil, slots)
 	}
 	slots["recipient"] = slotVal{text: to}
+	// The subject is optional: a message without one is still a message.
 	subject := strings.TrimSpace(slots["subject"].text)
-	if subject == "" {
-		return t.ask("subject", "ask_email_subject", nil, slots)
-	}
-	body := strings.TrimSpace(slots["body"].text)
+	body := t.withoutIntro(slots["body"].text)
 	if body == "" {
 		return t.ask("body", "ask_email_body", nil, slots)
 	}
 	spokenTo := strings.NewReplacer("@", t.atWord(), ".", t.dotWord()).Replace(to)
-	r := t.reply("email_sent", map[string]phr{"to": {to, spokenTo}, "subject": same(subject)})
+	key := "email_sent"
+	if subject == "" {
+		key = "email_sent_nosubject"
+	}
+	r := t.reply(key, map[string]phr{"to": {to, spokenTo}, "subject": same(subject)})
 	r.actions = act("SEND_EMAIL", EmailData{To: to, Subject: subject, Body: body})
 	return r
 }

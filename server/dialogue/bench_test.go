@@ -2,6 +2,7 @@ package dialogue
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 )
@@ -84,4 +85,40 @@ func BenchmarkAnswerParallel(b *testing.B) {
 			}
 		}
 	})
+}
+
+// longestQuery is the costliest input the engine reads: MaxQueryBytes of
+// words, many of them misspelt (each is looked up for a correction) and
+// many matching some pattern.
+func longestQuery() string {
+	var b strings.Builder
+	words := strings.Fields("remnd me to txt anna abuot the wheather tomorow and set an alarm for seven thirty " +
+		"play some jaz turn the volumne down send an emial to bob saying qwzx vbnm")
+	for i := 0; ; i++ {
+		w := words[i%len(words)]
+		if b.Len()+len(w)+1 > MaxQueryBytes {
+			return b.String()
+		}
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(w)
+	}
+}
+
+// BenchmarkAnswerLongest is the bound of one answer's work: the longest
+// query the engine reads (the budget is 5 ms of CPU, cpu-ns/op).
+func BenchmarkAnswerLongest(b *testing.B) {
+	e, req := benchEngine()
+	req.Query = longestQuery()
+	ctx := context.Background()
+	b.ReportAllocs()
+	b.ResetTimer()
+	cpu0, ok := processCPU()
+	for i := 0; i < b.N; i++ {
+		if _, err := e.Answer(ctx, req); err != nil {
+			b.Fatal(err)
+		}
+	}
+	reportCPU(b, cpu0, ok)
 }

@@ -4,37 +4,151 @@ import (
 	"encoding/json"
 	"fmt"
 	"io/fs"
+	"path"
+	"sort"
+	"strings"
 	"time"
 
 	"github.com/harkhq/hark/assets"
+	"github.com/harkhq/hark/server/geo"
 )
 
-// city is one of the dataset cities: its zone answers "what time is it in
-// London" and its centre is where NAVIGATE goes when asked for the city.
+// city is one of the dataset cities, read from its file in
+// assets/data/cities (the one place the cities are described): its zone
+// answers "what time is it in London", its centre is where NAVIGATE goes
+// when asked for the city, and its gazetteer holds the places people ask
+// directions to.
 type city struct {
-	Name string  `json:"name"`
-	Zone string  `json:"zone"`
-	Lat  float64 `json:"lat"`
-	Lon  float64 `json:"lon"`
-	loc  *time.Location
+	Slug  string   `json:"slug"`
+	Name  string   `json:"name"`
+	Names []string `json:"names"`
+	Lat   float64  `json:"lat"`
+	Lon   float64  `json:"lon"`
+	Zone  string   `json:"timeZone"`
+	TV    []struct {
+		Name string `json:"name"`
+	} `json:"tv"`
+	loc   *time.Location
+	spots []spot
 }
 
+// spot is one real place of the gazetteer.
+type spot struct {
+	Category string   `json:"category"`
+	Name     string   `json:"name"`
+	Aliases  []string `json:"aliases"`
+	Lat      float64  `json:"lat"`
+	Lon      float64  `json:"lon"`
+	city     string
+	forms    []string // folded name and aliases, without articles
+}
+
+type gazetteerFile struct {
+	Categories []string          `json:"categories"`
+	Cities     map[string][]spot `json:"cities"`
+}
+
+// loadCities reads every city file (a JSON file with a slug and a time
+// zone) and the gazetteer beside them.
 func loadCities() ([]city, error) {
-	raw, err := fs.ReadFile(assets.Sub("dialogue"), "cities.json")
+	fsys := assets.Sub("cities")
+	names, err := fs.Glob(fsys, "*.json")
 	if err != nil {
 		return nil, fmt.Errorf("dialogue cities: %w", err)
 	}
+	sort.Strings(names)
 	var cs []city
-	if err := json.Unmarshal(raw, &cs); err != nil {
-		return nil, fmt.Errorf("dialogue cities: %w", err)
-	}
-	for i := range cs {
+	for _, name := range names {
+		if name == "gazetteer.json" {
+			continue
+		}
+		raw, err := fs.ReadFile(fsys, name)
+		if err != nil {
+			return nil, fmt.Errorf("dialogue cities: %w", err)
+		}
+		var c city
+		if err := json.Unmarshal(raw, &c); err != nil {
+			// The catalogues beside the cities (movies, news ...) are not
+			// objects with a slug; a city file always is.
+			continue
+		}
+		if c.Slug == "" || c.Zone == "" {
+			continue
+		}
+		if c.Slug != strings.TrimSuffix(path.Base(name), ".json") {
+			return nil, fmt.Errorf("dialogue cities: %s holds slug %q", name, c.Slug)
+		}
 		// A machine without zone data still answers, in the user's zone.
-		if loc, err := time.LoadLocation(cs[i].Zone); err == nil {
-			cs[i].loc = loc
+		if loc, err := time.LoadLocation(c.Zone); err == nil {
+			c.loc = loc
+		}
+		cs = append(cs, c)
+	}
+	if len(cs) == 0 {
+		return nil, fmt.Errorf("dialogue cities: no city file in assets/data/cities")
+	}
+	raw, err := fs.ReadFile(fsys, "gazetteer.json")
+	if err != nil {
+		return nil, fmt.Errorf("dialogue gazetteer: %w", err)
+	}
+	var g gazetteerFile
+	if err := json.Unmarshal(raw, &g); err != nil {
+		return nil, fmt.Errorf("dialogue gazetteer: %w", err)
+	}
+	known := map[string]bool{}
+	for _, cat := range g.Categories {
+		known[cat] = true
+	}
+	for slug, spots := range g.Cities {
+		i := sort.Search(len(cs), func(i int) bool { return cs[i].Slug >= slug })
+		if i == len(cs) || cs[i].Slug != slug {
+			return nil, fmt.Errorf("dialogue gazetteer: unknown city %q", slug)
+		}
+		for _, s := range spots {
+			if !known[s.Category] || s.Name == "" || s.Lat < -90 || s.Lat > 90 || s.Lon < -180 || s.Lon > 180 {
+				return nil, fmt.Errorf("dialogue gazetteer: %s: bad place %+v", slug, s)
+			}
+			s.city = cs[i].Name
+			for _, n := range append([]string{s.Name}, s.Aliases...) {
+				if f := placeForm(n); f != "" {
+					s.forms = append(s.forms, f)
+				}
+			}
+			cs[i].spots = append(cs[i].spots, s)
 		}
 	}
 	return cs, nil
+}
+
+// placeArticles are left out when place names are compared ("the Prado",
+// "el Retiro").
+var placeArticles = map[string]bool{"the": true, "el": true, "la": true, "los": true, "las": true, "del": true,
+	"de": true, "of": true, "a": true, "al": true}
+
+// placeForm is a place name as compared: folded words without articles
+// and punctuation.
+func placeForm(s string) string {
+	var words []string
+	for _, t := range tokenize(strings.NewReplacer(",", " ", "(", " ", ")", " ", "/", " ", "'s", "s").Replace(s)) {
+		if !placeArticles[t.norm] {
+			words = append(words, strings.Trim(t.norm, ".'-"))
+		}
+	}
+	return strings.Join(words, " ")
+}
+
+// isChannel reports whether words name a TV channel of a dataset city
+// ("La 1", "BBC One").
+func (e *Engine) isChannel(words string) bool {
+	form := joinNorm(tokenize(words))
+	for _, c := range e.cities {
+		for _, ch := range c.TV {
+			if joinNorm(tokenize(ch.Name)) == form {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func (e *Engine) cityNamed(name string) (city, bool) {
@@ -44,4 +158,60 @@ func (e *Engine) cityNamed(name string) (city, bool) {
 		}
 	}
 	return city{}, false
+}
+
+// spotNamed finds a gazetteer place whose name or alias is said in words
+// (articles aside), nearest to (lat, lon) when several cities have one.
+func (e *Engine) spotNamed(words string, lat, lon float64) (spot, bool) {
+	form := placeForm(words)
+	if form == "" {
+		return spot{}, false
+	}
+	var best spot
+	bestKm := -1.0
+	for _, c := range e.cities {
+		for _, s := range c.spots {
+			for _, f := range s.forms {
+				if f != form {
+					continue
+				}
+				if km := geo.DistanceKm(lat, lon, s.Lat, s.Lon); bestKm < 0 || km < bestKm {
+					best, bestKm = s, km
+				}
+			}
+		}
+	}
+	return best, bestKm >= 0
+}
+
+// nearestSpot is the place of a category nearest to (lat, lon), in any
+// city.
+func (e *Engine) nearestSpot(category string, lat, lon float64) (spot, float64, bool) {
+	var best spot
+	bestKm := -1.0
+	for _, c := range e.cities {
+		for _, s := range c.spots {
+			if s.Category != category {
+				continue
+			}
+			if km := geo.DistanceKm(lat, lon, s.Lat, s.Lon); bestKm < 0 || km < bestKm {
+				best, bestKm = s, km
+			}
+		}
+	}
+	return best, bestKm, bestKm >= 0
+}
+
+// citySlotValues gives the city slot its phrases from the city files:
+// every name a city goes by, folded, to its canonical name.
+func citySlotValues(cs []city) map[string]string {
+	out := map[string]string{}
+	for _, c := range cs {
+		for _, n := range append([]string{c.Name}, c.Names...) {
+			if f := joinNorm(tokenize(n)); f != "" {
+				out[f] = c.Name
+			}
+		}
+	}
+	return out
 }

@@ -33,7 +33,8 @@ const ConversationTTL = 10 * time.Minute
 
 // Track is one song of the music library PLAY_MUSIC picks from.
 type Track struct {
-	ID, Title, Artist, Genre string
+	ID, Title, Artist, Album, Genre string
+	Mood                            string // energetic, upbeat, relaxed, calm, melancholic, focused
 }
 
 // Config wires an Engine to its sources. Every field is optional.
@@ -61,13 +62,19 @@ type Config struct {
 
 // Request is one query.
 type Request struct {
-	Query    string
-	Lang     string         // "en" (default) or "es"; a region suffix ("es-ES") is ignored
+	Query string
+	// Lang is "en" or "es" (a region suffix such as "es-ES" is ignored);
+	// "" lets the engine tell from the query. A query plainly in the
+	// other language that the named one cannot read is answered in its
+	// own language.
+	Lang     string
 	TimeZone *time.Location // for spoken times; default UTC
 	Lat, Lon *float64       // the user's position, when known
 	Ref      int64          // conversation to continue; 0 for none
 	UserID   int64
 	Now      time.Time // default Config.Clock()
+	// Explain asks for Response.Explain: how the query was read.
+	Explain bool
 }
 
 // Response marshals to the dialogue JSON of DECISIONS §5.
@@ -78,6 +85,11 @@ type Response struct {
 	// Intent names what the query was understood as (an action code, an
 	// information intent such as "weather", or "fallback"); for logs.
 	Intent string `json:"-"`
+	// Lang is the language the answer is in ("en" or "es"), for the
+	// Content-Language header and the speech voice.
+	Lang string `json:"-"`
+	// Explain is set only when the request asked for it.
+	Explain *Explanation `json:"explain,omitempty"`
 }
 
 // Context identifies the answer and its conversation.
@@ -120,10 +132,7 @@ func New(cfg Config) *Engine {
 	if err != nil {
 		panic(err)
 	}
-	cities, err := loadCities()
-	if err != nil {
-		panic(err)
-	}
+	cities := cityTable
 	if cfg.Clock == nil {
 		cfg.Clock = time.Now
 	}
@@ -136,28 +145,35 @@ func New(cfg Config) *Engine {
 	}
 	e := &Engine{cfg: cfg, models: models, convs: newConversations(cfg.MaxConversations), cities: cities, log: log}
 	for _, t := range cfg.Music {
-		e.music = append(e.music, musicTrack{Track: t, title: joinNorm(tokenize(t.Title)), artist: joinNorm(tokenize(t.Artist)), genre: fold(strings.TrimSpace(t.Genre))})
+		e.music = append(e.music, musicTrack{Track: t, title: joinNorm(tokenize(t.Title)), artist: joinNorm(tokenize(t.Artist)),
+			album: joinNorm(tokenize(t.Album)), genre: fold(strings.TrimSpace(t.Genre)), mood: fold(strings.TrimSpace(t.Mood))})
 	}
 	return e
 }
 
-// Answer understands one query and answers it. Bad input (empty, longer
-// than MaxQueryBytes, not UTF-8) is a 400 apierr; an unknown or expired
-// Ref starts a new conversation.
+// Answer understands one query and answers it. A query that is not
+// UTF-8 is a 400 apierr. An empty one, or one longer than MaxQueryBytes,
+// gets a polite answer without action; control characters are dropped.
+// An unknown or expired Ref, or one of another user, starts a new
+// conversation.
 func (e *Engine) Answer(ctx context.Context, req Request) (Response, error) {
-	q := strings.TrimSpace(req.Query)
-	switch {
-	case q == "":
-		return Response{}, apierr.BadRequestf("the query q is empty")
-	case len(req.Query) > MaxQueryBytes:
-		return Response{}, apierr.TooLargef("the query q is longer than %d bytes", MaxQueryBytes)
-	case !utf8.ValidString(q):
+	if !utf8.ValidString(req.Query) {
 		return Response{}, apierr.BadRequestf("the query q is not valid UTF-8")
 	}
 	if err := ctx.Err(); err != nil {
 		return Response{}, err
 	}
-	lang := normLang(req.Lang)
+	if len(req.Query) > MaxQueryBytes {
+		return e.politely(req, "too_long", ""), nil
+	}
+	q := strings.TrimSpace(withoutControls(req.Query))
+	if q == "" {
+		return e.politely(req, "empty_query", q), nil
+	}
+	lang, langFrom := normLang(req.Lang), "request"
+	if strings.TrimSpace(req.Lang) == "" {
+		lang, langFrom = e.detectLang(q), "detected"
+	}
 	m := e.models[lang]
 	now := req.Now
 	if now.IsZero() {
@@ -167,7 +183,23 @@ func (e *Engine) Answer(ctx context.Context, req Request) (Response, error) {
 	if loc == nil {
 		loc = time.UTC
 	}
-	t := &turn{e: e, ctx: ctx, m: m, req: req, lang: lang, now: now, loc: loc, toks: tokenize(q)}
+	toks := tokenize(q)
+	m.correctTokens(toks)
+	t := &turn{e: e, ctx: ctx, m: m, req: req, lang: lang, now: now, loc: loc, toks: toks, langFrom: langFrom}
+	if req.Ref == 0 && strings.TrimSpace(req.Lang) != "" {
+		if other := e.detectLang(q); other != lang {
+			// "¿qué tiempo hace?" typed in a console set to English: when
+			// the named language reads nothing, the query's own does.
+			if _, ok := m.understand(toks); !ok {
+				otoks := tokenize(q)
+				e.models[other].correctTokens(otoks)
+				if _, ok := e.models[other].understand(otoks); ok {
+					lang, m = other, e.models[other]
+					t.lang, t.m, t.toks, t.langFrom = lang, m, otoks, "detected over the request's "+t.lang
+				}
+			}
+		}
+	}
 
 	var conv *conversation
 	if req.Ref > 0 {
@@ -183,6 +215,7 @@ func (e *Engine) Answer(ctx context.Context, req Request) (Response, error) {
 		Responses:   Responses{Query: q},
 		NextActions: r.actions,
 		Intent:      r.intent,
+		Lang:        lang,
 	}
 	if resp.NextActions == nil {
 		resp.NextActions = []NextAction{}
@@ -207,7 +240,49 @@ func (e *Engine) Answer(ctx context.Context, req Request) (Response, error) {
 		resp.Context.Ref = newRef()
 	}
 	resp.Responses.Text, resp.Responses.Speech, resp.Responses.HTML = r.render(lang)
+	if req.Explain {
+		resp.Explain = t.explain(r, conv)
+	}
 	return resp, nil
+}
+
+// politely answers a query the engine will not read, in the language
+// asked for, with no action.
+func (e *Engine) politely(req Request, key, q string) Response {
+	lang := normLang(req.Lang)
+	t := &turn{e: e, m: e.models[lang], lang: lang}
+	resp := Response{Context: Context{ID: uuid.NewString(), Ref: newRef()}, Responses: Responses{Query: q},
+		NextActions: []NextAction{}, Intent: "fallback", Lang: lang}
+	resp.Responses.Text, resp.Responses.Speech, resp.Responses.HTML = t.reply(key, nil).render(lang)
+	if req.Explain {
+		resp.Explain = &Explanation{Lang: lang, LangFrom: "request", Intent: "fallback", Slots: []SlotReading{}, Corrections: []Correction{}}
+	}
+	return resp
+}
+
+// withoutControls drops control characters (a pasted escape sequence, a
+// NUL); tabs and line breaks become spaces.
+func withoutControls(s string) string {
+	clean := true
+	for _, r := range s {
+		if unicode.IsControl(r) {
+			clean = false
+			break
+		}
+	}
+	if clean {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s {
+		switch {
+		case r == '\t' || r == '\n' || r == '\r':
+			b.WriteByte(' ')
+		case !unicode.IsControl(r):
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
 }
 
 // NotHeard answers audio in which nothing was recognised: it says so and
@@ -249,6 +324,17 @@ type turn struct {
 	now  time.Time
 	loc  *time.Location
 	toks []token
+	// what the explanation reports: the reading used and the slot an
+	// answer filled
+	read     *match
+	filled   string
+	langFrom string
+}
+
+// handleMatch answers a reading of the query and keeps it for Explain.
+func (t *turn) handleMatch(mt match) reply {
+	t.read = &mt
+	return t.handle(mt.intent, mt.slots)
 }
 
 // respond decides between continuing a conversation and a new intent.
@@ -266,7 +352,7 @@ func (t *turn) respond(conv *conversation) reply {
 		// unless the question wants free text, where anything goes.
 		if understood && mt.intent != conv.intent && mt.literals >= 2 && !t.awaitsFreeText(conv) {
 			t.completeTime(&mt)
-			return t.handle(mt.intent, mt.slots)
+			return t.handleMatch(mt)
 		}
 		if v, name, ok := t.fillSlot(conv); ok {
 			slots := conv.slots
@@ -274,13 +360,14 @@ func (t *turn) respond(conv *conversation) reply {
 				slots = map[string]slotVal{}
 			}
 			slots[name] = v
+			t.filled = name
 			r := t.handle(conv.intent, slots)
 			return r
 		}
 		// Not an answer to the question: a new request, or ask again.
 		if understood && mt.intent != conv.intent {
 			t.completeTime(&mt)
-			return t.handle(mt.intent, mt.slots)
+			return t.handleMatch(mt)
 		}
 		if conv.asks >= 2 {
 			r := t.reply("not_understood_giveup", nil)
@@ -295,8 +382,26 @@ func (t *turn) respond(conv *conversation) reply {
 	if !ok {
 		return t.handle("fallback", nil)
 	}
+	mt = t.secondReading(mt)
 	t.completeTime(&mt)
-	return t.handle(mt.intent, mt.slots)
+	return t.handleMatch(mt)
+}
+
+// secondReading reconsiders "play X" when X is no music the library has:
+// "pon La 1" names a TV channel, "pon en marcha el cronómetro" another
+// request; a title nobody has ("play Despacito") stays music.
+func (t *turn) secondReading(mt match) match {
+	song, ok := mt.slots["song"]
+	if mt.intent != "PLAY_MUSIC" || !ok || len(findTracks(t.e.music, joinNorm(tokenize(song.text)), "")) > 0 {
+		return mt
+	}
+	if t.e.isChannel(song.text) {
+		return match{intent: "CHANNEL_SELECT", slots: map[string]slotVal{"channel": {text: strings.TrimSpace(song.text)}}}
+	}
+	if alt, ok := t.m.understandExcept(t.toks, "PLAY_MUSIC"); ok && alt.literals >= 2 && alt.cost <= mt.cost+1.5 {
+		return alt
+	}
+	return mt
 }
 
 // findDay takes a day named outside the pattern's slots ("what's the
@@ -374,7 +479,7 @@ func (t *turn) followUp(conv *conversation) reply {
 	mt, understood := t.m.understand(t.toks)
 	if understood && mt.literals >= 2 {
 		t.completeTime(&mt)
-		return t.handle(mt.intent, mt.slots)
+		return t.handleMatch(mt)
 	}
 	slots := map[string]slotVal{}
 	for k, v := range conv.slots {
@@ -398,7 +503,7 @@ func (t *turn) followUp(conv *conversation) reply {
 		return t.handle(conv.intent, slots)
 	case understood:
 		t.completeTime(&mt)
-		return t.handle(mt.intent, mt.slots)
+		return t.handleMatch(mt)
 	}
 	return t.handle("fallback", nil)
 }
@@ -406,18 +511,30 @@ func (t *turn) followUp(conv *conversation) reply {
 // fillSlot reads the awaited slot from a follow-up answer. A time that
 // only names a day ("tomorrow") merges with a later clock ("at nine").
 func (t *turn) fillSlot(conv *conversation) (slotVal, string, bool) {
-	// A contact may be answered with a number, a recipient with an
-	// address: the typed reading wins when it covers the whole answer.
-	if typed, ok := preferTyped[conv.awaiting]; ok {
-		if v, n := t.m.parseTyped(typed, t.toks); n > 0 && n == len(t.toks) {
-			return v, typed, true
+	// "What is it about?" answered with only a time ("el viernes a las
+	// 5"): the time is taken and the appointment keeps a plain title.
+	if conv.intent == "SET_APPOINTMENT" && conv.awaiting == "title" {
+		if w, n := t.m.parseWhen(t.toks); n == len(t.toks) && w.complete() {
+			if conv.slots == nil {
+				conv.slots = map[string]slotVal{}
+			}
+			conv.slots["title"] = slotVal{text: t.m.displayName("apptkind", "appointment")}
+			return slotVal{when: w, end: n}, "time", true
 		}
 	}
+	// A contact may be answered with a number, a recipient with an
+	// address: the typed reading wins when it covers the whole answer.
 	toks := t.toks
 	if i, ok := t.m.slotIndex[conv.awaiting]; ok && t.m.slots[i].perWord == costShortWord {
-		// "to mom", "a Lucía": a name without the words around it.
-		for len(toks) > 1 && t.m.fillers[toks[0].norm] {
+		// "to mom", "a Lucía": a name without the words around it, but
+		// with its possessive ("my sister").
+		for len(toks) > 1 && t.m.fillers[toks[0].norm] && !possessives[toks[0].norm] {
 			toks = toks[1:]
+		}
+	}
+	if typed, ok := preferTyped[conv.awaiting]; ok {
+		if v, n := t.m.parseTyped(typed, toks); n > 0 && n == len(toks) {
+			return v, typed, true
 		}
 	}
 	v, ok := t.m.findSlot(conv.awaiting, toks)

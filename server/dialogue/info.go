@@ -35,6 +35,17 @@ func (t *turn) where(slots map[string]slotVal) (Where, bool) {
 	}
 	if p := strings.TrimSpace(slots["place"].text); p != "" {
 		toks := tokenize(p)
+		// "tiempo para pasado mañana": the words name a day, not a place.
+		// The day may run on past the place ("pasado | mañana").
+		from := toks
+		if pv := slots["place"]; pv.end > pv.start && pv.end <= len(t.toks) {
+			from = t.toks[pv.start:]
+		}
+		if w, n := t.m.parseWhen(from); n >= len(toks) && w.day != dayNone {
+			slots["day"] = slotVal{when: w}
+			delete(slots, "place")
+			return t.where(slots)
+		}
 		if v, ok := t.m.findSlot("city", toks); ok {
 			return Where{City: v.text}, true
 		}
@@ -307,7 +318,7 @@ func (t *turn) cuisineName(c string) string {
 
 func (t *turn) sports(k Knowledge, w Where, slots map[string]slotVal) (reply, error) {
 	sport := slots["sport"].text
-	team := strings.TrimSpace(slots["team"].text)
+	team := t.teamName(slots["team"].text)
 	if sport != "" {
 		t.topic("sport:" + sport)
 	}
@@ -336,6 +347,25 @@ func (t *turn) sports(k Knowledge, w Where, slots map[string]slotVal) (reply, er
 	})
 	return r, nil
 }
+
+// teamName is a team as said, without the article before it ("the
+// Knicks") or a day after it ("Barça ayer").
+func (t *turn) teamName(s string) string {
+	toks := tokenize(s)
+	if len(toks) > 1 && placeArticles[toks[0].norm] {
+		toks = toks[1:]
+	}
+	for len(toks) > 1 && teamDays[toks[len(toks)-1].norm] {
+		toks = toks[:len(toks)-1]
+		if len(toks) > 1 && toks[len(toks)-1].norm == "last" {
+			toks = toks[:len(toks)-1]
+		}
+	}
+	return spanText(toks)
+}
+
+var teamDays = map[string]bool{"yesterday": true, "today": true, "tonight": true, "night": true, "weekend": true,
+	"ayer": true, "hoy": true, "anoche": true, "finde": true}
 
 func (t *turn) events(k Knowledge, w Where, slots map[string]slotVal) (reply, error) {
 	cat := slots["eventcat"].text

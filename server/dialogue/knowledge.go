@@ -142,9 +142,13 @@ type Program struct {
 	Start          time.Time
 }
 
+// LocateQuery names a place, or (Personal) one of the user's own
+// places: "home" or "work", as tracking detected them. A Knowledge that
+// knows none answers ErrNoData.
 type LocateQuery struct {
-	Name string
-	Near Where
+	Name     string
+	Personal string
+	Near     Where
 	Asker
 }
 

@@ -15,6 +15,8 @@ type fakeKnowledge struct {
 	mu   sync.Mutex
 	last map[string]map[string]string
 	fail error // returned by every method when set
+	// personal holds the user's home and work, as tracking would.
+	personal map[string]Location
 }
 
 func newFakeKnowledge() *fakeKnowledge {
@@ -161,9 +163,17 @@ func (k *fakeKnowledge) TV(ctx context.Context, q TVQuery) ([]Program, error) {
 }
 
 func (k *fakeKnowledge) Locate(ctx context.Context, q LocateQuery) (Location, error) {
-	k.record("locate", map[string]string{"name": q.Name})
+	k.record("locate", map[string]string{"name": q.Name, "personal": q.Personal})
 	if k.fail != nil {
 		return Location{}, k.fail
+	}
+	if q.Personal != "" {
+		k.mu.Lock()
+		defer k.mu.Unlock()
+		if loc, ok := k.personal[q.Personal]; ok {
+			return loc, nil
+		}
+		return Location{}, ErrNoData
 	}
 	name := strings.TrimSpace(q.Name)
 	for _, art := range []string{"the ", "el ", "la ", "al "} {
@@ -180,15 +190,15 @@ func (k *fakeKnowledge) Locate(ctx context.Context, q LocateQuery) (Location, er
 }
 
 var testTracks = []Track{
-	{ID: "t1", Title: "So What", Artist: "Miles Davis", Genre: "jazz"},
-	{ID: "t2", Title: "Blue in Green", Artist: "Miles Davis", Genre: "jazz"},
-	{ID: "t3", Title: "Clair de Lune", Artist: "Claude Debussy", Genre: "classical"},
-	{ID: "t4", Title: "Bohemian Rhapsody", Artist: "Queen", Genre: "rock"},
-	{ID: "t5", Title: "Neon Rain", Artist: "Synth Collective", Genre: "electronic"},
-	{ID: "t6", Title: "Drift", Artist: "Ambient Works", Genre: "ambient"},
-	{ID: "t7", Title: "Summer Nights", Artist: "Pop Stars", Genre: "pop"},
-	{ID: "t8", Title: "Nocturne", Artist: "Frederic Chopin", Genre: "classical"},
-	{ID: "t9", Title: "Another One", Artist: "Queen", Genre: "rock"},
+	{ID: "t1", Title: "So What", Artist: "Miles Davis", Album: "Kind of Blue", Genre: "jazz", Mood: "relaxed"},
+	{ID: "t2", Title: "Blue in Green", Artist: "Miles Davis", Album: "Kind of Blue", Genre: "jazz", Mood: "melancholic"},
+	{ID: "t3", Title: "Clair de Lune", Artist: "Claude Debussy", Album: "Suite bergamasque", Genre: "classical", Mood: "calm"},
+	{ID: "t4", Title: "Bohemian Rhapsody", Artist: "Queen", Album: "A Night at the Opera", Genre: "rock", Mood: "energetic"},
+	{ID: "t5", Title: "Neon Rain", Artist: "Synth Collective", Album: "Grid", Genre: "electronic", Mood: "energetic"},
+	{ID: "t6", Title: "Drift", Artist: "Ambient Works", Album: "Fields", Genre: "ambient", Mood: "calm"},
+	{ID: "t7", Title: "Summer Nights", Artist: "Pop Stars", Album: "Summer", Genre: "pop", Mood: "upbeat"},
+	{ID: "t8", Title: "Nocturne", Artist: "Frederic Chopin", Album: "Nocturnes", Genre: "classical", Mood: "melancholic"},
+	{ID: "t9", Title: "Another One", Artist: "Queen", Album: "The Game", Genre: "rock", Mood: "upbeat"},
 }
 
 func testMusicURL(id string) string { return "http://music.test/" + id + ".mp3" }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -53,6 +54,10 @@ type langFile struct {
 	// Intents maps an intent (an action code or an information intent) to
 	// its patterns.
 	Intents map[string][]string `json:"intents"`
+	// TypedIntents are patterns for typed queries only: the matcher reads
+	// them, the speech grammar leaves them out, because every path a
+	// grammar gains makes the recogniser's other paths less likely.
+	TypedIntents map[string][]string `json:"typedIntents"`
 	// Display gives, per slot, the words an answer uses for a canonical
 	// value ("tv" -> "la tele"); values not listed are said as their
 	// longest phrase.
@@ -98,7 +103,6 @@ type variant struct {
 type langModel struct {
 	lang      string
 	fillers   map[string]bool
-	courtesy  []string
 	numbers   map[string]int
 	timeWords phraseTable
 	spoken    map[string]string
@@ -111,12 +115,20 @@ type langModel struct {
 	vocab     map[string]int32   // every pattern word -> id
 	say       map[string]string
 	grammar   map[string][]string
+	spell     *speller
+	// the parsed texts, for GrammarSpec; typedOnly marks the patterns the
+	// speech grammar leaves out
+	parsedPatterns [][]node
+	typedOnly      []bool
+	parsedSlots    map[string][][]node
+	parsedCourtesy [][]node
 }
 
 var (
-	loadOnce sync.Once
-	models   map[string]*langModel
-	loadErr  error
+	loadOnce  sync.Once
+	models    map[string]*langModel
+	cityTable []city
+	loadErr   error
 )
 
 // loadModels compiles the embedded language files once per process; the
@@ -124,9 +136,12 @@ var (
 func loadModels() (map[string]*langModel, error) {
 	loadOnce.Do(func() {
 		models = map[string]*langModel{}
+		if cityTable, loadErr = loadCities(); loadErr != nil {
+			return
+		}
 		fsys := assets.Sub("dialogue")
 		for _, lang := range languages {
-			m, err := loadModel(fsys, lang)
+			m, err := loadModel(fsys, lang, cityTable)
 			if err != nil {
 				loadErr = err
 				return
@@ -137,7 +152,7 @@ func loadModels() (map[string]*langModel, error) {
 	return models, loadErr
 }
 
-func loadModel(fsys fs.FS, lang string) (*langModel, error) {
+func loadModel(fsys fs.FS, lang string, cities []city) (*langModel, error) {
 	raw, err := fs.ReadFile(fsys, lang+".json")
 	if err != nil {
 		return nil, fmt.Errorf("dialogue data %s: %w", lang, err)
@@ -146,7 +161,69 @@ func loadModel(fsys fs.FS, lang string) (*langModel, error) {
 	if err := json.Unmarshal(raw, &f); err != nil {
 		return nil, fmt.Errorf("dialogue data %s: %w", lang, err)
 	}
-	return compileModel(lang, f)
+	// The city slot takes every name the city files give a city; the
+	// language file adds only its own nicknames.
+	if f.Slots == nil {
+		f.Slots = map[string][]string{}
+	}
+	if f.Values == nil {
+		f.Values = map[string]map[string]string{}
+	}
+	if f.Values["city"] == nil {
+		f.Values["city"] = map[string]string{}
+	}
+	have := map[string]bool{}
+	nicknames := append([]string(nil), f.Slots["city"]...)
+	for _, a := range f.Slots["city"] {
+		have[fold(a)] = true
+	}
+	vals := citySlotValues(cities)
+	phrases := make([]string, 0, len(vals))
+	for p := range vals {
+		phrases = append(phrases, p)
+	}
+	sort.Strings(phrases)
+	for _, p := range phrases {
+		if !have[p] {
+			f.Slots["city"] = append(f.Slots["city"], p)
+		}
+		f.Values["city"][p] = vals[p]
+	}
+	typed := map[string]bool{}
+	for intent, texts := range f.TypedIntents {
+		for _, text := range texts {
+			if !slices.Contains(f.Intents[intent], text) {
+				f.Intents[intent] = append(f.Intents[intent], text)
+				typed[intent+"\x00"+text] = true
+			}
+		}
+	}
+	m, err := compileModel(lang, f)
+	if err != nil {
+		return nil, err
+	}
+	// The speech grammar says each city by its name and the language's
+	// nicknames only: every other way of writing it ("London UK",
+	// "Madrid España") is a path that makes the grammar's other paths less
+	// likely, and typed queries find them anyway.
+	spoken := append([]string(nil), nicknames...)
+	for _, c := range cities {
+		spoken = append(spoken, strings.ToLower(c.Name))
+	}
+	m.grammar["city"] = spoken
+	m.parsedSlots["city"] = nil
+	for _, text := range spoken {
+		seq, err := parsePattern(text)
+		if err != nil {
+			return nil, fmt.Errorf("dialogue data %s: city %q: %w", lang, text, err)
+		}
+		m.parsedSlots["city"] = append(m.parsedSlots["city"], seq)
+	}
+	m.typedOnly = make([]bool, len(m.patterns))
+	for i, p := range m.patterns {
+		m.typedOnly[i] = typed[p.Intent+"\x00"+p.Text]
+	}
+	return m, nil
 }
 
 func compileModel(lang string, f langFile) (*langModel, error) {
@@ -168,7 +245,13 @@ func compileModel(lang string, f langFile) (*langModel, error) {
 	for _, w := range f.Fillers {
 		m.fillers[fold(w)] = true
 	}
-	m.courtesy = f.Courtesy
+	for _, c := range f.Courtesy {
+		seq, err := parsePattern(c)
+		if err != nil {
+			return nil, fmt.Errorf("dialogue data %s: courtesy: %w", lang, err)
+		}
+		m.parsedCourtesy = append(m.parsedCourtesy, seq)
+	}
 	for w, v := range f.Numbers {
 		m.numbers[fold(w)] = v
 	}
@@ -201,6 +284,7 @@ func compileModel(lang string, f langFile) (*langModel, error) {
 		}
 		m.grammar[name] = append([]string(nil), alts...)
 	}
+	m.parsedSlots = parsedSlots
 	slotAlts := func(name string) ([][]node, error) {
 		alts, ok := parsedSlots[name]
 		if !ok {
@@ -230,7 +314,9 @@ func compileModel(lang string, f langFile) (*langModel, error) {
 	}
 	// Only the slots the patterns use are compiled for matching; the
 	// others compose typed slots for the speech grammar.
-	used := map[string]bool{"city": true}
+	// city, personal and placecat are read inside destinations and
+	// places, not only by patterns.
+	used := map[string]bool{"city": true, "personal": true, "placecat": true}
 	for intent, texts := range f.Intents {
 		for _, text := range texts {
 			seq, err := parsePattern(text)
@@ -332,6 +418,7 @@ func compileModel(lang string, f langFile) (*langModel, error) {
 			}
 			pi := len(m.patterns)
 			m.patterns = append(m.patterns, Pattern{Lang: lang, Intent: intent, Text: text})
+			m.parsedPatterns = append(m.parsedPatterns, seq)
 			for _, v := range vars {
 				if len(v) == 0 {
 					continue
@@ -398,6 +485,7 @@ func compileModel(lang string, f langFile) (*langModel, error) {
 			}
 		}
 	}
+	m.spell = newSpeller(spellingData(f))
 	return m, nil
 }
 
@@ -436,15 +524,18 @@ func (m *langModel) wordID(w string) int32 {
 	return id
 }
 
-// Grammar is the package Grammar with the music library added: its titles
-// and artists become the alternatives of the song and artist slots, so a
-// speech recogniser can hear them. Titles with characters a grammar cannot
+// libraryPhrase is a title or artist of the music library as words a
+// speech grammar can hold.
+type libraryPhrase struct {
+	slot  string
+	words []string
+}
+
+// libraryPhrases lists the library's titles (slot song) and artists (slot
+// artist) for the speech grammar; titles with characters a grammar cannot
 // hold (digits, symbols) are left out.
-func (e *Engine) Grammar(lang string) (patterns []Pattern, slots map[string][]string) {
-	patterns, slots = Grammar(lang)
-	if slots == nil {
-		return nil, nil
-	}
+func (e *Engine) libraryPhrases() []libraryPhrase {
+	var out []libraryPhrase
 	seen := map[string]bool{}
 	add := func(slot, text string) {
 		phrase := strings.Join(strings.Fields(strings.ToLower(text)), " ")
@@ -452,13 +543,13 @@ func (e *Engine) Grammar(lang string) (patterns []Pattern, slots map[string][]st
 			return
 		}
 		seen[slot+phrase] = true
-		slots[slot] = append(slots[slot], phrase)
+		out = append(out, libraryPhrase{slot, strings.Fields(phrase)})
 	}
 	for _, tr := range e.music {
 		add("song", strings.NewReplacer(",", " ", "!", " ", "?", " ", ".", " ", "\"", " ").Replace(tr.Title))
 		add("artist", strings.NewReplacer(",", " ", ".", " ").Replace(tr.Artist))
 	}
-	return patterns, slots
+	return out
 }
 
 // grammarWords is what a speech grammar phrase may hold.
@@ -486,14 +577,31 @@ func numberClasses(numbers map[string]int) map[string][]string {
 	return out
 }
 
-// Courtesy returns the phrases a speaker of lang may say before or after
-// any request ("please", "could you").
-func Courtesy(lang string) []string {
-	ms, err := loadModels()
-	if err != nil || ms[lang] == nil {
-		return nil
+// detectLang tells English from Spanish: Spanish marks (¿ ¡ ñ and
+// accents) count double, then each word known to one language's phrases
+// and not the other's counts for it. A tie is English, the default.
+func (e *Engine) detectLang(q string) string {
+	en, es := e.models["en"], e.models["es"]
+	score := 0
+	for _, r := range q {
+		switch r {
+		case '¿', '¡', 'ñ', 'Ñ', 'á', 'é', 'í', 'ó', 'ú':
+			score += 2
+		}
 	}
-	return append([]string(nil), ms[lang].courtesy...)
+	for _, t := range tokenize(q) {
+		inEN, inES := en.spell.known[t.norm], es.spell.known[t.norm]
+		switch {
+		case inES && !inEN:
+			score++
+		case inEN && !inES:
+			score--
+		}
+	}
+	if score > 0 {
+		return "es"
+	}
+	return "en"
 }
 
 // Grammar returns the recognisable phrasings of one language ("en" or
@@ -510,7 +618,11 @@ func Grammar(lang string) (patterns []Pattern, slots map[string][]string) {
 	if !ok {
 		return nil, nil
 	}
-	patterns = append([]Pattern(nil), m.patterns...)
+	for i, p := range m.patterns {
+		if i >= len(m.typedOnly) || !m.typedOnly[i] {
+			patterns = append(patterns, p)
+		}
+	}
 	slots = make(map[string][]string, len(m.grammar))
 	for k, v := range m.grammar {
 		slots[k] = append([]string(nil), v...)

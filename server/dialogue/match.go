@@ -18,8 +18,9 @@ type slotVal struct {
 }
 
 type cand struct {
-	end int
-	val slotVal
+	end  int
+	val  slotVal
+	typo float32 // cost of the corrected words it reads
 }
 
 // match is the best reading of a query.
@@ -56,6 +57,7 @@ type queryCtx struct {
 	toks  []token
 	ids   []int32   // vocabulary id of each token, -1 when no pattern has it
 	skip  []float32 // cost of skipping each token
+	typo  []float32 // extra cost of reading each token as its correction
 	has   map[int32]bool
 	cands [][]cand
 	done  []bool
@@ -69,8 +71,12 @@ type queryCtx struct {
 func newQueryCtx(m *langModel, toks []token) *queryCtx {
 	size := len(m.slots) * (len(toks) + 1)
 	q := &queryCtx{m: m, toks: toks, cands: make([][]cand, size), done: make([]bool, size),
-		ids: make([]int32, len(toks)), skip: make([]float32, len(toks)), has: make(map[int32]bool, len(toks))}
+		ids: make([]int32, len(toks)), skip: make([]float32, len(toks)), has: make(map[int32]bool, len(toks)),
+		typo: make([]float32, len(toks))}
 	for j, t := range toks {
+		if t.typo != "" {
+			q.typo[j] = costTypo
+		}
 		q.ids[j] = -1
 		if id, ok := m.vocab[t.norm]; ok {
 			q.ids[j] = id
@@ -127,12 +133,12 @@ func (q *queryCtx) slotCands(slot, j int) []cand {
 			}
 			b.WriteString(rest[l-1].norm)
 			if v, ok := def.values[b.String()]; ok {
-				out = append(out, cand{end: j + l, val: slotVal{text: v}})
+				out = append(out, cand{end: j + l, val: slotVal{text: v}, typo: q.typoCost(j, j+l)})
 			}
 		}
 	case slotTyped:
 		if v, n := q.m.parseTyped(def.typ, rest); n > 0 {
-			out = append(out, cand{end: j + n, val: v})
+			out = append(out, cand{end: j + n, val: v, typo: q.typoCost(j, j+n)})
 		}
 	}
 	q.cands[k] = out
@@ -166,6 +172,12 @@ func (m *langModel) parseTyped(typ string, rest []token) (slotVal, int) {
 // understand finds the intent whose pattern reads the query best, or
 // returns ok == false when nothing fits.
 func (m *langModel) understand(toks []token) (match, bool) {
+	return m.understandExcept(toks, "")
+}
+
+// understandExcept is understand with the patterns of one intent left
+// out, for a second reading.
+func (m *langModel) understandExcept(toks []token, except string) (match, bool) {
 	q := newQueryCtx(m, toks)
 	seen := make([]uint64, (len(m.variants)+63)/64)
 	type candidate struct {
@@ -193,6 +205,9 @@ func (m *langModel) understand(toks []token) (match, bool) {
 	for _, c := range cands {
 		if c.lb > bestCost {
 			break
+		}
+		if m.variants[c.id].intent == except {
+			continue
 		}
 		r, ok := q.align(&m.variants[c.id], bestCost)
 		if !ok {
@@ -260,11 +275,11 @@ func (q *queryCtx) align(v *variant, bound float32) (match, bool) {
 							reward = rewardWord
 						}
 						if j < n && containsID(e.ids, q.ids[j]) {
-							relax(from, st(i+1, j+1, 0), reward, actLit, 0)
+							relax(from, st(i+1, j+1, 0), reward+q.typo[j], actLit, 0)
 						}
 						for pi, ph := range e.phraseID {
 							if phraseAt(q.ids[j:], ph) {
-								relax(from, st(i+1, j+len(ph), 0), reward, actLit, pi)
+								relax(from, st(i+1, j+len(ph), 0), reward+q.typoCost(j, j+len(ph)), actLit, pi)
 							}
 						}
 						miss := float32(costMissWord)
@@ -290,7 +305,7 @@ func (q *queryCtx) align(v *variant, bound float32) (match, bool) {
 								reward = rewardSlot
 							}
 							for ci, c := range q.slotCands(e.slot, j) {
-								relax(from, st(i+1, c.end, 0), reward, actSlot, ci)
+								relax(from, st(i+1, c.end, 0), reward+c.typo, actSlot, ci)
 							}
 						}
 					}
@@ -366,7 +381,13 @@ func (q *queryCtx) align(v *variant, bound float32) (match, bool) {
 						end--
 					}
 				}
-				r.slots[def.name] = slotVal{text: q.span(pj, end), start: pj, end: end}
+				text := q.span(pj, end)
+				if def.verbatim && end == len(q.toks) {
+					// A message ends with its own question or exclamation
+					// mark ("are you free on friday?").
+					text += closingMarks(q.toks[end-1])
+				}
+				r.slots[def.name] = slotVal{text: text, start: pj, end: end}
 			}
 			openEnd = -1
 		}
@@ -389,6 +410,14 @@ func (q *queryCtx) align(v *variant, bound float32) (match, bool) {
 		return match{}, false
 	}
 	return r, true
+}
+
+func (q *queryCtx) typoCost(from, to int) float32 {
+	var c float32
+	for _, x := range q.typo[from:to] {
+		c += x
+	}
+	return c
 }
 
 func phraseAt(ids []int32, phrase []int32) bool {
@@ -445,5 +474,7 @@ func (m *langModel) findSlot(name string, toks []token) (slotVal, bool) {
 			}
 		}
 	}
-	return best.val, bestStart >= 0
+	v := best.val
+	v.start, v.end = bestStart, best.end
+	return v, bestStart >= 0
 }

@@ -1,56 +1,86 @@
 package dialogue
 
 import (
+	"context"
 	"math/rand/v2"
+	"sort"
 	"strings"
 )
 
 type musicTrack struct {
 	Track
-	title, artist, genre string // folded
+	title, artist, album, genre, mood string // folded
 }
 
-// playMusic picks a track by title, artist or genre, or any track.
+// Interests is what a Knowledge may also offer: the user's interest
+// weights by category key ("music:jazz": 1), from the surveys. It lets
+// "play something I like" follow the music survey.
+type Interests interface {
+	Interests(ctx context.Context, userID int64) map[string]float64
+}
+
+// playMusic picks a track by title, artist, album, genre, mood or the
+// user's taste. A title, artist or playlist the library lacks is not
+// answered "not found": the closest honest match plays (the genre or mood
+// named in the words, else the user's taste) and the answer says it is a
+// stand-in.
 func (t *turn) playMusic(slots map[string]slotVal) reply {
 	lib := t.e.music
 	if len(lib) == 0 || t.e.cfg.MusicURL == nil {
 		return t.reply("music_empty", nil)
 	}
-	var pool []musicTrack
 	genre := slots["genre"].text
+	mood := slots["mood"].text
 	song := strings.TrimSpace(fold(slots["song"].text))
 	artist := strings.TrimSpace(fold(slots["artist"].text))
-	if genre == "" && (song != "" || artist != "") && len(findTracks(lib, song, artist)) == 0 {
-		// "play some relaxing music" read as a title: a genre named inside
-		// the words is the better reading.
-		if v, ok := t.m.findSlot("genre", tokenize(song+" "+artist)); ok {
-			genre, song, artist = v.text, "", ""
+	if s, a := slots["song"], slots["artist"]; song != "" && artist != "" && len(findTracks(lib, song, artist)) == 0 &&
+		s.end > s.start && a.end <= len(t.toks) && s.end <= a.start {
+		// "pon Clair de Lune": the "de" inside a title read as "by".
+		if whole := joinNorm(t.toks[s.start:a.end]); len(findTracks(lib, whole, "")) > 0 {
+			song, artist = whole, ""
 		}
 	}
+	if _, liked := slots["liked"]; liked {
+		return t.playLiked(lib)
+	}
+	var pool []musicTrack
+	asked := strings.TrimSpace(slots["song"].text)
+	if asked == "" {
+		asked = strings.TrimSpace(slots["artist"].text)
+	}
+	// "my running playlist": the library has no playlists, so whatever
+	// plays is a stand-in, and the answer names the playlist asked for.
+	playlist := false
+	if s := slots["song"]; s.end > s.start && s.end < len(t.toks) && playlistWords[t.toks[s.end].norm] {
+		from := s.start
+		if from > 0 && possessives[t.toks[from-1].norm] {
+			from--
+		}
+		asked, playlist = spanText(t.toks[from:s.end+1]), true
+	}
 	switch {
-	case song != "":
+	case song != "" || artist != "":
 		pool = findTracks(lib, song, artist)
 		if len(pool) == 0 && artist == "" {
-			// "play Miles Davis" reads like a title but names an artist.
-			pool = findTracks(lib, "", song)
+			// "play Miles Davis" reads like a title but names an artist;
+			// "play Kind of Blue" names an album.
+			if pool = findTracks(lib, "", song); len(pool) == 0 {
+				pool = findAlbum(lib, song)
+			}
 		}
-		if len(pool) == 0 {
-			return t.reply("music_not_found", map[string]phr{"what": same(slots["song"].text)})
-		}
-	case artist != "":
-		pool = findTracks(lib, "", artist)
-		if len(pool) == 0 {
-			return t.reply("music_not_found", map[string]phr{"what": same(slots["artist"].text)})
+		if len(pool) == 0 || playlist {
+			return t.standIn(lib, asked, genre, mood, playlist)
 		}
 	case genre != "":
 		t.topic("music:" + genre)
-		for _, tr := range lib {
-			if tr.genre == genre {
-				pool = append(pool, tr)
-			}
-		}
+		pool = filterTracks(lib, func(tr musicTrack) bool { return tr.genre == genre })
 		if len(pool) == 0 {
 			return t.reply("music_genre_empty", map[string]phr{"genre": same(t.m.displayName("genre", genre))})
+		}
+	case mood != "":
+		pool = filterTracks(lib, func(tr musicTrack) bool { return tr.mood == mood })
+		if len(pool) == 0 {
+			return t.standIn(lib, t.m.displayName("mood", mood), "", "", false)
 		}
 	default:
 		pool = lib
@@ -59,9 +89,130 @@ func (t *turn) playMusic(slots map[string]slotVal) reply {
 	if song != "" && tr.Genre != "" {
 		t.topic("music:" + strings.ToLower(tr.Genre))
 	}
-	r := t.reply("music_playing", map[string]phr{"title": same(tr.Title), "artist": same(tr.Artist)})
+	return t.playing("music_playing", tr, nil)
+}
+
+func (t *turn) playing(key string, tr musicTrack, vals map[string]phr) reply {
+	if vals == nil {
+		vals = map[string]phr{}
+	}
+	vals["title"], vals["artist"] = same(tr.Title), same(tr.Artist)
+	r := t.reply(key, vals)
 	r.actions = act("PLAY_MUSIC", MusicData{URL: t.e.cfg.MusicURL(tr.ID), Title: tr.Title, Artist: tr.Artist})
 	return r
+}
+
+// standIn plays the closest match for music the library does not have:
+// a genre or mood said around the name ("my running playlist"), else what
+// the user likes, else anything; the answer names what is missing.
+func (t *turn) standIn(lib []musicTrack, asked, genre, mood string, ownUp bool) reply {
+	toks := tokenize(asked)
+	covered := 0
+	if genre == "" {
+		if v, ok := t.m.findSlot("genre", toks); ok {
+			genre, covered = v.text, v.end-v.start
+		}
+	}
+	if mood == "" && genre == "" {
+		if v, ok := t.m.findSlot("mood", toks); ok {
+			mood, covered = v.text, v.end-v.start
+		}
+	}
+	// "play some relaxing music" only names a genre: no stand-in to own up to.
+	named := covered > 0
+	for _, tok := range toks {
+		if !t.m.fillers[tok.norm] && !musicWords[tok.norm] {
+			covered--
+		}
+	}
+	named = named && covered >= 0 && !ownUp
+	kind := ""
+	var pool []musicTrack
+	switch {
+	case genre != "":
+		pool = filterTracks(lib, func(tr musicTrack) bool { return tr.genre == genre })
+		kind = t.m.displayName("genre", genre)
+	case mood != "":
+		pool = filterTracks(lib, func(tr musicTrack) bool { return tr.mood == mood })
+		kind = t.m.displayName("mood", mood)
+	}
+	if len(pool) == 0 {
+		if g := t.likedGenre(); g != "" {
+			pool = filterTracks(lib, func(tr musicTrack) bool { return tr.genre == g })
+			kind = t.m.displayName("genre", g)
+		}
+	}
+	if len(pool) == 0 {
+		pool, kind = lib, ""
+	}
+	tr := pool[rand.IntN(len(pool))]
+	key := "music_standin"
+	switch {
+	case named && kind != "":
+		key = "music_playing"
+	case kind == "":
+		key = "music_standin_any"
+	}
+	return t.playing(key, tr, map[string]phr{"what": same(asked), "kind": same(kind)})
+}
+
+// playLiked plays the genre the user likes most in the music survey.
+func (t *turn) playLiked(lib []musicTrack) reply {
+	if g := t.likedGenre(); g != "" {
+		if pool := filterTracks(lib, func(tr musicTrack) bool { return tr.genre == g }); len(pool) > 0 {
+			return t.playing("music_liked", pool[rand.IntN(len(pool))], map[string]phr{"genre": same(t.m.displayName("genre", g))})
+		}
+	}
+	return t.playing("music_liked_unknown", lib[rand.IntN(len(lib))], nil)
+}
+
+// likedGenre is the music genre of the user's highest survey weight
+// that the library has, or "".
+func (t *turn) likedGenre() string {
+	in, ok := t.e.cfg.Knowledge.(Interests)
+	if !ok || t.req.UserID == 0 {
+		return ""
+	}
+	type liked struct {
+		genre string
+		w     float64
+	}
+	var ls []liked
+	for key, w := range in.Interests(t.ctx, t.req.UserID) {
+		if g, ok := strings.CutPrefix(key, "music:"); ok && w > 0 {
+			ls = append(ls, liked{g, w})
+		}
+	}
+	sort.Slice(ls, func(i, j int) bool { return ls[i].w > ls[j].w || ls[i].w == ls[j].w && ls[i].genre < ls[j].genre })
+	for _, l := range ls {
+		for _, tr := range t.e.music {
+			if tr.genre == l.genre {
+				return l.genre
+			}
+		}
+	}
+	return ""
+}
+
+// playlistWords follow a playlist's name.
+var playlistWords = map[string]bool{"playlist": true, "mix": true, "lista": true}
+
+// musicWords say "music" without saying which.
+var musicWords = map[string]bool{"music": true, "song": true, "songs": true, "tunes": true, "track": true, "tracks": true,
+	"musica": true, "cancion": true, "canciones": true, "tema": true, "temas": true}
+
+func filterTracks(lib []musicTrack, keep func(musicTrack) bool) []musicTrack {
+	var out []musicTrack
+	for _, tr := range lib {
+		if keep(tr) {
+			out = append(out, tr)
+		}
+	}
+	return out
+}
+
+func findAlbum(lib []musicTrack, album string) []musicTrack {
+	return filterTracks(lib, func(tr musicTrack) bool { return tr.album != "" && tr.album == album })
 }
 
 // findTracks matches a spoken title and/or artist against the library:

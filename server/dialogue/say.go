@@ -278,6 +278,10 @@ func (t *turn) tempPhr(v float64, unit string) phr {
 	if n == 1 || n == -1 {
 		deg = strings.TrimSuffix(deg, "s")
 	}
+	if t.lang == "es" {
+		// Spanish writes a space before the degree sign ("7 °C").
+		return phr{fmt.Sprintf("%d °%s", n, unit), sayNumber(t.lang, n) + deg}
+	}
 	return phr{fmt.Sprintf("%d°%s", n, unit), sayNumber(t.lang, n) + deg}
 }
 

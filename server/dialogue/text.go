@@ -14,6 +14,8 @@ type token struct {
 	// src is the text from this word to the end of the query, so a span
 	// of words can be given back with its own punctuation.
 	src string
+	// typo is the word as typed when norm is a spelling correction of it.
+	typo string
 }
 
 // foldRunes strips the Spanish diacritics so "mañana", "manana" and
@@ -111,6 +113,20 @@ func spanText(toks []token) string {
 }
 
 func (q *queryCtx) span(from, to int) string { return spanText(q.toks[from:to]) }
+
+// closingMarks are the question and exclamation marks typed right after
+// a word, which tokenize leaves out.
+func closingMarks(t token) string {
+	rest := strings.TrimPrefix(t.src, t.orig)
+	if len(rest) == len(t.src) {
+		return ""
+	}
+	n := 0
+	for n < len(rest) && (rest[n] == '?' || rest[n] == '!') {
+		n++
+	}
+	return rest[:n]
+}
 
 // maxTokens bounds the work of one query; 1000 bytes of text rarely holds
 // more than 200 words.

@@ -462,6 +462,17 @@ func (m *langModel) parseDuration(toks []token) (time.Duration, int) {
 		} else if v, k := m.parseNumber(toks[i:]); k > 0 {
 			count, cn = v, k
 		}
+		// "two and a half minutes": the half comes before the unit.
+		if cn > 0 {
+			if r, k := m.timeWords.match(toks[i+cn:]); r == roleAndHalf {
+				if ur, uk := m.timeWords.match(toks[i+cn+k:]); unitOfRole(ur) != 0 {
+					unit := unitOfRole(ur)
+					total += time.Duration(count)*unit + unit/2
+					i += cn + k + uk
+					continue
+				}
+			}
+		}
 		// "hora y media" omits the count.
 		unitRole, un := m.timeWords.match(toks[i+cn:])
 		unit := unitOfRole(unitRole)

@@ -23,16 +23,33 @@ func Dialogue(api *httpapi.API, engine *dialogue.Engine, audio *Audio) {
 		if err != nil {
 			return err
 		}
+		// Without Accept-Language the engine tells the language from the
+		// query; the answer's language comes back in Content-Language.
+		if strings.TrimSpace(r.Header.Get("Accept-Language")) == "" {
+			req.Lang = ""
+		}
+		// Service-Explain: 1 adds "explain" (how the query was read) to
+		// the answer, for developers.
+		req.Explain = explainRequested(r)
 		resp, err := engine.Answer(r.Context(), req)
 		if err != nil {
 			return err
 		}
 		absoluteURLs(r, &resp)
-		if err := audio.Speak(r, req.Lang, &resp); err != nil {
+		if err := audio.Speak(r, resp.Lang, &resp); err != nil {
 			return err
 		}
+		w.Header().Set("Content-Language", resp.Lang)
 		return httpapi.WriteJSON(w, http.StatusOK, resp)
 	})
+}
+
+func explainRequested(r *http.Request) bool {
+	switch strings.ToLower(strings.TrimSpace(r.Header.Get("Service-Explain"))) {
+	case "1", "true", "yes":
+		return true
+	}
+	return false
 }
 
 // dialogueRequest gathers what the engine needs from the headers.
@@ -63,10 +80,10 @@ func queryText(w http.ResponseWriter, r *http.Request, limit int64) (string, err
 		if err != nil {
 			return "", apierr.BadRequestf("malformed form: %v", err)
 		}
-		return requireQ(form.Get("q"))
+		return form.Get("q"), nil
 	case "", "application/json":
 		if r.ContentLength == 0 && r.URL.Query().Has("q") {
-			return requireQ(r.URL.Query().Get("q"))
+			return r.URL.Query().Get("q"), nil
 		}
 		var body struct {
 			Q *string `json:"q"`
@@ -77,15 +94,8 @@ func queryText(w http.ResponseWriter, r *http.Request, limit int64) (string, err
 		if body.Q == nil {
 			return "", apierr.BadRequestf("the body needs q, the query text")
 		}
-		return requireQ(*body.Q)
+		return *body.Q, nil
 	default:
 		return "", apierr.BadRequestf("Content-Type %q is not accepted; send application/json", ct)
 	}
-}
-
-func requireQ(q string) (string, error) {
-	if strings.TrimSpace(q) == "" {
-		return "", apierr.BadRequestf("q, the query text, is empty")
-	}
-	return q, nil
 }

@@ -8,11 +8,14 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/harkhq/hark/server/dialogue"
 	"github.com/harkhq/hark/server/items"
+	"github.com/harkhq/hark/server/tracking"
 )
 
 // User tells what the answers need to know of the asker.
@@ -21,11 +24,20 @@ type User interface {
 	Metric(ctx context.Context, userID int64) bool
 }
 
+// Places lists the places tracking detected for a user (Home, Work and
+// others), as tracking.Service does.
+type Places interface {
+	POIs(ctx context.Context, userID int64) ([]tracking.Place, error)
+}
+
 // Items answers dialogue questions from an items.Service.
 type Items struct {
 	Items *items.Service
 	Users User
-	Now   func() time.Time
+	// Places answers "take me home"; without it, home and work are
+	// unknown.
+	Places Places
+	Now    func() time.Time
 }
 
 var _ dialogue.Knowledge = (*Items)(nil)
@@ -50,6 +62,12 @@ func (k *Items) city(w dialogue.Where) (*items.City, error) {
 		return k.Items.CityNear(*w.Lat, *w.Lon), nil
 	}
 	return nil, fmt.Errorf("%w: no city named and no position", dialogue.ErrNoData)
+}
+
+// Interests gives the dialogue the user's survey weights ("music:jazz"),
+// so "play something I like" follows the music survey.
+func (k *Items) Interests(ctx context.Context, userID int64) map[string]float64 {
+	return k.profile(ctx, userID)
 }
 
 func (k *Items) profile(ctx context.Context, userID int64) map[string]float64 {
@@ -101,12 +119,13 @@ func (k *Items) Weather(ctx context.Context, q dialogue.WeatherQuery) (dialogue.
 	return info, nil
 }
 
-// spanishConditions words the sandbox's weather states in Spanish; the
-// items themselves are English, like the contract's samples.
+// spanishConditions words the sandbox's weather states in Spanish as what
+// the sky does, so an answer reads "hace 7 °C y llueve"; the items
+// themselves are English, like the contract's samples.
 var spanishConditions = map[items.Condition]string{
-	items.Sunny: "soleado", items.PartlyCloudy: "parcialmente nublado", items.Cloudy: "nublado",
-	items.Showers: "chubascos", items.Rain: "lluvia", items.Thunderstorm: "tormentas", items.Snow: "nieve",
-	items.Fog: "niebla", items.ClearNight: "despejado",
+	items.Sunny: "hace sol", items.PartlyCloudy: "está parcialmente nublado", items.Cloudy: "está nublado",
+	items.Showers: "hay chubascos", items.Rain: "llueve", items.Thunderstorm: "hay tormenta", items.Snow: "nieva",
+	items.Fog: "hay niebla", items.ClearNight: "está despejado",
 }
 
 func condition(c items.Condition, lang string) string {
@@ -165,21 +184,35 @@ func (k *Items) Movies(ctx context.Context, q dialogue.MovieQuery) ([]dialogue.S
 	return out, nil
 }
 
-// Restaurants answers with the restaurants open now (or all of them, when
-// the user did not ask for open ones, open first).
+// Restaurants answers with the list the Items screen shows for the same
+// position and user (the same ranking by interests and distance), narrowed
+// to a cuisine or to the places open now when asked; a named city is
+// looked at from its centre.
 func (k *Items) Restaurants(ctx context.Context, q dialogue.RestaurantQuery) ([]dialogue.Restaurant, error) {
 	c, err := k.city(q.Where)
 	if err != nil {
 		return nil, err
 	}
-	open, err := k.Items.OpenRestaurants(ctx, c, k.now(), q.Cuisine)
+	lat, lon := c.Lat, c.Lon
+	if q.City == "" && q.Lat != nil && q.Lon != nil {
+		lat, lon = *q.Lat, *q.Lon
+	}
+	rows := 100
+	metric := k.Users == nil || k.Users.Metric(ctx, q.UserID)
+	env, err := k.Items.List(ctx, items.Query{Path: "restaurants", Lat: &lat, Lon: &lon, RowsPerPage: &rows,
+		UserID: q.UserID, Profile: k.profile(ctx, q.UserID), Metric: metric, Now: k.now()})
 	if err != nil {
 		return nil, err
 	}
-	out := make([]dialogue.Restaurant, 0, len(open))
-	for _, r := range open {
-		out = append(out, dialogue.Restaurant{Name: r.Name, Cuisine: strings.Join(r.Cuisines, ", "),
-			Address: r.Address, Rating: r.Rating, Open: true})
+	out := make([]dialogue.Restaurant, 0, len(env.List))
+	for _, el := range env.List {
+		r, ok := el.(items.RestaurantItem)
+		if !ok || q.OpenNow && !r.Open || q.Cuisine != "" && !slices.Contains(r.Categories, q.Cuisine) {
+			continue
+		}
+		rating, _ := strconv.ParseFloat(r.Rating, 64)
+		out = append(out, dialogue.Restaurant{Name: r.Name, Cuisine: strings.Join(r.Categories, ", "),
+			Address: r.Address, Rating: rating, Open: r.Open})
 	}
 	return out, nil
 }
@@ -285,9 +318,38 @@ func (k *Items) TV(ctx context.Context, q dialogue.TVQuery) ([]dialogue.Program,
 	return out, nil
 }
 
+// personalLabels maps the dialogue's personal places to tracking labels.
+var personalLabels = map[string]string{"home": tracking.LabelHome, "work": tracking.LabelWork}
+
+// personal finds the user's home or work among the places tracking
+// detected; the one the user spent most time at wins.
+func (k *Items) personal(ctx context.Context, q dialogue.LocateQuery) (dialogue.Location, error) {
+	label, ok := personalLabels[q.Personal]
+	if !ok || k.Places == nil || q.UserID == 0 {
+		return dialogue.Location{}, fmt.Errorf("%w: no %s place", dialogue.ErrNoData, q.Personal)
+	}
+	pois, err := k.Places.POIs(ctx, q.UserID)
+	if err != nil {
+		return dialogue.Location{}, err
+	}
+	var best *tracking.Place
+	for i, p := range pois {
+		if p.Label == label && (best == nil || p.DwellMinutes > best.DwellMinutes) {
+			best = &pois[i]
+		}
+	}
+	if best == nil {
+		return dialogue.Location{}, fmt.Errorf("%w: tracking found no %s place", dialogue.ErrNoData, label)
+	}
+	return dialogue.Location{Name: label, Lat: best.Lat, Lon: best.Lon}, nil
+}
+
 // Locate finds a city by name, or a restaurant, theatre or venue of the
 // user's city, for NAVIGATE.
 func (k *Items) Locate(ctx context.Context, q dialogue.LocateQuery) (dialogue.Location, error) {
+	if q.Personal != "" {
+		return k.personal(ctx, q)
+	}
 	if c, ok := k.Items.CityByName(q.Name); ok {
 		return dialogue.Location{Name: c.Name, Lat: c.Lat, Lon: c.Lon}, nil
 	}

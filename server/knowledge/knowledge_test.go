@@ -2,12 +2,15 @@ package knowledge
 
 import (
 	"context"
+	"errors"
 	"math"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/harkhq/hark/server/dialogue"
 	"github.com/harkhq/hark/server/items"
+	"github.com/harkhq/hark/server/tracking"
 )
 
 type fixedUser struct{ metric bool }
@@ -81,5 +84,53 @@ func TestEveryDomainAnswers(t *testing.T) {
 	}
 	if l, err := k.Locate(ctx, dialogue.LocateQuery{Name: "New York"}); err != nil || l.Lat < 40 || l.Lat > 41 {
 		t.Errorf("locate %+v %v", l, err)
+	}
+}
+
+// TestSpanishWeatherAnswerReadsWell: the answer a Spanish speaker gets is
+// a sentence ("En Madrid hace 7 °C y llueve"), in the user's units.
+func TestSpanishWeatherAnswerReadsWell(t *testing.T) {
+	for _, metric := range []bool{true, false} {
+		k := newKnowledge(t, metric)
+		e := dialogue.New(dialogue.Config{Knowledge: k, Clock: k.Now})
+		r, err := e.Answer(context.Background(), dialogue.Request{Query: "¿qué tiempo hace en Madrid?", Lang: "es", UserID: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		unit := map[bool]string{true: " °C y ", false: " °F y "}[metric]
+		if !strings.HasPrefix(r.Responses.Text, "En Madrid hace ") || !strings.Contains(r.Responses.Text, unit) ||
+			strings.Contains(r.Responses.Text, "está lluvia") || strings.Contains(r.Responses.Text, "está soleado") {
+			t.Errorf("metric %v: %q", metric, r.Responses.Text)
+		}
+	}
+}
+
+type places []tracking.Place
+
+func (p places) POIs(context.Context, int64) ([]tracking.Place, error) { return p, nil }
+
+func TestHomeAndWorkFromTracking(t *testing.T) {
+	k := newKnowledge(t, true)
+	ctx := context.Background()
+	q := dialogue.LocateQuery{Personal: "home", Asker: dialogue.Asker{UserID: 7}}
+	if _, err := k.Locate(ctx, q); !errors.Is(err, dialogue.ErrNoData) {
+		t.Fatalf("no places: %v", err)
+	}
+	k.Places = places{
+		{Label: tracking.LabelOther, Lat: 1, Lon: 1, DwellMinutes: 900},
+		{Label: tracking.LabelHome, Lat: 40.43, Lon: -3.70, DwellMinutes: 600},
+		{Label: tracking.LabelHome, Lat: 40.44, Lon: -3.71, DwellMinutes: 30},
+		{Label: tracking.LabelWork, Lat: 40.45, Lon: -3.69, DwellMinutes: 500},
+	}
+	if l, err := k.Locate(ctx, q); err != nil || l.Lat != 40.43 || l.Name != "Home" {
+		t.Errorf("home: %+v %v", l, err)
+	}
+	q.Personal = "work"
+	if l, err := k.Locate(ctx, q); err != nil || l.Lat != 40.45 {
+		t.Errorf("work: %+v %v", l, err)
+	}
+	k.Places = places{{Label: tracking.LabelHome, Lat: 40.43, Lon: -3.70}}
+	if _, err := k.Locate(ctx, q); !errors.Is(err, dialogue.ErrNoData) {
+		t.Errorf("work without a work place: %v", err)
 	}
 }

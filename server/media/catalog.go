@@ -12,8 +12,21 @@ type Track struct {
 	ID     string `json:"id"` // lowercase letters, digits and underscores
 	Title  string `json:"title"`
 	Artist string `json:"artist"`
+	Album  string `json:"album"`
 	Genre  string `json:"genre"`
+	Mood   string `json:"mood"` // one of the Mood constants
 }
+
+// Moods of the catalogue: what a listener asks for ("something upbeat",
+// "música tranquila").
+const (
+	Energetic = "energetic"
+	Upbeat    = "upbeat"
+	Relaxed   = "relaxed"
+	Calm      = "calm"
+	Sad       = "melancholic"
+	Focused   = "focused"
+)
 
 // Genres of the catalogue.
 const (
@@ -25,28 +38,28 @@ const (
 	Ambient    = "ambient"
 )
 
-// The artists are invented: the tracks are synthesised here.
+// The artists and albums are invented: the tracks are synthesised here.
 var catalogue = []Track{
-	{"rock_midnight_highway", "Midnight Highway", "The Loud Hours", Rock},
-	{"rock_iron_sparrow", "Iron Sparrow", "The Loud Hours", Rock},
-	{"rock_broken_amplifier", "Broken Amplifier", "Gravel Kings", Rock},
-	{"rock_desert_thunder", "Desert Thunder", "Gravel Kings", Rock},
-	{"jazz_blue_corner", "Blue Corner", "Nina Marlowe Trio", Jazz},
-	{"jazz_late_night_walk", "Late Night Walk", "Nina Marlowe Trio", Jazz},
-	{"jazz_smoke_rings", "Smoke Rings", "Oscar Bell Quartet", Jazz},
-	{"jazz_rainy_avenue", "Rainy Avenue", "Oscar Bell Quartet", Jazz},
-	{"classical_morning_prelude", "Morning Prelude", "Aurelia Chamber Strings", Classical},
-	{"classical_garden_minuet", "Garden Minuet", "Aurelia Chamber Strings", Classical},
-	{"classical_autumn_elegy", "Autumn Elegy", "Teodor Vance", Classical},
-	{"pop_summer_lights", "Summer Lights", "Mia Sol", Pop},
-	{"pop_paper_hearts", "Paper Hearts", "Mia Sol", Pop},
-	{"pop_city_of_stars", "City of Stars Tonight", "The Polaroids", Pop},
-	{"electronic_neon_pulse", "Neon Pulse", "Circuit Garden", Electronic},
-	{"electronic_night_drive", "Night Drive", "Circuit Garden", Electronic},
-	{"electronic_binary_sunset", "Binary Sunset", "Vektor Lane", Electronic},
-	{"ambient_still_water", "Still Water", "Halden Fields", Ambient},
-	{"ambient_northern_glow", "Northern Glow", "Halden Fields", Ambient},
-	{"ambient_slow_clouds", "Slow Clouds", "Mirrorlake", Ambient},
+	{"rock_midnight_highway", "Midnight Highway", "The Loud Hours", "Night Miles", Rock, Energetic},
+	{"rock_iron_sparrow", "Iron Sparrow", "The Loud Hours", "Night Miles", Rock, Energetic},
+	{"rock_broken_amplifier", "Broken Amplifier", "Gravel Kings", "Feedback Season", Rock, Energetic},
+	{"rock_desert_thunder", "Desert Thunder", "Gravel Kings", "Feedback Season", Rock, Upbeat},
+	{"jazz_blue_corner", "Blue Corner", "Nina Marlowe Trio", "Corner Sessions", Jazz, Relaxed},
+	{"jazz_late_night_walk", "Late Night Walk", "Nina Marlowe Trio", "Corner Sessions", Jazz, Sad},
+	{"jazz_smoke_rings", "Smoke Rings", "Oscar Bell Quartet", "Bell Tones", Jazz, Relaxed},
+	{"jazz_rainy_avenue", "Rainy Avenue", "Oscar Bell Quartet", "Bell Tones", Jazz, Sad},
+	{"classical_morning_prelude", "Morning Prelude", "Aurelia Chamber Strings", "Garden Suites", Classical, Calm},
+	{"classical_garden_minuet", "Garden Minuet", "Aurelia Chamber Strings", "Garden Suites", Classical, Focused},
+	{"classical_autumn_elegy", "Autumn Elegy", "Teodor Vance", "Piano Elegies", Classical, Sad},
+	{"pop_summer_lights", "Summer Lights", "Mia Sol", "Golden Hour", Pop, Upbeat},
+	{"pop_paper_hearts", "Paper Hearts", "Mia Sol", "Golden Hour", Pop, Upbeat},
+	{"pop_city_of_stars", "City of Stars Tonight", "The Polaroids", "Snapshots", Pop, Energetic},
+	{"electronic_neon_pulse", "Neon Pulse", "Circuit Garden", "Voltage Bloom", Electronic, Energetic},
+	{"electronic_night_drive", "Night Drive", "Circuit Garden", "Voltage Bloom", Electronic, Focused},
+	{"electronic_binary_sunset", "Binary Sunset", "Vektor Lane", "Low Sun", Electronic, Relaxed},
+	{"ambient_still_water", "Still Water", "Halden Fields", "Quiet Acres", Ambient, Calm},
+	{"ambient_northern_glow", "Northern Glow", "Halden Fields", "Quiet Acres", Ambient, Focused},
+	{"ambient_slow_clouds", "Slow Clouds", "Mirrorlake", "Drift Logs", Ambient, Calm},
 }
 
 var byID = func() map[string]Track {

@@ -6,19 +6,16 @@ import (
 	"sort"
 	"strings"
 	"unicode"
+
+	"github.com/harkhq/hark/server/dialogue"
 )
 
-// GrammarSource is the in-domain language of one recogniser: the phrases of
-// the dialogue's intents and the values of their slots. Pattern and slot
-// texts use words, {slot} references, [optional parts] and (a|b)
-// alternatives; slot values may reference other slots.
-type GrammarSource struct {
-	Patterns []string
-	Slots    map[string][]string
-	// Courtesy phrases ("please", "could you") may come before or after
-	// any pattern.
-	Courtesy []string
-}
+// GrammarSource is the in-domain language of one recogniser: the phrases
+// of the dialogue's intents and the values of their slots, parsed by the
+// dialogue package (the one parser of the pattern language); slot values
+// may reference other slots, and courtesy phrases ("please") may come
+// before or after any pattern.
+type GrammarSource = dialogue.GrammarSpec
 
 // Grammar is a JSGF grammar generated from a GrammarSource.
 type Grammar struct {
@@ -31,109 +28,33 @@ type Grammar struct {
 	lang    *language
 }
 
-// element is a parsed pattern part: a word, a slot reference, an optional
-// sequence or a group of alternative sequences.
-type element struct {
-	word string
-	slot string
-	opt  []element
-	alts [][]element
-}
+// element is a pattern element with its words in the dictionary's form.
+type element = dialogue.Node
 
-type grammarParser struct {
-	src string
-	pos int
-}
-
-func parseGrammarText(text string) ([]element, error) {
-	p := grammarParser{src: text}
-	seq, err := p.seq(0)
-	if err != nil {
-		return nil, fmt.Errorf("%q: %w", text, err)
-	}
-	if p.pos < len(p.src) {
-		return nil, fmt.Errorf("%q: unexpected %q at %d", text, p.src[p.pos], p.pos)
-	}
-	return seq, nil
-}
-
-func (p *grammarParser) seq(depth int) ([]element, error) {
-	if depth > 16 {
-		return nil, fmt.Errorf("groups nested too deeply")
-	}
+// dictionaryForm rewrites every word of seq as the dictionary spells
+// words (lower case, punctuation and hyphens separating words: "Wi-Fi" is
+// "wi fi").
+func dictionaryForm(seq []element) []element {
 	var out []element
-	for p.pos < len(p.src) {
-		c := p.src[p.pos]
-		switch c {
-		case ']', ')', '|':
-			return out, nil
-		case '[', '(':
-			p.pos++
-			alts, err := p.alternatives(depth, map[byte]byte{'[': ']', '(': ')'}[c])
-			if err != nil {
-				return nil, err
+	for _, e := range seq {
+		switch {
+		case e.Word != "":
+			for _, w := range strings.Fields(normalizeWords(e.Word)) {
+				out = append(out, element{Word: w})
 			}
-			switch {
-			case c == '[' && len(alts) == 1:
-				out = append(out, element{opt: alts[0]})
-			case c == '[':
-				// [a | b] is an optional group of alternatives.
-				out = append(out, element{opt: []element{{alts: alts}}})
-			default:
-				out = append(out, element{alts: alts})
-			}
-		case '{':
-			end := strings.IndexByte(p.src[p.pos:], '}')
-			if end < 0 {
-				return nil, fmt.Errorf("missing }")
-			}
-			name := strings.TrimSpace(p.src[p.pos+1 : p.pos+end])
-			if name == "" {
-				return nil, fmt.Errorf("empty slot name")
-			}
-			out = append(out, element{slot: name})
-			p.pos += end + 1
-		case '}':
-			return nil, fmt.Errorf("unexpected } at %d", p.pos)
+		case e.Slot != "":
+			out = append(out, e)
+		case e.Optional != nil:
+			out = append(out, element{Optional: dictionaryForm(e.Optional)})
 		default:
-			start := p.pos
-			for p.pos < len(p.src) && !strings.ContainsRune(" \t\n[]()|{}", rune(p.src[p.pos])) {
-				p.pos++
+			alts := make([][]element, len(e.Alts))
+			for i, a := range e.Alts {
+				alts[i] = dictionaryForm(a)
 			}
-			if p.pos == start { // whitespace
-				p.pos++
-				continue
-			}
-			for _, w := range strings.Fields(normalizeWords(p.src[start:p.pos])) {
-				out = append(out, element{word: w})
-			}
+			out = append(out, element{Alts: alts})
 		}
 	}
-	return out, nil
-}
-
-// alternatives reads "a | b | c" up to and including the closing bracket.
-func (p *grammarParser) alternatives(depth int, closing byte) ([][]element, error) {
-	var alts [][]element
-	for {
-		inner, err := p.seq(depth + 1)
-		if err != nil {
-			return nil, err
-		}
-		alts = append(alts, inner)
-		if p.pos >= len(p.src) {
-			return nil, fmt.Errorf("missing %c", closing)
-		}
-		switch p.src[p.pos] {
-		case closing:
-			p.pos++
-			return alts, nil
-		case '|':
-			p.pos++
-		default:
-			return nil, fmt.Errorf("%c where %c was expected at %d", p.src[p.pos], closing, p.pos)
-		}
-	}
+	return out
 }
 
 // normalizeWords lower-cases text and keeps letters, digits and inner
@@ -160,7 +81,7 @@ func normalizeWords(s string) string {
 // writes them as JSGF.
 type grammarBuilder struct {
 	known   func(string) bool
-	slots   map[string][]string
+	slots   map[string][][]element
 	rules   map[string]string // slot name -> rule name, for usable slots
 	state   map[string]int    // 0 unseen, 1 in progress, 2 done
 	bodies  map[string]string // rule name -> JSGF body
@@ -175,25 +96,20 @@ type grammarBuilder struct {
 // pocketsphinx refuses a grammar with a single unknown word. It fails only
 // when a text is malformed or nothing usable remains.
 func BuildGrammar(src GrammarSource, known func(string) bool) (Grammar, error) {
-	b := &grammarBuilder{known: known, slots: src.Slots, rules: map[string]string{},
+	lang := &language{slots: map[string][][]element{}}
+	for name, values := range src.Slots {
+		for _, seq := range values {
+			lang.slots[name] = append(lang.slots[name], dictionaryForm(seq))
+		}
+	}
+	b := &grammarBuilder{known: known, slots: lang.slots, rules: map[string]string{},
 		state: map[string]int{}, bodies: map[string]string{}, words: map[string]bool{}}
 	var public []string
 	seen := map[string]bool{}
-	lang := &language{slots: map[string][][]element{}}
-	for name, values := range src.Slots {
-		for _, text := range values {
-			if seq, err := parseGrammarText(text); err == nil { // a malformed value fails below if used
-				lang.slots[name] = append(lang.slots[name], seq)
-			}
-		}
-	}
-	for _, text := range src.Patterns {
-		seq, err := parseGrammarText(text)
-		if err != nil {
-			return Grammar{}, fmt.Errorf("pattern %w", err)
-		}
+	for _, p := range src.Patterns {
+		seq := dictionaryForm(p)
 		lang.patterns = append(lang.patterns, seq)
-		body, ok, err := b.sequence(seq, "pattern "+quote(text))
+		body, ok, err := b.sequence(seq, "pattern "+quote(spell(seq)))
 		if err != nil {
 			return Grammar{}, err
 		}
@@ -218,17 +134,13 @@ func BuildGrammar(src GrammarSource, known func(string) bool) (Grammar, error) {
 	utterance := body.String()
 	if len(src.Courtesy) > 0 {
 		courtesy := element{}
-		for _, text := range src.Courtesy {
-			seq, err := parseGrammarText(text)
-			if err != nil {
-				return Grammar{}, fmt.Errorf("courtesy %w", err)
-			}
-			courtesy.alts = append(courtesy.alts, seq)
+		for _, seq := range src.Courtesy {
+			courtesy.Alts = append(courtesy.Alts, dictionaryForm(seq))
 		}
 		if rule, ok, err := b.sequence([]element{courtesy}, "courtesy"); err == nil && ok {
 			b.bodies["courtesy"] = rule
 			utterance = "[ <courtesy> ] ( " + utterance + " ) [ <courtesy> ]"
-			around := element{opt: []element{courtesy}}
+			around := element{Optional: []element{courtesy}}
 			for i, p := range lang.patterns {
 				lang.patterns[i] = append(append([]element{around}, p...), around)
 			}
@@ -255,6 +167,28 @@ func BuildGrammar(src GrammarSource, known func(string) bool) (Grammar, error) {
 
 func quote(s string) string { return fmt.Sprintf("%q", s) }
 
+// spell writes a parsed sequence back in the pattern syntax, for reports.
+func spell(seq []element) string {
+	var parts []string
+	for _, e := range seq {
+		switch {
+		case e.Word != "":
+			parts = append(parts, e.Word)
+		case e.Slot != "":
+			parts = append(parts, "{"+e.Slot+"}")
+		case e.Optional != nil:
+			parts = append(parts, "["+spell(e.Optional)+"]")
+		default:
+			alts := make([]string, len(e.Alts))
+			for i, a := range e.Alts {
+				alts[i] = spell(a)
+			}
+			parts = append(parts, "("+strings.Join(alts, "|")+")")
+		}
+	}
+	return strings.Join(parts, " ")
+}
+
 // sequence renders seq as JSGF; ok is false when a required part cannot
 // be said.
 func (b *grammarBuilder) sequence(seq []element, where string) (string, bool, error) {
@@ -262,21 +196,21 @@ func (b *grammarBuilder) sequence(seq []element, where string) (string, bool, er
 	var words []string
 	for _, e := range seq {
 		switch {
-		case e.word != "":
-			if !b.known(e.word) {
-				b.dropped = append(b.dropped, fmt.Sprintf("%s: word %q is not in the dictionary", where, e.word))
+		case e.Word != "":
+			if !b.known(e.Word) {
+				b.dropped = append(b.dropped, fmt.Sprintf("%s: word %q is not in the dictionary", where, e.Word))
 				return "", false, nil
 			}
-			words = append(words, e.word)
-			parts = append(parts, e.word)
-		case e.slot != "":
-			rule, ok, err := b.slot(e.slot, where)
+			words = append(words, e.Word)
+			parts = append(parts, e.Word)
+		case e.Slot != "":
+			rule, ok, err := b.slot(e.Slot, where)
 			if err != nil || !ok {
 				return "", false, err
 			}
 			parts = append(parts, "<"+rule+">")
-		case e.opt != nil:
-			body, ok, err := b.sequence(e.opt, where)
+		case e.Optional != nil:
+			body, ok, err := b.sequence(e.Optional, where)
 			if err != nil {
 				return "", false, err
 			}
@@ -285,7 +219,7 @@ func (b *grammarBuilder) sequence(seq []element, where string) (string, bool, er
 			}
 		default:
 			var alts []string
-			for _, alt := range e.alts {
+			for _, alt := range e.Alts {
 				if len(alt) == 0 {
 					alts = append(alts, "<NULL>")
 					continue
@@ -332,12 +266,8 @@ func (b *grammarBuilder) slot(name, where string) (string, bool, error) {
 	}
 	b.state[name] = 1
 	var alts []string
-	for _, v := range values {
-		seq, err := parseGrammarText(v)
-		if err != nil {
-			return "", false, fmt.Errorf("slot {%s} value %w", name, err)
-		}
-		body, ok, err := b.sequence(seq, fmt.Sprintf("slot {%s} value %q", name, v))
+	for _, seq := range values {
+		body, ok, err := b.sequence(seq, fmt.Sprintf("slot {%s} value %q", name, spell(seq)))
 		if err != nil {
 			return "", false, err
 		}
@@ -409,20 +339,20 @@ func (l *language) match(seq []element, starts []int, words []string, depth int)
 	for _, e := range seq {
 		var next []int
 		switch {
-		case e.word != "":
+		case e.Word != "":
 			for _, p := range pos {
-				if p < len(words) && words[p] == e.word {
+				if p < len(words) && words[p] == e.Word {
 					next = append(next, p+1)
 				}
 			}
-		case e.slot != "":
-			for _, v := range l.slots[e.slot] {
+		case e.Slot != "":
+			for _, v := range l.slots[e.Slot] {
 				next = append(next, l.match(v, pos, words, depth+1)...)
 			}
-		case e.opt != nil:
-			next = append(slices.Clone(pos), l.match(e.opt, pos, words, depth+1)...)
+		case e.Optional != nil:
+			next = append(slices.Clone(pos), l.match(e.Optional, pos, words, depth+1)...)
 		default:
-			for _, alt := range e.alts {
+			for _, alt := range e.Alts {
 				next = append(next, l.match(alt, pos, words, depth+1)...)
 			}
 		}

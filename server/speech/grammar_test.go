@@ -5,8 +5,19 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/harkhq/hark/server/dialogue"
 	"github.com/harkhq/hark/server/speech/sphinx"
 )
+
+// spec parses a grammar's texts with the dialogue's parser.
+func spec(t *testing.T, patterns []string, slots map[string][]string, courtesy []string) GrammarSource {
+	t.Helper()
+	src, err := dialogue.ParseGrammar(patterns, slots, courtesy)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return src
+}
 
 func knownWords(words ...string) func(string) bool {
 	set := map[string]bool{}
@@ -17,18 +28,15 @@ func knownWords(words ...string) func(string) bool {
 }
 
 func TestBuildGrammarWritesJSGF(t *testing.T) {
-	src := GrammarSource{
-		Patterns: []string{
-			"Set an alarm (for | at) {time}",
-			"what's the weather [in {city}] [today | tomorrow]",
-			"set an alarm (for | at) {time}", // duplicate after lower-casing
-		},
-		Slots: map[string][]string{
-			"time": {"{hour} [am | pm]", "noon"},
-			"hour": {"seven", "eight"},
-			"city": {"new york", "madrid"},
-		},
-	}
+	src := spec(t, []string{
+		"Set an alarm (for | at) {time}",
+		"what's the weather [in {city}] [today | tomorrow]",
+		"set an alarm (for | at) {time}", // duplicate after lower-casing
+	}, map[string][]string{
+		"time": {"{hour} [am | pm]", "noon"},
+		"hour": {"seven", "eight"},
+		"city": {"new york", "madrid"},
+	}, nil)
 	known := knownWords("set", "an", "alarm", "for", "at", "am", "pm", "noon", "seven", "eight",
 		"what's", "the", "weather", "in", "today", "tomorrow", "new", "york", "madrid")
 	g, err := BuildGrammar(src, known)
@@ -58,11 +66,9 @@ func TestBuildGrammarWritesJSGF(t *testing.T) {
 }
 
 func TestGrammarCourtesyAndContains(t *testing.T) {
-	src := GrammarSource{
-		Patterns: []string{"set an alarm [(for | at) {time}]", "what time is it"},
-		Slots:    map[string][]string{"time": {"(seven | eight) [am | pm]"}},
-		Courtesy: []string{"please", "could you", "could you please", "kindly"},
-	}
+	src := spec(t, []string{"set an alarm [(for | at) {time}]", "what time is it"},
+		map[string][]string{"time": {"(seven | eight) [am | pm]"}},
+		[]string{"please", "could you", "could you please", "kindly"})
 	known := knownWords("set", "an", "alarm", "for", "at", "seven", "eight", "am", "pm",
 		"what", "time", "is", "it", "please", "could", "you")
 	g, err := BuildGrammar(src, known)
@@ -94,23 +100,20 @@ func TestGrammarCourtesyAndContains(t *testing.T) {
 }
 
 func TestBuildGrammarDropsWhatTheDictionaryCannotSay(t *testing.T) {
-	src := GrammarSource{
-		Patterns: []string{
-			"call {contact}",
-			"play {genre} [right now]",
-			"xyzzy the lights", // whole pattern unsayable
-			"open {app}",       // slot with no sayable value
-			"loop {a}",         // recursive slots
-			"go to {nowhere}",  // undefined slot
-		},
-		Slots: map[string][]string{
-			"contact": {"mom", "zorblax", "my (sister | qqq)"},
-			"genre":   {"jazz"},
-			"app":     {"frobnicator"},
-			"a":       {"{b}"},
-			"b":       {"{a}"},
-		},
-	}
+	src := spec(t, []string{
+		"call {contact}",
+		"play {genre} [right now]",
+		"xyzzy the lights", // whole pattern unsayable
+		"open {app}",       // slot with no sayable value
+		"loop {a}",         // recursive slots
+		"go to {nowhere}",  // undefined slot
+	}, map[string][]string{
+		"contact": {"mom", "zorblax", "my (sister | qqq)"},
+		"genre":   {"jazz"},
+		"app":     {"frobnicator"},
+		"a":       {"{b}"},
+		"b":       {"{a}"},
+	}, nil)
 	known := knownWords("call", "mom", "my", "sister", "play", "jazz", "right", "the", "lights", "open", "loop", "go", "to")
 	g, err := BuildGrammar(src, known)
 	if err != nil {
@@ -139,12 +142,7 @@ func TestBuildGrammarDropsWhatTheDictionaryCannotSay(t *testing.T) {
 func TestBuildGrammarErrors(t *testing.T) {
 	known := knownWords("hello")
 	for _, src := range []GrammarSource{
-		{Patterns: []string{"hello (there"}},
-		{Patterns: []string{"hello [there"}},
-		{Patterns: []string{"hello {"}},
-		{Patterns: []string{"hello }"}},
-		{Patterns: []string{"hello {x}"}, Slots: map[string][]string{"x": {"(a"}}},
-		{Patterns: []string{"unknown words only"}},
+		spec(t, []string{"unknown words only"}, nil, nil),
 		{},
 	} {
 		if _, err := BuildGrammar(src, known); err == nil {
@@ -179,10 +177,7 @@ func TestUnknownWordsWouldBreakPocketsphinx(t *testing.T) {
 	if err != nil {
 		t.Skipf("no pocketsphinx model (Debian package pocketsphinx-en-us): %v", err)
 	}
-	src := GrammarSource{
-		Patterns: []string{"turn (on | off) {feature}"},
-		Slots:    map[string][]string{"feature": {"wifi", "bluetoothh"}},
-	}
+	src := spec(t, []string{"turn (on | off) {feature}"}, map[string][]string{"feature": {"wifi", "bluetoothh"}}, nil)
 	cfg := sphinx.Config{HMM: filepath.Join(DefaultModelDir, "en-us"), Dict: filepath.Join(DefaultModelDir, "cmudict-en-us.dict")}
 	cfg.JSGF = "#JSGF V1.0;\ngrammar raw;\npublic <u> = turn (on | off) (wifi | bluetoothh);\n"
 	if d, err := sphinx.NewDecoder(cfg); err == nil {

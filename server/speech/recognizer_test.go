@@ -42,14 +42,7 @@ func loadTestSet(t testing.TB) testSet {
 
 // dialogueGrammar is the English grammar of the dialogue engine, the one
 // harkd recognises with.
-func dialogueGrammar() GrammarSource {
-	patterns, slots := dialogue.Grammar("en")
-	src := GrammarSource{Slots: slots, Courtesy: dialogue.Courtesy("en")}
-	for _, p := range patterns {
-		src.Patterns = append(src.Patterns, p.Text)
-	}
-	return src
-}
+func dialogueGrammar() GrammarSource { return dialogue.GrammarSpecOf("en") }
 
 var (
 	sharedOnce sync.Once

@@ -1,0 +1,59 @@
+package dialogue
+
+import (
+	"testing"
+)
+
+// The blind set (testdata/blind) was written by someone who never read
+// the patterns, from the list of intents, slots and action data shapes
+// only. Its dev part is what the patterns may be tuned on; its holdout
+// part is scored here and nowhere else, and its failures are never
+// printed, so nobody tunes on them by accident.
+type blindTarget struct {
+	action, slots, sequences float64
+}
+
+// Thresholds sit just below what the holdout set reached (README,
+// "Dialogue"): en 0.920 / 0.847 / 10 of 11, es 0.904 / 0.816 / 5 of 6.
+// The goal is 0.95 / 0.90 / 90 %; raise them as the holdout gets there.
+// Dev must not fall below them either.
+var blindTargets = map[string]blindTarget{
+	"en": {action: 0.91, slots: 0.84, sequences: 0.90},
+	"es": {action: 0.90, slots: 0.81, sequences: 0.83},
+}
+
+func TestBlindDev(t *testing.T) {
+	for _, lang := range languages {
+		t.Run(lang, func(t *testing.T) { runBlind(t, "dev", lang, true) })
+	}
+}
+
+func TestBlindHoldout(t *testing.T) {
+	for _, lang := range languages {
+		t.Run(lang, func(t *testing.T) { runBlind(t, "holdout", lang, false) })
+	}
+}
+
+func runBlind(t *testing.T, part, lang string, showFailures bool) {
+	s := evalNLU(t, lang, loadNLU(t, "testdata/blind/"+part+"_"+lang+".jsonl"))
+	actionAcc, slotEM := s.rates()
+	seqRate := float64(s.sequencesOK) / float64(max(1, s.sequences))
+	if showFailures {
+		for _, f := range s.failures {
+			t.Log(f)
+		}
+	}
+	t.Logf("blind %s %s: %d queries, action accuracy %.3f (%d/%d), slot exact match %.3f (%d/%d), multi-turn %.3f (%d/%d)",
+		part, lang, s.queries, actionAcc, s.actionOK, s.queries, slotEM, s.slotOK, s.slotCases,
+		seqRate, s.sequencesOK, s.sequences)
+	want := blindTargets[lang]
+	if actionAcc < want.action {
+		t.Errorf("action accuracy %.3f below %.3f", actionAcc, want.action)
+	}
+	if slotEM < want.slots {
+		t.Errorf("slot exact match %.3f below %.3f", slotEM, want.slots)
+	}
+	if s.sequences > 0 && seqRate < want.sequences {
+		t.Errorf("multi-turn %.3f below %.3f", seqRate, want.sequences)
+	}
+}

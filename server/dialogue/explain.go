@@ -1,0 +1,92 @@
+package dialogue
+
+import (
+	"sort"
+	"strconv"
+	"time"
+)
+
+// Explanation tells a developer how a query was read: it is what
+// `hark say --explain` and the console's explain view show. It is sent
+// only when a request asks for it (the Service-Explain header).
+type Explanation struct {
+	Lang     string `json:"lang"`
+	LangFrom string `json:"langFrom"` // "request", "detected", or detected over the request's language
+	Intent   string `json:"intent"`
+	// Pattern is the phrase of the language file that matched and Cost
+	// its edit distance to the query (lower is closer); both are empty
+	// when the query answered a question or nothing matched.
+	Pattern string  `json:"pattern,omitempty"`
+	Cost    float32 `json:"cost"`
+	// Answers names the slot a follow-up answer filled in a conversation.
+	Answers     string        `json:"answers,omitempty"`
+	Slots       []SlotReading `json:"slots"`
+	Corrections []Correction  `json:"corrections"`
+}
+
+// SlotReading is one slot: the words of the query it took and the value
+// the engine gave them.
+type SlotReading struct {
+	Name  string `json:"name"`
+	Words string `json:"words,omitempty"`
+	Value string `json:"value"`
+}
+
+// Correction is a typed word read as another.
+type Correction struct {
+	Typed string `json:"typed"`
+	Read  string `json:"read"`
+}
+
+func (t *turn) explain(r reply, conv *conversation) *Explanation {
+	x := &Explanation{Lang: t.lang, LangFrom: t.langFrom, Intent: r.intent, Answers: t.filled,
+		Slots: []SlotReading{}, Corrections: []Correction{}}
+	for _, tok := range t.toks {
+		if tok.typo != "" {
+			x.Corrections = append(x.Corrections, Correction{Typed: tok.typo, Read: tok.norm})
+		}
+	}
+	slots := r.slots
+	if t.read != nil {
+		v := t.m.variants[t.read.variant]
+		x.Pattern, x.Cost = t.m.patterns[v.pattern].Text, t.read.cost
+		if slots == nil {
+			slots = t.read.slots
+		}
+	}
+	if conv != nil && slots == nil {
+		slots = conv.slots
+	}
+	for name, v := range slots {
+		s := SlotReading{Name: name, Value: t.slotValue(name, v)}
+		if v.end > v.start && v.end <= len(t.toks) {
+			s.Words = spanText(t.toks[v.start:v.end])
+		}
+		x.Slots = append(x.Slots, s)
+	}
+	sort.Slice(x.Slots, func(i, j int) bool { return x.Slots[i].Name < x.Slots[j].Name })
+	return x
+}
+
+// slotValue writes the value a slot took: a resolved instant for a time,
+// a duration, a number, or the canonical text.
+func (t *turn) slotValue(name string, v slotVal) string {
+	i, ok := t.m.slotIndex[name]
+	if !ok || t.m.slots[i].kind != slotTyped {
+		return v.text
+	}
+	switch t.m.slots[i].typ {
+	case "time":
+		if v.when.complete() {
+			return v.when.resolve(t.now, t.loc, biasNone).Format(time.RFC3339)
+		}
+		if !v.when.empty() {
+			return v.when.date(t.now, t.loc).Format("2006-01-02")
+		}
+	case "duration":
+		return v.dur.String()
+	case "number":
+		return strconv.Itoa(v.num)
+	}
+	return v.text
+}

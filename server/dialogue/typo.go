@@ -1,0 +1,307 @@
+package dialogue
+
+import (
+	"sort"
+	"strings"
+)
+
+// speller corrects typed words the engine does not know ("remnd",
+// "wheather", "txt") to words it does. It only ever touches unknown
+// words: a word the patterns, slots, numbers or time words hold is never
+// turned into another, and open slots (names, message bodies) keep what
+// was written because their values come from the original text.
+type speller struct {
+	known map[string]bool
+	// freq of every target, for the first-letter slips the buckets miss
+	freq map[string]int
+	// targets per first byte: typing errors rarely hit the first letter,
+	// and the bucket keeps a correction to a few hundred comparisons.
+	targets map[byte][]target
+}
+
+type target struct {
+	word string
+	freq int // how many patterns and slot phrases use the word
+}
+
+// costTypo is what the matcher charges for a corrected word on top of an
+// exact one, so an exact reading always wins a tie.
+const costTypo = 0.3
+
+func newSpeller(known map[string]bool, freq map[string]int) *speller {
+	s := &speller{known: known, freq: freq, targets: map[byte][]target{}}
+	for w, n := range freq {
+		if len(w) < 2 || !lettersOnly(w) {
+			continue
+		}
+		s.targets[w[0]] = append(s.targets[w[0]], target{w, n})
+	}
+	for _, ts := range s.targets {
+		sort.Slice(ts, func(i, j int) bool {
+			if ts[i].freq != ts[j].freq {
+				return ts[i].freq > ts[j].freq
+			}
+			return ts[i].word < ts[j].word
+		})
+	}
+	return s
+}
+
+// correct returns the known word w was probably meant to be, or "" when
+// w is known, too short to judge, not a plain word, or near nothing.
+// Among the nearest words (Damerau-Levenshtein, optimal string
+// alignment) the one the patterns use most wins.
+func (s *speller) correct(w string) string {
+	if s == nil || s.known[w] || len(w) < 3 || !lettersOnly(w) {
+		return ""
+	}
+	// A silent h typed before a word ("habre") is the likeliest slip.
+	if w[0] == 'h' && len(w) >= 5 && s.freq[w[1:]] > 0 {
+		return w[1:]
+	}
+	maxDist := 1
+	if len(w) >= 8 {
+		maxDist = 2
+	}
+	best, bestDist := "", maxDist+1
+	for _, t := range s.targets[w[0]] {
+		if d := len(t.word) - len(w); d > maxDist || -d > maxDist {
+			continue
+		}
+		// Three letters say too little: only a missing letter ("txt") is
+		// read as a typo of a longer word.
+		if len(w) == 3 && len(t.word) != 4 {
+			continue
+		}
+		if d := osaDistance(w, t.word, bestDist-1); d < bestDist && !inflected(w, t.word) && (d > 1 || likelySlip(w, t.word)) {
+			best, bestDist = t.word, d
+		}
+	}
+	if best != "" || len(w) < 4 {
+		return best
+	}
+	// The first letter is the one the buckets trust; a word of five
+	// letters or more may still have lost it ("larma").
+	for c := byte('a'); c <= 'z'; c++ {
+		if word := string(c) + w; len(word) >= 5 && s.freq[word] > 0 && !s.known[w] {
+			return word
+		}
+	}
+	return ""
+}
+
+// osaDistance is the optimal string alignment distance of a and b (edits:
+// insert, delete, substitute, swap two neighbours), or limit+1 as soon as
+// it must exceed limit.
+func osaDistance(a, b string, limit int) int {
+	if limit < 0 {
+		return 1
+	}
+	var rows [3][32]int
+	if len(a) >= 31 || len(b) >= 31 {
+		return limit + 1
+	}
+	prev2, prev, cur := &rows[0], &rows[1], &rows[2]
+	for j := 0; j <= len(b); j++ {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		rowMin := cur[0]
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			v := min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
+				v = min(v, prev2[j-2]+1)
+			}
+			cur[j] = v
+			rowMin = min(rowMin, v)
+		}
+		if rowMin > limit {
+			return limit + 1
+		}
+		prev2, prev, cur = prev, cur, prev2
+	}
+	return prev[len(b)]
+}
+
+// likelySlip reports whether one edit turning typed into word is a slip
+// of fast typing rather than another real word. A left-out letter
+// ("remnd") or two swapped ones ("tiemr") seldom make a word; an extra
+// letter or a wrong one often do ("works", "sure" for "surf"), so those
+// count only in long words, a wrong letter only when its key is next to
+// the right one, and an ending added to the word ("works", "quarterly")
+// is an inflection, never a slip.
+func likelySlip(typed, word string) bool {
+	switch {
+	case len(word) == len(typed)+1:
+		return true
+	case len(word)+1 == len(typed):
+		// A doubled key ("texxt", "calll") is a slip at any length.
+		for i := 1; i < len(typed); i++ {
+			if typed[i] == typed[i-1] && typed[:i]+typed[i+1:] == word {
+				return true
+			}
+		}
+		return len(typed) >= 6
+	}
+	for i := 0; i < len(typed); i++ {
+		if typed[i] == word[i] {
+			continue
+		}
+		if i+1 < len(typed) && typed[i] == word[i+1] && typed[i+1] == word[i] {
+			return len(typed) >= 4
+		}
+		if soundAlike(typed[i], word[i]) {
+			// "grasias", "emvia": letters that sound alike or sit together.
+			return len(typed) >= 5
+		}
+		return len(typed) >= 6 && keysAdjacent(typed[i], word[i])
+	}
+	return false
+}
+
+// inflections are endings that make another word of a known one
+// ("works", "quarterly"), never a slip.
+var inflections = []string{"s", "es", "ed", "d", "ing", "ly", "er", "ers", "y"}
+
+func inflected(typed, word string) bool {
+	if !strings.HasPrefix(typed, word) {
+		return false
+	}
+	for _, e := range inflections {
+		if typed == word+e {
+			return true
+		}
+	}
+	return false
+}
+
+// soundAlike pairs letters writers swap because they sound the same
+// (Spanish b/v, s/c/z, g/j, y/i) or because their keys touch on the
+// bottom row (m/n).
+func soundAlike(a, b byte) bool {
+	if a > b {
+		a, b = b, a
+	}
+	switch string([]byte{a, b}) {
+	case "bv", "cs", "sz", "cz", "gj", "iy", "mn":
+		return true
+	}
+	return false
+}
+
+// qwertyRows places the letters for keysAdjacent.
+var qwertyRows = [3]string{"qwertyuiop", "asdfghjkl", "zxcvbnm"}
+
+func keysAdjacent(a, b byte) bool {
+	ra, ca, rb, cb := -1, -1, -1, -1
+	for r, row := range qwertyRows {
+		if i := strings.IndexByte(row, a); i >= 0 {
+			ra, ca = r, i
+		}
+		if i := strings.IndexByte(row, b); i >= 0 {
+			rb, cb = r, i
+		}
+	}
+	if ra < 0 || rb < 0 {
+		return false
+	}
+	dr, dc := ra-rb, ca-cb
+	// Rows are staggered to the right: a key touches the keys of the row
+	// above at its column and the next one.
+	switch dr {
+	case 0:
+		return dc == 1 || dc == -1
+	case 1:
+		return dc == 0 || dc == -1
+	case -1:
+		return dc == 0 || dc == 1
+	}
+	return false
+}
+
+func lettersOnly(w string) bool {
+	for i := 0; i < len(w); i++ {
+		if c := w[i]; c < 'a' || c > 'z' {
+			return false
+		}
+	}
+	return true
+}
+
+// correctTokens replaces the norm of each unknown word by its correction,
+// keeping what was typed in typo.
+func (m *langModel) correctTokens(toks []token) {
+	for i := range toks {
+		if fix := m.spell.correct(toks[i].norm); fix != "" {
+			toks[i].typo, toks[i].norm = toks[i].norm, fix
+		}
+	}
+}
+
+// spellingData lists every word the language file holds (known) and how
+// often the patterns and closed slots use each (freq, the correction
+// targets). Open-slot examples are known but never a target: a name is
+// not what a typo was meant to be.
+func spellingData(f langFile) (known map[string]bool, freq map[string]int) {
+	known, freq = map[string]bool{}, map[string]int{}
+	words := func(text string, count bool) {
+		for _, w := range strings.FieldsFunc(fold(text), func(r rune) bool {
+			return strings.ContainsRune(" []()|{}", r)
+		}) {
+			known[w] = true
+			if count {
+				freq[w]++
+			}
+		}
+	}
+	stripSlots := func(text string) string {
+		var b strings.Builder
+		for {
+			i := strings.IndexByte(text, '{')
+			if i < 0 {
+				b.WriteString(text)
+				return b.String()
+			}
+			j := strings.IndexByte(text[i:], '}')
+			if j < 0 {
+				b.WriteString(text)
+				return b.String()
+			}
+			b.WriteString(text[:i])
+			b.WriteByte(' ')
+			text = text[i+j+1:]
+		}
+	}
+	open := map[string]bool{}
+	for _, name := range f.Open {
+		open[name] = true
+	}
+	for _, pats := range f.Intents {
+		for _, p := range pats {
+			words(stripSlots(p), true)
+		}
+	}
+	for name, alts := range f.Slots {
+		for _, a := range alts {
+			words(stripSlots(a), !open[name])
+		}
+	}
+	for w := range f.Numbers {
+		words(w, true)
+	}
+	for w := range f.TimeWords {
+		words(w, true)
+	}
+	for _, w := range append(append([]string(nil), f.Fillers...), f.Courtesy...) {
+		words(w, true)
+	}
+	for w := range f.Spoken {
+		words(w, true)
+	}
+	return known, freq
+}

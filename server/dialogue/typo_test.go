@@ -1,0 +1,76 @@
+package dialogue
+
+import (
+	"testing"
+)
+
+func TestSpellerCorrects(t *testing.T) {
+	ms, err := loadModels()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ lang, typed, want string }{
+		{"en", "remnd", "remind"},     // a letter left out
+		{"en", "wheather", "weather"}, // a letter too many, in a long word
+		{"en", "txt", "text"},
+		{"en", "tiemr", "timer"}, // two letters swapped
+		{"en", "alrm", "alarm"},
+		{"en", "volumne", "volume"},
+		{"en", "temprature", "temperature"},
+		{"es", "alrma", "alarma"},
+		{"es", "temporzador", "temporizador"},
+		{"es", "grasias", "gracias"}, // letters that sound alike
+		{"es", "emvia", "envia"},     // keys that touch
+		{"es", "larma", "alarma"},    // a first letter lost
+		{"es", "habre", "abre"},      // a silent first letter added
+		// Known words are never turned into others, however close.
+		{"en", "set", ""}, {"en", "of", ""}, {"en", "sam", ""},
+		// Real words the vocabulary lacks, one slip away from one it has.
+		{"en", "sure", ""},      // not "surf": a wrong letter in a short word
+		{"en", "works", ""},     // not "work": an ending, not a slip
+		{"en", "quarterly", ""}, // not "quarter"
+		{"en", "dinner", ""},
+		// Too short, or not a plain word.
+		{"en", "st", ""}, {"en", "5min", ""}, {"en", "a.b", ""},
+	} {
+		if got := ms[c.lang].spell.correct(c.typed); got != c.want {
+			t.Errorf("%s %q corrected to %q, want %q", c.lang, c.typed, got, c.want)
+		}
+	}
+}
+
+func TestOSADistance(t *testing.T) {
+	for _, c := range []struct {
+		a, b  string
+		limit int
+		want  int
+	}{
+		{"abc", "abc", 2, 0}, {"abc", "acb", 2, 1}, {"abc", "ab", 2, 1}, {"abc", "xbc", 2, 1},
+		{"kitten", "sitting", 5, 3}, {"kitten", "sitting", 1, 2}, {"ca", "abc", 5, 3},
+	} {
+		if got := osaDistance(c.a, c.b, c.limit); got != c.want {
+			t.Errorf("osa(%q,%q,%d) = %d, want %d", c.a, c.b, c.limit, got, c.want)
+		}
+	}
+}
+
+// TestTypedSlipsAreUnderstood: the corrected words read the query, and
+// open slots keep what was typed.
+func TestTypedSlipsAreUnderstood(t *testing.T) {
+	h := newHarness(t)
+	cases := []struct{ lang, q, action, data string }{
+		{"en", "set a tiemr for 5 minuts", "SET_TIMER", `{"duration":300000,"label":""}`},
+		{"en", "txt Anna I'm lte", "SEND_SMS", `{"contact":"Anna","text":"I'm lte"}`},
+		{"en", "turn off the ligths", "POWER", `{"device":"lights","state":"off"}`},
+		{"es", "pon un temporzador de 5 minutos", "SET_TIMER", `{"duration":300000,"label":""}`},
+	}
+	for _, c := range cases {
+		r := h.ask(c.lang, c.q, 0)
+		if a, d := actionJSON(t, r); a != c.action || d != c.data {
+			t.Errorf("%q: got %s %s, want %s %s (%s)", c.q, a, d, c.action, c.data, r.Responses.Text)
+		}
+	}
+	if r := h.ask("en", "wheather in madrid", 0); r.Intent != "weather" || h.k.lastQuery("weather")["city"] != "Madrid" {
+		t.Errorf("wheather in madrid: %s %v", r.Intent, h.k.lastQuery("weather"))
+	}
+}

@@ -8,7 +8,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"log/slog"
 	"os"
 	"path"
 	"path/filepath"
@@ -26,13 +25,8 @@ import (
 // embedded platform logs to the state directory so stdout stays the
 // command's answer.
 func runCommand(ctx context.Context, cfg config, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
-	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
-	if err := os.MkdirAll(cfg.StateDir, 0o700); err == nil {
-		if f, err := os.OpenFile(filepath.Join(cfg.StateDir, "hark.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600); err == nil {
-			defer f.Close()
-			logger = slog.New(slog.NewTextHandler(f, nil))
-		}
-	}
+	logger, closeLog := commandLog(cfg)
+	defer closeLog()
 	name, rest := args[0], args[1:]
 	switch name {
 	case "say", "ask", "login", "register", "logout", "storage", "recomm":

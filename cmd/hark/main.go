@@ -54,6 +54,7 @@ commands:
   recomm import --table T --kind K --url U [--wait]
   recomm train --table T --engine E [--wait]
   recomm recommend --table T (--user U | --item I) [--want items|users] [--engine E] [--filter F] [--diversity D]
+  flow run [flags] FILE...          run spoken conversations from YAML (hark flow run --help)
   mic [NAME|default]                list microphones, or remember one by name
   version                           print the version
 
@@ -98,6 +99,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	switch {
 	case len(rest) == 0:
 		err = runConsole(ctx, cfg)
+	case rest[0] == "flow":
+		err = cmdFlow(ctx, cfg, rest[1:], stdout, stderr)
 	case rest[0] == "mic":
 		err = cmdMic(cfg, rest[1:], stdout)
 	default:

@@ -1,0 +1,205 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/harkhq/hark/flow"
+)
+
+const flowUsage = `usage: hark [global flags] flow run [flags] FILE...
+
+Runs each flow file (YAML: name, lang, voice, rate, turns of say/wav/type with
+expect: heard, action, data, answer) against the platform: the embedded one, or
+--base-url given before "flow". 'say' turns are synthesised (flite, espeak-ng
+for Spanish) and streamed to /query/audio/stream at the pace of speech; the
+conversation's ref is carried from turn to turn.
+
+Exit status: 0 when every expectation holds, 1 when one does not (or a turn
+could not run), 2 for usage errors and flow files that do not parse.
+
+flags:
+`
+
+// cmdFlow is `hark flow run`. Flags and files are checked before the platform starts, so a
+// usage error or a broken flow file costs nothing.
+func cmdFlow(ctx context.Context, cfg config, args []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 || args[0] != "run" {
+		if len(args) > 0 && (args[0] == "-h" || args[0] == "--help" || args[0] == "help") {
+			fmt.Fprint(stdout, flowUsage)
+			flowFlags(io.Discard).PrintDefaults()
+			return nil
+		}
+		fmt.Fprintln(stderr, "usage: hark flow run [--voices V,...] [--rate 8000] [--json] [--junit OUT.xml] [--timeout 30s] [--pace real|fast] FILE...")
+		return exitError{2}
+	}
+	fs, o := flowFlags(stderr), &flowOptions{}
+	o.bind(fs)
+	fs.Usage = func() {
+		fs.SetOutput(stdout)
+		fmt.Fprint(stdout, flowUsage)
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args[1:]); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return nil
+		}
+		return exitError{2}
+	}
+	if err := o.check(fs.NArg()); err != nil {
+		fmt.Fprintln(stderr, "hark flow run:", err)
+		return exitError{2}
+	}
+	var flows []*flow.Flow
+	bad := false
+	for _, path := range fs.Args() {
+		f, err := flow.Load(path)
+		if err != nil {
+			fmt.Fprintln(stderr, err)
+			bad = true
+			continue
+		}
+		flows = append(flows, f)
+	}
+	if bad {
+		return exitError{2}
+	}
+
+	logger, closeLog := commandLog(cfg)
+	defer closeLog()
+	p, err := connect(ctx, cfg, logger)
+	if err != nil {
+		return err
+	}
+	defer p.Close()
+	if p.Client.Token() == "" {
+		// The identity the console takes when no one signs in. If this fails (a platform
+		// that cannot be reached), each turn says why.
+		if id, err := p.Sessions.ExternalID(); err != nil {
+			fmt.Fprintln(stderr, "hark flow run: no anonymous id:", err)
+		} else if _, _, err := p.Client.Auth.Anonymous(ctx, id, "hark-flow", ""); err != nil {
+			fmt.Fprintln(stderr, "hark flow run: could not sign in:", err)
+		}
+	}
+
+	runner := &flow.Runner{Client: p.Client, Pace: flow.Pace(o.pace), Timeout: o.timeout}
+	var results []*flow.Result
+	enc := json.NewEncoder(stdout)
+	for _, f := range flows {
+		voices := []string{""}
+		if f.Lang == "en" && f.Speaks() && len(o.voices) > 0 {
+			voices = o.voices
+		}
+		for _, v := range voices {
+			r := runner.Run(ctx, f, v, o.rate)
+			results = append(results, r)
+			if o.json {
+				if err := enc.Encode(r); err != nil {
+					return err
+				}
+			} else if err := flow.WriteResult(stdout, r); err != nil {
+				return err
+			}
+		}
+	}
+	if !o.json {
+		if err := flow.WriteSummary(stdout, results); err != nil {
+			return err
+		}
+	}
+	if o.junit != "" {
+		var b bytes.Buffer
+		if err := flow.WriteJUnit(&b, results); err != nil {
+			return err
+		}
+		if err := os.WriteFile(o.junit, b.Bytes(), 0o644); err != nil {
+			return fmt.Errorf("junit report: %w", err)
+		}
+	}
+	for _, r := range results {
+		if !r.Pass {
+			return exitError{1}
+		}
+	}
+	return nil
+}
+
+type flowOptions struct {
+	voicesFlag string
+	voices     []string
+	rate       int
+	json       bool
+	junit      string
+	timeout    time.Duration
+	pace       string
+}
+
+func flowFlags(out io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet("flow run", flag.ContinueOnError)
+	fs.SetOutput(out)
+	return fs
+}
+
+func (o *flowOptions) bind(fs *flag.FlagSet) {
+	fs.StringVar(&o.voicesFlag, "voices", "", "run English flows with 'say' turns once per flite voice: "+strings.Join(flow.Voices, ",")+" (default: each flow's voice)")
+	fs.IntVar(&o.rate, "rate", 0, "send spoken turns at 16000 or 8000 Hz (default: each flow's rate)")
+	fs.BoolVar(&o.json, "json", false, "print one JSON object per flow run, with its turns")
+	fs.StringVar(&o.junit, "junit", "", "also write a JUnit XML report to this file")
+	fs.DurationVar(&o.timeout, "timeout", flow.DefaultTimeout, "time limit of each turn")
+	fs.StringVar(&o.pace, "pace", string(flow.RealTime), "upload pace of spoken turns: real (as spoken) or fast (as fast as the connection goes)")
+}
+
+func (o *flowOptions) check(files int) error {
+	if files == 0 {
+		return errors.New("no flow file given")
+	}
+	if o.voicesFlag != "" {
+		for _, v := range strings.Split(o.voicesFlag, ",") {
+			v = strings.TrimSpace(v)
+			if !slices.Contains(flow.Voices, v) {
+				return fmt.Errorf("--voices: unknown voice %q (%s)", v, strings.Join(flow.Voices, ", "))
+			}
+			if !slices.Contains(o.voices, v) {
+				o.voices = append(o.voices, v)
+			}
+		}
+	}
+	if o.rate != 0 && !slices.Contains(flow.Rates, o.rate) {
+		return fmt.Errorf("--rate %d: the platform takes 16000 or 8000", o.rate)
+	}
+	if o.timeout <= 0 {
+		return fmt.Errorf("--timeout %s: give a positive duration", o.timeout)
+	}
+	if o.pace != string(flow.RealTime) && o.pace != string(flow.Fast) {
+		return fmt.Errorf("--pace %q: real or fast", o.pace)
+	}
+	if o.junit != "" {
+		if st, err := os.Stat(filepath.Dir(o.junit)); err != nil || !st.IsDir() {
+			return fmt.Errorf("--junit %s: its directory does not exist", o.junit)
+		}
+	}
+	return nil
+}
+
+// commandLog is where a subcommand's embedded platform logs: the state directory, so that
+// stdout stays the command's answer.
+func commandLog(cfg config) (*slog.Logger, func()) {
+	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
+	if err := os.MkdirAll(cfg.StateDir, 0o700); err == nil {
+		if f, err := os.OpenFile(filepath.Join(cfg.StateDir, "hark.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600); err == nil {
+			return slog.New(slog.NewTextHandler(f, nil)), func() { f.Close() }
+		}
+	}
+	return logger, func() {}
+}

@@ -262,6 +262,16 @@ var goTypes = strings.NewReplacer("!!", "", "[]flow.turnYAML", "a list of turns"
 	"flow.expectYAML", "expect", "flow.turnYAML", "a turn", "flow.fileYAML", "a flow",
 	"map[string]flow.pattern", "a mapping of data keys to regular expressions")
 
+// parserProblems are the messages of yaml.v3's parser (as opposed to its scanner), whose
+// line it reports counted from zero: the line where the unfinished construct begins.
+var parserProblems = map[string]bool{
+	"did not find expected ',' or ']'": true, "did not find expected ',' or '}'": true,
+	"did not find expected '-' indicator": true, "did not find expected <document start>": true,
+	"did not find expected key": true, "did not find expected node content": true,
+	"found duplicate %TAG directive": true, "found duplicate %YAML directive": true,
+	"found incompatible YAML document": true, "found undefined tag handle": true,
+}
+
 var unknownField = regexp.MustCompile(`^field (.+) not found in type (\S+)$`)
 var yamlLine = regexp.MustCompile(`^(?:yaml: )?line (\d+): (.*)$`)
 
@@ -305,11 +315,15 @@ func Parse(b []byte) (*Flow, error) {
 func yamlProblems(err error) []*LineError {
 	var te *yaml.TypeError
 	if !errors.As(err, &te) {
+		n, msg := 0, strings.TrimPrefix(err.Error(), "yaml: ")
 		if m := yamlLine.FindStringSubmatch(err.Error()); m != nil {
-			n, _ := strconv.Atoi(m[1])
-			return []*LineError{lineErrorf(n, "%s", m[2])}
+			n, _ = strconv.Atoi(m[1])
+			msg = m[2]
 		}
-		return []*LineError{lineErrorf(1, "%s", strings.TrimPrefix(err.Error(), "yaml: "))}
+		if parserProblems[msg] {
+			n++ // yaml.v3 gives these the zero-based line, and none on the first line
+		}
+		return []*LineError{lineErrorf(max(n, 1), "%s", msg)}
 	}
 	var out []*LineError
 	for _, e := range te.Errors {

@@ -53,7 +53,7 @@ func WriteResult(w io.Writer, r *Result) error {
 			if data == `""` || data == "null" {
 				data = ""
 			}
-			ew.printf("       action:  %s %s\n", clean(a.Action), clean(data))
+			ew.printf("       action:  %s\n", strings.TrimSpace(clean(a.Action)+" "+clean(data)))
 		}
 		ew.printf("       answer:  %s\n", orNothing(clean(t.Answer)))
 		ew.printf("       timing:  %s\n", t.Timing)

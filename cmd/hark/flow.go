@@ -32,33 +32,36 @@ could not run), 2 for usage errors and flow files that do not parse.
 flags:
 `
 
+const flowShortUsage = "usage: hark flow run [--voices V,...] [--rate 8000] [--json] [--junit OUT.xml] [--timeout 30s] [--pace real|fast] FILE... (hark flow run --help)"
+
 // cmdFlow is `hark flow run`. Flags and files are checked before the platform starts, so a
 // usage error or a broken flow file costs nothing.
 func cmdFlow(ctx context.Context, cfg config, args []string, stdout, stderr io.Writer) error {
+	fs, o := flowFlags(stderr)
+	help := func() {
+		fmt.Fprint(stdout, flowUsage)
+		fs.SetOutput(stdout)
+		fs.PrintDefaults()
+	}
 	if len(args) == 0 || args[0] != "run" {
 		if len(args) > 0 && (args[0] == "-h" || args[0] == "--help" || args[0] == "help") {
-			fmt.Fprint(stdout, flowUsage)
-			flowFlags(io.Discard).PrintDefaults()
+			help()
 			return nil
 		}
-		fmt.Fprintln(stderr, "usage: hark flow run [--voices V,...] [--rate 8000] [--json] [--junit OUT.xml] [--timeout 30s] [--pace real|fast] FILE...")
+		fmt.Fprintln(stderr, flowShortUsage)
 		return exitError{2}
-	}
-	fs, o := flowFlags(stderr), &flowOptions{}
-	o.bind(fs)
-	fs.Usage = func() {
-		fs.SetOutput(stdout)
-		fmt.Fprint(stdout, flowUsage)
-		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args[1:]); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
+			help()
 			return nil
 		}
+		fmt.Fprintln(stderr, flowShortUsage)
 		return exitError{2}
 	}
 	if err := o.check(fs.NArg()); err != nil {
 		fmt.Fprintln(stderr, "hark flow run:", err)
+		fmt.Fprintln(stderr, flowShortUsage)
 		return exitError{2}
 	}
 	var flows []*flow.Flow
@@ -145,19 +148,20 @@ type flowOptions struct {
 	pace       string
 }
 
-func flowFlags(out io.Writer) *flag.FlagSet {
+// flowFlags is the flag set of flow run. Its own usage stays silent: -h prints the long
+// help to stdout, a wrong flag the flag package's complaint and the short usage to stderr.
+func flowFlags(stderr io.Writer) (*flag.FlagSet, *flowOptions) {
+	o := &flowOptions{}
 	fs := flag.NewFlagSet("flow run", flag.ContinueOnError)
-	fs.SetOutput(out)
-	return fs
-}
-
-func (o *flowOptions) bind(fs *flag.FlagSet) {
+	fs.SetOutput(stderr)
+	fs.Usage = func() {}
 	fs.StringVar(&o.voicesFlag, "voices", "", "run English flows with 'say' turns once per flite voice: "+strings.Join(flow.Voices, ",")+" (default: each flow's voice)")
 	fs.IntVar(&o.rate, "rate", 0, "send spoken turns at 16000 or 8000 Hz (default: each flow's rate)")
 	fs.BoolVar(&o.json, "json", false, "print one JSON object per flow run, with its turns")
 	fs.StringVar(&o.junit, "junit", "", "also write a JUnit XML report to this file")
 	fs.DurationVar(&o.timeout, "timeout", flow.DefaultTimeout, "time limit of each turn")
-	fs.StringVar(&o.pace, "pace", string(flow.RealTime), "upload pace of spoken turns: real (as spoken) or fast (as fast as the connection goes)")
+	fs.StringVar(&o.pace, "pace", string(flow.RealTime), "upload pace of spoken turns: real (as spoken) or fast (as fast as the connection takes them)")
+	return fs, o
 }
 
 func (o *flowOptions) check(files int) error {

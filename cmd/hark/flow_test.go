@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"encoding/xml"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -159,5 +160,24 @@ turns:
 	if junit.Tests != 4 || junit.Failures != 2 || len(junit.Suites) != 2 || junit.Suites[1].Name != "jazz is not an alarm [awb]" ||
 		junit.Suites[0].Cases[1].Failure == nil || junit.Suites[0].Cases[1].Failure.Message != "action SET_ALARM expected, got PLAY_MUSIC" {
 		t.Fatalf("JUnit report: %+v", junit)
+	}
+}
+
+// TestFlowUnreachablePlatform: a platform that does not answer fails every turn with the
+// reason, and every turn is tried.
+func TestFlowUnreachablePlatform(t *testing.T) {
+	isolate(t)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	url := "http://" + ln.Addr().String() + "/v2"
+	ln.Close()
+	f := filepath.Join(t.TempDir(), "two.yaml")
+	os.WriteFile(f, []byte("turns:\n  - type: hello\n  - type: what time is it\n"), 0o600)
+	code, out, errOut := hark(t, "", "--base-url", url, "--api-key", "k", "--private-key", "s", "flow", "run", f)
+	if code != 1 || strings.Count(out, "connection refused") != 2 || !strings.HasSuffix(out, "0 of 1 flow runs passed; 0 of 2 turns\n") ||
+		!strings.Contains(errOut, "could not sign in") {
+		t.Fatalf("exit %d\n%s\nstderr: %s", code, out, errOut)
 	}
 }

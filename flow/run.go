@@ -164,7 +164,7 @@ func (r *Runner) turn(ctx context.Context, c *client.Client, f *Flow, t Turn, vo
 	}
 	tctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	phase := "waiting for the answer"
+	phase := "while waiting for the answer"
 	var resp *client.DialogueResponse
 	var err error
 	if t.Kind == Type {
@@ -174,9 +174,9 @@ func (r *Runner) turn(ctx context.Context, c *client.Client, f *Flow, t Turn, vo
 			tr.Timing.AnsweredMs = ms(time.Since(start))
 		}
 	} else {
-		phase = "reading the WAV file"
+		phase = "while reading the WAV file"
 		if t.Kind == Say {
-			phase = "synthesising the speech"
+			phase = "while synthesising the speech"
 		}
 		var pcm []byte
 		pcm, err = r.audioFor(tctx, f, t, voice, rate)
@@ -209,9 +209,9 @@ func streamPhase(w Waterfall) string {
 	case w.UploadEndMs == 0:
 		return "while uploading the audio"
 	case w.RecognisedMs == 0:
-		return "waiting for the answer after the upload"
+		return "while waiting for the answer after the upload"
 	}
-	return "reading the spoken answer"
+	return "while reading the spoken answer"
 }
 
 func describe(err error) string {

@@ -81,6 +81,10 @@ func TestFlowExamplesPass(t *testing.T) {
 	if code != 0 || !strings.HasSuffix(out, "7 of 7 flow runs passed; 13 of 13 turns\n") || errOut != "" {
 		t.Fatalf("exit %d\n%s\nstderr: %s", code, out, errOut)
 	}
+	// Where TestFlowRunUsage checks that a usage error started nothing.
+	if _, err := os.Stat(filepath.Join(os.Getenv("XDG_DATA_HOME"), "hark", "harkd")); err != nil {
+		t.Fatalf("the embedded platform's data: %v", err)
+	}
 }
 
 // TestFlowWrongExpectationFails: one wrong expectation makes the run fail with its reason

@@ -8,14 +8,13 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/harkhq/hark/client"
 )
 
 func TestCodesAreThoseOfDecisions(t *testing.T) {
 	g := newRig(t, "")
-	want := []string{"ACTIVATE", "BRIGHTNESS_UPDATE", "CHANNEL_SELECT", "DEACTIVATE", "DELETE_ALARM",
-		"DELETE_TIMER", "MAKE_CALL", "NAVIGATE", "OPEN_APP", "OPEN_ASR", "OPEN_BROWSER", "OPEN_URL", "PLAY_MUSIC", "POWER",
-		"RESET_CRONO", "SEND_EMAIL", "SEND_SMS", "SET_ALARM", "SET_APPOINTMENT", "SET_CRONO", "SET_TIMER",
-		"VOLUME_UPDATE"}
+	want := client.ActionCodes() // the contract's list, kept once in the SDK
 	if got := g.Codes(); !reflect.DeepEqual(got, want) {
 		t.Fatalf("Codes() = %v\nwant %v", got, want)
 	}

@@ -31,6 +31,15 @@ type Action struct {
 	Data   json.RawMessage `json:"data"`
 }
 
+// actionCodes are the next action codes of the contract (platform-services, "Next Actions").
+var actionCodes = []string{"ACTIVATE", "BRIGHTNESS_UPDATE", "CHANNEL_SELECT", "DEACTIVATE", "DELETE_ALARM",
+	"DELETE_TIMER", "MAKE_CALL", "NAVIGATE", "OPEN_APP", "OPEN_ASR", "OPEN_BROWSER", "OPEN_URL", "PLAY_MUSIC", "POWER",
+	"RESET_CRONO", "SEND_EMAIL", "SEND_SMS", "SET_ALARM", "SET_APPOINTMENT", "SET_CRONO", "SET_TIMER",
+	"VOLUME_UPDATE"}
+
+// ActionCodes lists the contract's next action codes, sorted; the slice is the caller's.
+func ActionCodes() []string { return append([]string(nil), actionCodes...) }
+
 // UnmarshalJSON reads both the nextActions array and the documented single
 // next_action object, so answers of either form arrive as NextActions.
 func (r *DialogueResponse) UnmarshalJSON(b []byte) error {

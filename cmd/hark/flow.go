@@ -1,0 +1,193 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/harkhq/hark/flow"
+)
+
+const flowUsage = `usage: hark [global flags] flow run [flags] FILE...
+
+Runs each flow file (YAML: name, lang, voice, rate, turns of say/wav/type with
+expect: heard, action, data, answer) against the platform: the embedded one, or
+--base-url given before "flow". 'say' turns are synthesised (flite, espeak-ng
+for Spanish) and streamed to /query/audio/stream at the pace of speech; the
+conversation's ref is carried from turn to turn.
+
+Exit status: 0 when every expectation holds, 1 when one does not (or a turn
+could not run), 2 for usage errors and flow files that do not parse.
+
+flags:
+`
+
+const flowShortUsage = "usage: hark flow run [--voices V,...] [--rate 8000] [--json] [--junit OUT.xml] [--timeout 30s] [--pace real|fast] FILE... (hark flow run --help)"
+
+// cmdFlow is `hark flow run`. Flags and files are checked before the platform starts, so a
+// usage error or a broken flow file costs nothing.
+func cmdFlow(e *cliEnv, args []string) error {
+	ctx, stdout, stderr := e.ctx, e.stdout, e.stderr
+	fs, o := flowFlags(stderr)
+	help := func() {
+		fmt.Fprint(stdout, flowUsage)
+		fs.SetOutput(stdout)
+		fs.PrintDefaults()
+	}
+	if len(args) == 0 || args[0] != "run" {
+		if len(args) > 0 && (args[0] == "-h" || args[0] == "--help" || args[0] == "help") {
+			help()
+			return nil
+		}
+		fmt.Fprintln(stderr, flowShortUsage)
+		return exitError{2}
+	}
+	if err := fs.Parse(args[1:]); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			help()
+			return nil
+		}
+		fmt.Fprintln(stderr, flowShortUsage)
+		return exitError{2}
+	}
+	if err := o.check(fs.NArg()); err != nil {
+		fmt.Fprintln(stderr, "hark flow run:", err)
+		fmt.Fprintln(stderr, flowShortUsage)
+		return exitError{2}
+	}
+	var flows []*flow.Flow
+	bad := false
+	for _, path := range fs.Args() {
+		f, err := flow.Load(path)
+		if err != nil {
+			fmt.Fprintln(stderr, err)
+			bad = true
+			continue
+		}
+		flows = append(flows, f)
+	}
+	if bad {
+		return exitError{2}
+	}
+
+	p, err := e.platform()
+	if err != nil {
+		return err
+	}
+	if p.Client.Token() == "" {
+		// The identity the console takes when no one signs in. If this fails (a platform
+		// that cannot be reached), each turn says why.
+		if id, err := p.Sessions.ExternalID(); err != nil {
+			fmt.Fprintln(stderr, "hark flow run: no anonymous id:", err)
+		} else if _, _, err := p.Client.Auth.Anonymous(ctx, id, "hark-flow", ""); err != nil {
+			fmt.Fprintln(stderr, "hark flow run: could not sign in:", err)
+		}
+	}
+
+	runner := &flow.Runner{Client: p.Client, Pace: flow.Pace(o.pace), Timeout: o.timeout}
+	var results []*flow.Result
+	enc := json.NewEncoder(stdout)
+	for _, f := range flows {
+		voices := []string{""}
+		if f.Lang == "en" && f.Speaks() && len(o.voices) > 0 {
+			voices = o.voices
+		}
+		for _, v := range voices {
+			r := runner.Run(ctx, f, v, o.rate)
+			results = append(results, r)
+			if o.json {
+				if err := enc.Encode(r); err != nil {
+					return err
+				}
+			} else if err := flow.WriteResult(stdout, r); err != nil {
+				return err
+			}
+		}
+	}
+	if !o.json {
+		if err := flow.WriteSummary(stdout, results); err != nil {
+			return err
+		}
+	}
+	if o.junit != "" {
+		var b bytes.Buffer
+		if err := flow.WriteJUnit(&b, results); err != nil {
+			return err
+		}
+		if err := os.WriteFile(o.junit, b.Bytes(), 0o644); err != nil {
+			return fmt.Errorf("junit report: %w", err)
+		}
+	}
+	for _, r := range results {
+		if !r.Pass {
+			return exitError{1}
+		}
+	}
+	return nil
+}
+
+type flowOptions struct {
+	voicesFlag string
+	voices     []string
+	rate       int
+	json       bool
+	junit      string
+	timeout    time.Duration
+	pace       string
+}
+
+// flowFlags is the flag set of flow run. Its own usage stays silent: -h prints the long
+// help to stdout, a wrong flag the flag package's complaint and the short usage to stderr.
+func flowFlags(stderr io.Writer) (*flag.FlagSet, *flowOptions) {
+	o := &flowOptions{}
+	fs := flag.NewFlagSet("flow run", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {}
+	fs.StringVar(&o.voicesFlag, "voices", "", "run English flows with 'say' turns once per flite voice: "+strings.Join(flow.Voices, ",")+" (default: each flow's voice)")
+	fs.IntVar(&o.rate, "rate", 0, "send spoken turns at 16000 or 8000 Hz (default: each flow's rate)")
+	fs.BoolVar(&o.json, "json", false, "print one JSON object per flow run, with its turns")
+	fs.StringVar(&o.junit, "junit", "", "also write a JUnit XML report to this file")
+	fs.DurationVar(&o.timeout, "timeout", flow.DefaultTimeout, "time limit of each turn")
+	fs.StringVar(&o.pace, "pace", string(flow.RealTime), "upload pace of spoken turns: real (as spoken) or fast (as fast as the connection takes them)")
+	return fs, o
+}
+
+func (o *flowOptions) check(files int) error {
+	if files == 0 {
+		return errors.New("no flow file given")
+	}
+	if o.voicesFlag != "" {
+		for _, v := range strings.Split(o.voicesFlag, ",") {
+			v = strings.TrimSpace(v)
+			if !slices.Contains(flow.Voices, v) {
+				return fmt.Errorf("--voices: unknown voice %q (%s)", v, strings.Join(flow.Voices, ", "))
+			}
+			if !slices.Contains(o.voices, v) {
+				o.voices = append(o.voices, v)
+			}
+		}
+	}
+	if o.rate != 0 && !slices.Contains(flow.Rates, o.rate) {
+		return fmt.Errorf("--rate %d: the platform takes 16000 or 8000", o.rate)
+	}
+	if o.timeout <= 0 {
+		return fmt.Errorf("--timeout %s: give a positive duration", o.timeout)
+	}
+	if o.pace != string(flow.RealTime) && o.pace != string(flow.Fast) {
+		return fmt.Errorf("--pace %q: real or fast", o.pace)
+	}
+	if o.junit != "" {
+		if st, err := os.Stat(filepath.Dir(o.junit)); err != nil || !st.IsDir() {
+			return fmt.Errorf("--junit %s: its directory does not exist", o.junit)
+		}
+	}
+	return nil
+}

@@ -18,9 +18,11 @@ import (
 	"github.com/muesli/termenv"
 
 	"github.com/harkhq/hark/client"
+	"github.com/harkhq/hark/server/speechworker"
 )
 
 func TestMain(m *testing.M) {
+	speechworker.RunIfWorker() // the platforms of these tests run their speech workers from this binary
 	lipgloss.SetColorProfile(termenv.Ascii)
 	os.Exit(m.Run())
 }

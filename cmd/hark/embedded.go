@@ -6,10 +6,12 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"os"
 	"path/filepath"
 	"time"
 
 	"github.com/harkhq/hark/server"
+	"github.com/harkhq/hark/server/speechworker"
 )
 
 // embedded is harkd running inside hark on a loopback port.
@@ -116,4 +118,17 @@ func startEmbedded(ctx context.Context, dataDir string, sec secrets, logger *slo
 func (e *embedded) Close() error {
 	e.stop()
 	return <-e.done
+}
+
+// speechWorkerCommand is the hidden subcommand that runs a speech worker:
+// the embedded platform runs its speech engines in workers of hark's own
+// binary, so a native crash cannot take the terminal down.
+const speechWorkerCommand = speechworker.Subcommand
+
+func runSpeechWorker(args []string) int {
+	if err := speechworker.Main(args); err != nil {
+		fmt.Fprintln(os.Stderr, "hark speech-worker:", err)
+		return 1
+	}
+	return 0
 }

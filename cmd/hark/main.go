@@ -61,6 +61,9 @@ flags:
 `
 
 func main() {
+	if len(os.Args) > 1 && os.Args[1] == speechWorkerCommand {
+		os.Exit(runSpeechWorker(os.Args[2:]))
+	}
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
 

@@ -2,27 +2,39 @@ package speechworker
 
 import (
 	"context"
-	"log/slog"
-	"os"
 	"testing"
 )
 
+// Spanish questions end in words like "más", on which libespeak-ng 1.51
+// read past its clause buffer (see tts.closeClauses); a fresh worker
+// crashed on its first "¿Algo más?" more often than not. Each round
+// starts a fresh worker and speaks the questions several times; no worker
+// may die.
 func TestSpanishQuestionsNeverKillAWorker(t *testing.T) {
-	s := NewSynthesis(Options{Size: 1, Logger: slog.New(slog.NewTextHandler(os.Stderr, nil))})
-	defer s.Close()
 	ctx := context.Background()
-	if err := s.Ready(ctx); err != nil {
-		t.Skip(err)
-	}
-	for i := range 400 {
-		for _, text := range []string{"¿Algo más?", "¿Para qué hora?"} {
+	texts := []string{"¿Algo más?", "¿Para qué hora?", "Vale, a las tres. ¿Algo más?", "¿Cuántas personas?"}
+	deaths := 0
+	for round := range 12 {
+		log := &logTo{}
+		s := NewSynthesis(Options{Size: 1, Logger: log.logger()})
+		if err := s.Ready(ctx); err != nil {
+			s.Close()
+			t.Skipf("speech synthesis is not available here: %v", err)
+		}
+		for i := range 20 {
+			text := texts[i%len(texts)]
 			pcm, err := s.Speak(ctx, "es", text)
-			if err != nil || len(pcm) == 0 {
-				t.Fatalf("%d %q: %d samples, %v", i, text, len(pcm), err)
+			if err != nil || len(pcm) < 22050/4 {
+				t.Errorf("round %d %q: %d samples, %v", round, text, len(pcm), err)
 			}
 		}
+		deaths += s.Stats().Restarts
+		if s.Stats().Restarts > 0 {
+			t.Log(log.String())
+		}
+		s.Close()
 	}
-	if st := s.Stats(); st.Restarts != 0 {
-		t.Fatalf("%d workers died", st.Restarts)
+	if deaths > 0 {
+		t.Fatalf("%d workers died", deaths)
 	}
 }

@@ -147,7 +147,6 @@ func TestSynthesisWorkerKilledMidRequestIsRetried(t *testing.T) {
 	}
 }
 
-
 func TestSynthesisDyingEveryTimeAnswers503(t *testing.T) {
 	s := synthesisPool(t, 1, nil)
 	stop := killer(s.Pool, syscall.SIGSEGV)

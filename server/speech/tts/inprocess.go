@@ -146,7 +146,10 @@ func (InProcess) Speak(ctx context.Context, voice, sentence string) ([]int16, er
 // word of its own to espeak-ng, silent, and TranslateClause marks the word
 // before a closing bracket as the clause's last, so the scan stops at the
 // bracket's space and the audio is byte for byte what the text without it
-// gives (checked on English and Spanish sentences, questions included).
+// gives. Measured with valgrind over the 934 Spanish sentences of the
+// dialogue's answers: 503,149 uninitialised reads without the brackets, 0
+// with them (the 863 English ones: 0 either way); the first 150 Spanish
+// ones give identical PCM with and without.
 func closeClauses(s string) string {
 	var b strings.Builder
 	b.Grow(len(s) + 8)

@@ -276,15 +276,15 @@ func (p *Pool) died(w *worker, cause string, what ...any) {
 	closed := p.closed
 	p.notify()
 	p.mu.Unlock()
-	attrs := append([]any{"role", p.role, "pid", w.pid, "cause", cause, "exit", w.exitStatus(),
-		"stderr", w.stderr.firstLines(3), "restart_in", wait}, what...)
-	p.log.Error("speech worker died; restarting it", attrs...)
-	if closed {
+	if closed { // Close killed it
 		p.mu.Lock()
 		p.live--
 		p.mu.Unlock()
 		return
 	}
+	attrs := append([]any{"role", p.role, "pid", w.pid, "cause", cause, "exit", w.exitStatus(),
+		"stderr", w.stderr.firstLines(3), "restart_in", wait}, what...)
+	p.log.Error("speech worker died; restarting it", attrs...)
 	go p.restart(wait)
 }
 

@@ -104,6 +104,11 @@ type jsonSender func(typ byte, v any) error
 // serveSynthesis speaks one sentence per speak frame. A reader goroutine
 // keeps reading while espeak-ng runs, so that a cancel frame stops it.
 func serveSynthesis(r *bufio.Reader, send sender, sendJSON jsonSender) error {
+	// libespeak-ng 1.51 probes for an audio device (pcaudiolib opens
+	// PulseAudio, which autospawns a daemon and writes a runtime directory
+	// under $XDG_CONFIG_HOME) even in synchronous mode; this process only
+	// returns samples, so it points PulseAudio at no server.
+	os.Setenv("PULSE_SERVER", "unix:/nonexistent")
 	engine, err := tts.NewInProcess()
 	if err != nil {
 		return sendJSON(frameError, toWire(err))

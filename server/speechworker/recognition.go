@@ -215,8 +215,8 @@ func (u *utterance) Finish() (speech.Result, error) {
 			return speech.Result{}, u.endedErr()
 		}
 		var f frame
-		err := u.w.send(frameFinish, nil)
-		if err == nil {
+		err := errDied // a worker that cannot be written to has died
+		if u.w.send(frameFinish, nil) == nil {
 			f, err = u.w.await(context.Background(), replyTimeout)
 		}
 		if err != nil {

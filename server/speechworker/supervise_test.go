@@ -55,9 +55,10 @@ func synthesisPool(t testing.TB, size int, log *logTo) *Synthesis {
 	return s
 }
 
-// killer sends sig to every worker of p that is serving a request, until
-// stopped; it reports how many it killed.
-func killer(p *Pool, sig syscall.Signal) (stop func() int) {
+// killer sends sig to the workers of p that serve a request, at most
+// limit of them (0: no limit), until stopped; it reports how many it
+// killed.
+func killer(p *Pool, sig syscall.Signal, limit int) (stop func() int) {
 	done := make(chan struct{})
 	killed := map[int]bool{}
 	var wg sync.WaitGroup
@@ -71,7 +72,7 @@ func killer(p *Pool, sig syscall.Signal) (stop func() int) {
 			case <-time.After(time.Millisecond):
 			}
 			for _, pid := range p.Stats().Busy {
-				if !killed[pid] {
+				if !killed[pid] && (limit == 0 || len(killed) < limit) {
 					killed[pid] = true
 					syscall.Kill(pid, sig)
 				}
@@ -115,18 +116,11 @@ func TestSynthesisWorkerKilledMidRequestIsRetried(t *testing.T) {
 				t.Fatal(err)
 			}
 			live := s.Stats().Live
-			stop := killer(s.Pool, sig)
-			var once sync.Once
-			// Only the first attempt is killed: stop the killer once it has
-			// struck.
-			go func() {
-				for s.Stats().Restarts == 0 && !strings.Contains(log.String(), "died") {
-					time.Sleep(time.Millisecond)
-				}
-				once.Do(func() { stop() })
-			}()
+			stop := killer(s.Pool, sig, 1)
 			got, err := s.Speak(context.Background(), "en-us", longSentence)
-			once.Do(func() { stop() })
+			if killed := stop(); killed != 1 {
+				t.Fatalf("%d workers killed, want 1", killed)
+			}
 			if err != nil {
 				t.Fatalf("the retry failed: %v", err)
 			}
@@ -149,7 +143,7 @@ func TestSynthesisWorkerKilledMidRequestIsRetried(t *testing.T) {
 
 func TestSynthesisDyingEveryTimeAnswers503(t *testing.T) {
 	s := synthesisPool(t, 1, nil)
-	stop := killer(s.Pool, syscall.SIGSEGV)
+	stop := killer(s.Pool, syscall.SIGSEGV, 0)
 	_, err := s.Speak(context.Background(), "en-us", longSentence)
 	killed := stop()
 	e, ok := apierr.As(err)
@@ -320,7 +314,7 @@ func TestRecognitionInWorkers(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		stop := killer(r.Pool, syscall.SIGKILL)
+		stop := killer(r.Pool, syscall.SIGKILL, 0)
 		_, err = stream(t, u, pcm, time.Millisecond, nil)
 		stop()
 		if e, ok := apierr.As(err); !ok || e.Status != 503 || !strings.Contains(e.Description, "speech recognition failed twice") {

@@ -71,7 +71,8 @@ type Pool struct {
 	live      int // running, starting or waiting to restart
 	inUse     int // acquired and not yet released
 	broken    error
-	failures  int // deaths and failed starts in a row
+	failures  int   // deaths and failed starts in a row
+	startErr  error // why the last start failed, until one succeeds
 	restarts  int
 	closed    bool
 	ready     chan struct{}
@@ -210,6 +211,12 @@ func (p *Pool) acquire(ctx context.Context) (*worker, error) {
 			err := p.broken
 			p.mu.Unlock()
 			return nil, err
+		case len(p.idle) == 0 && p.startErr != nil:
+			// Workers cannot start (the binary was replaced, memory is
+			// short): answer now rather than wait for the next try.
+			err := unavailable(p.what, p.startErr)
+			p.mu.Unlock()
+			return nil, err
 		case len(p.idle) > 0:
 			w := p.idle[len(p.idle)-1]
 			p.idle = p.idle[:len(p.idle)-1]
@@ -225,6 +232,7 @@ func (p *Pool) acquire(ctx context.Context) (*worker, error) {
 			if err != nil {
 				// The slot stays counted: restart fills it after the backoff.
 				p.failures++
+				p.startErr = err
 				wait := backoff(p.failures)
 				p.notify()
 				p.mu.Unlock()
@@ -238,6 +246,7 @@ func (p *Pool) acquire(ctx context.Context) (*worker, error) {
 				w.stop()
 				return nil, errClosed
 			}
+			p.startErr = nil
 			p.busy[w] = true
 			p.inUse++
 			p.mu.Unlock()
@@ -312,12 +321,15 @@ func (p *Pool) restart(wait time.Duration) {
 		p.mu.Lock()
 		if err == nil {
 			p.restarts++
+			p.startErr = nil
 			p.put(w)
 			p.mu.Unlock()
 			return
 		}
 		p.failures++
+		p.startErr = err
 		wait = backoff(p.failures)
+		p.notify()
 		p.mu.Unlock()
 		p.log.Error("speech worker did not start; trying again", "role", p.role, "err", err, "retry_in", wait)
 	}

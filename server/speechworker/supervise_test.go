@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -326,4 +327,40 @@ func TestRecognitionInWorkers(t *testing.T) {
 			t.Fatalf("%d of %d slots idle", r.Idle(), r.Slots())
 		}
 	})
+}
+
+// When replacements cannot start (the binary was replaced, say), requests
+// get a 503 at once instead of waiting, and the pool recovers once
+// workers start again.
+func TestWorkersThatCannotStartAnswer503(t *testing.T) {
+	var broken atomic.Bool
+	s := NewSynthesis(Options{Size: 1, Command: func(role string) (*exec.Cmd, error) {
+		if broken.Load() {
+			return exec.Command("false"), nil
+		}
+		return SelfCommand(role)
+	}})
+	t.Cleanup(s.Close)
+	if err := s.Ready(context.Background()); err != nil {
+		t.Skipf("speech synthesis is not available here: %v", err)
+	}
+	broken.Store(true)
+	stop := killer(s.Pool, syscall.SIGKILL, 1)
+	_, err := s.Speak(context.Background(), "en-us", longSentence)
+	stop()
+	if e, ok := apierr.As(err); !ok || e.Status != 503 {
+		t.Fatalf("%v, want a 503", err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	start := time.Now()
+	_, err = s.Speak(ctx, "en-us", "Anyone there?")
+	if e, ok := apierr.As(err); !ok || e.Status != 503 || time.Since(start) > 5*time.Second {
+		t.Fatalf("%v after %s, want a 503 at once", err, time.Since(start))
+	}
+	broken.Store(false)
+	waitFull(t, s.Pool, 1)
+	if _, err := s.Speak(context.Background(), "en-us", "Back."); err != nil {
+		t.Fatal(err)
+	}
 }

@@ -1,7 +1,9 @@
 // Package speech is the speech engine of harkd: recognition of spoken
 // queries with pocketsphinx (through the sphinx subpackage), decoding the
 // audio while it uploads. Synthesis lives in the tts subpackage; WAV,
-// resampling and MP3 in wav, resample and mp3enc.
+// resampling and MP3 in wav, resample and mp3enc. harkd does not call
+// pocketsphinx in its own process: package speechworker runs a Recognizer
+// in each of its worker processes and is the server's Engine.
 //
 // # Two decoders per utterance
 //

@@ -3,6 +3,8 @@
 // speech MP3 of DECISIONS §6 (Layer III, mono, 22050 Hz MPEG-2, 64 kbps
 // CBR). Stream writes the frames of each sentence as soon as it is
 // encoded, so playback can start before the whole answer is synthesised.
+// harkd speaks through package speechworker, which runs InProcess in
+// worker processes; the MP3 encoding stays in the server.
 package tts
 
 import (

@@ -343,14 +343,23 @@ func (p *Pool) start() (*worker, readyInfo, error) {
 	}
 	w := &worker{cmd: cmd, exited: make(chan struct{}), frames: make(chan frame, 4), readDone: make(chan struct{})}
 	cmd.Stderr = &w.stderr
-	if w.in, err = cmd.StdinPipe(); err != nil {
-		return nil, readyInfo{}, err
-	}
-	out, err := cmd.StdoutPipe()
+	// An *os.File pipe of our own, not StdinPipe's wrapper, so that writes
+	// have deadlines: a worker that stops reading cannot block a request.
+	in, inW, err := os.Pipe()
 	if err != nil {
 		return nil, readyInfo{}, err
 	}
-	if err := cmd.Start(); err != nil {
+	cmd.Stdin, w.in = in, inW
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		in.Close()
+		inW.Close()
+		return nil, readyInfo{}, err
+	}
+	err = cmd.Start()
+	in.Close()
+	if err != nil {
+		inW.Close()
 		return nil, readyInfo{}, fmt.Errorf("start a %s worker: %w", p.role, err)
 	}
 	w.pid = cmd.Process.Pid
@@ -393,7 +402,7 @@ func (p *Pool) start() (*worker, readyInfo, error) {
 type worker struct {
 	cmd      *exec.Cmd
 	pid      int
-	in       io.WriteCloser
+	in       *os.File
 	frames   chan frame // closed when stdout ends
 	readErr  error      // why, once frames is closed
 	readDone chan struct{}
@@ -415,7 +424,10 @@ func (w *worker) read(r *bufio.Reader) {
 	}
 }
 
+// send writes a frame; a worker that does not take it within
+// replyTimeout is as good as dead.
 func (w *worker) send(typ byte, payload []byte) error {
+	w.in.SetWriteDeadline(time.Now().Add(replyTimeout))
 	return writeFrame(w.in, typ, payload)
 }
 

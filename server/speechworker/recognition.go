@@ -16,6 +16,7 @@ import (
 // pair; it is the speech.Engine of the server.
 type Recognition struct {
 	*Pool
+	maxBytes int64
 }
 
 // NewRecognition starts a pool of recognition workers configured with cfg
@@ -25,7 +26,10 @@ func NewRecognition(cfg speech.Config, opt Options) *Recognition {
 	if opt.Size <= 0 {
 		opt.Size = cfg.Slots
 	}
-	return &Recognition{newPool(RoleRecognition, "speech recognition", cfg, opt)}
+	if cfg.MaxBytes <= 0 {
+		cfg.MaxBytes = 10 << 20 // as speech.New
+	}
+	return &Recognition{newPool(RoleRecognition, "speech recognition", cfg, opt), cfg.MaxBytes}
 }
 
 // Dropped is what the workers' grammar left out (speech.Grammar.Dropped),
@@ -168,6 +172,12 @@ func (u *utterance) Write(pcm []byte) (int, error) {
 	if u.w == nil {
 		return 0, u.endedErr()
 	}
+	// Checked here too, so the audio kept for a replay stays bounded.
+	if int64(len(u.audio)+len(pcm)) > u.r.maxBytes {
+		err := apierr.TooLargef("audio longer than %d bytes", u.r.maxBytes)
+		u.abort(err)
+		return 0, err
+	}
 	u.audio = append(u.audio, pcm...)
 	if err := u.w.send(frameAudio, pcm); err != nil {
 		if err := u.retry(); err != nil {
@@ -259,12 +269,19 @@ func (u *utterance) Abort() {
 	if u.w == nil {
 		return
 	}
+	why := errEnded
+	if u.ctx.Err() != nil {
+		why = fmt.Errorf("speech: utterance cancelled: %w", context.Cause(u.ctx))
+	}
+	u.abort(why)
+}
+
+// abort ends the utterance for why and gives the worker back once it has
+// acknowledged. u.mu is held and u.w is set.
+func (u *utterance) abort(why error) {
 	w := u.w
 	u.w = nil
-	u.end(fmt.Errorf("speech: utterance cancelled: %w", context.Cause(u.ctx)))
-	if u.ctx.Err() == nil {
-		u.ended = errEnded
-	}
+	u.end(why)
 	if w.send(frameAbort, nil) != nil {
 		u.r.died(w, "crashed", u.attrs()...)
 		return

@@ -364,3 +364,29 @@ func TestWorkersThatCannotStartAnswer503(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+func TestRecognitionRefusesTooMuchAudio(t *testing.T) {
+	r := NewRecognition(speech.Config{Grammar: dialogueGrammar(), MaxBytes: 32000}, Options{Size: 1})
+	t.Cleanup(r.Close)
+	if err := r.Ready(context.Background()); err != nil {
+		t.Skipf("speech recognition is not available here: %v", err)
+	}
+	u, err := r.Open(context.Background(), "en", 16000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := u.Write(make([]byte, 30000)); err != nil {
+		t.Fatal(err)
+	}
+	_, err = u.Write(make([]byte, 4000))
+	if e, ok := apierr.As(err); !ok || e.Code != apierr.PayloadTooLarge {
+		t.Fatalf("%v, want 400 PayloadTooLarge", err)
+	}
+	if _, err := u.Finish(); err == nil {
+		t.Fatal("the utterance finished after its audio was refused")
+	}
+	waitFull(t, r.Pool, 1)
+	if st := r.Stats(); st.Restarts != 0 {
+		t.Fatalf("refusing audio killed a worker: %+v", st)
+	}
+}

@@ -10,39 +10,50 @@ import (
 	"github.com/harkhq/hark/server/dialogue"
 	"github.com/harkhq/hark/server/speech"
 	"github.com/harkhq/hark/server/speech/tts"
+	"github.com/harkhq/hark/server/speechworker"
 	"github.com/harkhq/hark/server/spoken"
 )
 
-// voice loads the speech engines in the background: loading the acoustic
-// models takes a while, and harkd (or hark's embedded platform) should
-// answer everything else at once. Audio requests wait for the load; a
-// missing library or model is logged once and answered 503 naming the
-// Debian package, while text dialogue keeps working.
+// voice runs the speech engines in supervised worker processes (package
+// speechworker): libespeak-ng and pocketsphinx are native code, and a
+// crash of theirs must cost one request, never harkd (or the terminal of
+// a hark with the embedded platform). The first worker of each pool loads
+// in the background: harkd answers everything else at once, audio
+// requests wait for the load, and a missing library or model is logged
+// once and answered 503 naming the Debian package while text dialogue
+// keeps working.
 type voice struct {
-	ready  chan struct{}
-	rec    *speech.Recognizer
-	recErr error
-	tts    *tts.Synthesizer
-	ttsErr error
-	close  sync.Once
+	ready   chan struct{}
+	synth   *speechworker.Synthesis
+	recog   *speechworker.Recognition
+	tts     *tts.Synthesizer
+	ttsErr  error
+	recErr  error
+	closing sync.Once
 }
 
 func loadVoice(logger *slog.Logger, engine *dialogue.Engine, maxAudio int64) *voice {
-	v := &voice{ready: make(chan struct{})}
+	src := engine.GrammarSpec("en")
+	opt := speechworker.Options{Logger: logger}
+	v := &voice{ready: make(chan struct{}),
+		synth: speechworker.NewSynthesis(opt),
+		recog: speechworker.NewRecognition(speech.Config{Grammar: src, MaxBytes: maxAudio}, opt)}
 	go func() {
 		defer close(v.ready)
 		start := time.Now()
-		if v.tts, v.ttsErr = tts.New(); v.ttsErr != nil {
+		ctx := context.Background()
+		if v.ttsErr = v.synth.Ready(ctx); v.ttsErr != nil {
 			logger.Warn("speech output unavailable", "err", v.ttsErr)
-		}
-		src := engine.GrammarSpec("en")
-		if v.rec, v.recErr = speech.New(speech.Config{Grammar: src, MaxBytes: maxAudio}); v.recErr != nil {
-			logger.Warn("speech recognition unavailable", "err", v.recErr)
 		} else {
-			logger.Info("speech ready", "load_ms", time.Since(start).Milliseconds(), "decoders", v.rec.Slots())
-			if dropped := v.rec.Grammar().Dropped; len(dropped) > 0 {
-				logger.Info("speech grammar: parts the dictionary cannot say are left out", "count", len(dropped), "first", dropped[0])
-			}
+			v.tts = tts.NewWith(v.synth)
+		}
+		if v.recErr = v.recog.Ready(ctx); v.recErr != nil {
+			logger.Warn("speech recognition unavailable", "err", v.recErr)
+			return
+		}
+		logger.Info("speech ready", "load_ms", time.Since(start).Milliseconds(), "decoders", v.recog.Slots())
+		if dropped := v.recog.Dropped(); len(dropped) > 0 {
+			logger.Info("speech grammar: parts the dictionary cannot say are left out", "count", len(dropped), "first", dropped[0])
 		}
 	}()
 	return v
@@ -57,14 +68,14 @@ func (v *voice) wait(ctx context.Context) error {
 	}
 }
 
-func (v *voice) recognizer(ctx context.Context) (*speech.Recognizer, error) {
+func (v *voice) recognizer(ctx context.Context) (speech.Engine, error) {
 	if err := v.wait(ctx); err != nil {
 		return nil, err
 	}
 	if v.recErr != nil {
 		return nil, unavailable("speech recognition", v.recErr)
 	}
-	return v.rec, nil
+	return v.recog, nil
 }
 
 func (v *voice) synthesizer(ctx context.Context) (*tts.Synthesizer, error) {
@@ -91,18 +102,22 @@ func unavailable(what string, err error) error {
 	return apierr.Unavailablef("%s is not available on this server: %v", what, err)
 }
 
-// shutdown releases the decoders once loading has ended.
+// shutdown stops the workers.
 func (v *voice) shutdown() {
-	v.close.Do(func() {
-		<-v.ready
-		if v.rec != nil {
-			v.rec.Close()
-		}
+	v.closing.Do(func() {
+		v.synth.Close()
+		v.recog.Close()
 	})
 }
 
 // Recognizer waits for the speech recogniser and returns it (tests and
 // diagnostics look at its pool).
-func (s *Server) Recognizer(ctx context.Context) (*speech.Recognizer, error) {
+func (s *Server) Recognizer(ctx context.Context) (speech.Engine, error) {
 	return s.voice.recognizer(ctx)
+}
+
+// SpeechWorkers returns the pools of synthesis and recognition workers
+// (tests and diagnostics look at them).
+func (s *Server) SpeechWorkers() (synthesis, recognition *speechworker.Pool) {
+	return s.voice.synth.Pool, s.voice.recog.Pool
 }

@@ -7,10 +7,12 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"os"
 	"path/filepath"
 	"time"
 
 	"github.com/harkhq/hark/server"
+	"github.com/harkhq/hark/server/speechworker"
 )
 
 // embedded is harkd running inside hark on a loopback port.
@@ -124,4 +126,17 @@ func (e *embedded) Close() error {
 		return err
 	}
 	return nil
+}
+
+// speechWorkerCommand is the hidden subcommand that runs a speech worker:
+// the embedded platform runs its speech engines in workers of hark's own
+// binary, so a native crash cannot take the terminal down.
+const speechWorkerCommand = speechworker.Subcommand
+
+func runSpeechWorker(args []string) int {
+	if err := speechworker.Main(args); err != nil {
+		fmt.Fprintln(os.Stderr, "hark speech-worker:", err)
+		return 1
+	}
+	return 0
 }

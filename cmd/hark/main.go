@@ -49,6 +49,9 @@ Global flags go before the command. Run 'hark help COMMAND' for a command's
 arguments and flags.`
 
 func main() {
+	if len(os.Args) > 1 && os.Args[1] == speechWorkerCommand {
+		os.Exit(runSpeechWorker(os.Args[2:]))
+	}
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
 

@@ -30,6 +30,7 @@ import (
 	"github.com/harkhq/hark/server/accounts"
 	"github.com/harkhq/hark/server/httpapi"
 	"github.com/harkhq/hark/server/httpapi/connguard"
+	"github.com/harkhq/hark/server/speechworker"
 	"github.com/harkhq/hark/server/store"
 	"github.com/harkhq/hark/server/workspaces"
 )
@@ -58,6 +59,9 @@ func run(args []string, stdout, stderr io.Writer) error {
 		return serve(args[1:], stdout, stderr)
 	case len(args) >= 2 && args[0] == "workspace" && args[1] == "create":
 		return createWorkspace(args[2:], stdout)
+	case len(args) >= 1 && args[0] == speechworker.Subcommand:
+		// Hidden: harkd runs its speech engines in workers of its own binary.
+		return speechworker.Main(args[1:])
 	default:
 		fmt.Fprint(stderr, usage)
 		return errors.New("unknown command")

@@ -26,7 +26,7 @@ import (
 type Audio struct {
 	Engine      *dialogue.Engine
 	Spoken      *spoken.Store
-	Recognizer  func(ctx context.Context) (*speech.Recognizer, error)
+	Recognizer  func(ctx context.Context) (speech.Engine, error)
 	Synthesizer func(ctx context.Context) (*tts.Synthesizer, error)
 	MaxAudio    int64
 	// IdleTimeout bounds the wait for the next piece of a streamed upload.
@@ -107,7 +107,7 @@ func (a *Audio) recognise(w http.ResponseWriter, r *http.Request, body io.Reader
 		return dialogue.Response{}, "", err
 	}
 	limited := http.MaxBytesReader(w, io.NopCloser(body), a.MaxAudio)
-	res, err := rec.Recognize(r.Context(), lang, rate, limited)
+	res, err := speech.Recognize(r.Context(), rec, lang, rate, limited)
 	if err != nil {
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {

@@ -1,7 +1,9 @@
 // Package speech is the speech engine of harkd: recognition of spoken
 // queries with pocketsphinx (through the sphinx subpackage), decoding the
 // audio while it uploads. Synthesis lives in the tts subpackage; WAV,
-// resampling and MP3 in wav, resample and mp3enc.
+// resampling and MP3 in wav, resample and mp3enc. harkd does not call
+// pocketsphinx in its own process: package speechworker runs a Recognizer
+// in each of its worker processes and is the server's Engine.
 //
 // # Two decoders per utterance
 //
@@ -151,6 +153,24 @@ type Config struct {
 	// cepstral mean is estimated from before decoding starts;
 	// DefaultMeanDelay when zero.
 	MeanDelay int
+}
+
+// Engine decodes utterances: a *Recognizer in this process, or
+// speechworker's pool, which runs Recognizers in worker processes so that
+// a crash of the native decoder cannot take the server down.
+type Engine interface {
+	// Open begins an utterance (see Recognizer.Start).
+	Open(ctx context.Context, lang string, rate int) (Stream, error)
+	// Idle and Slots report the free and total utterance slots.
+	Idle() int
+	Slots() int
+}
+
+// Stream is one utterance being decoded (see Utterance).
+type Stream interface {
+	Write(pcm []byte) (int, error)
+	Finish() (Result, error)
+	Abort()
 }
 
 // Recognizer decodes utterances with a bounded pool of decoder pairs.
@@ -315,6 +335,15 @@ type Utterance struct {
 }
 
 var errEnded = errors.New("speech: utterance already finished or aborted")
+
+// Open is Start as an Engine.
+func (r *Recognizer) Open(ctx context.Context, lang string, rate int) (Stream, error) {
+	u, err := r.Start(ctx, lang, rate)
+	if err != nil {
+		return nil, err
+	}
+	return u, nil
+}
 
 // Start takes a decoder slot, waiting at most as long as ctx allows, and
 // begins an utterance of 16-bit mono PCM at rate (8000 or 16000 Hz) in
@@ -617,10 +646,16 @@ func choose(g, f sphinx.Hyp, minMargin float64, inGrammar func(string) bool) (te
 	return f.Text, SourceFull, margin
 }
 
-// Recognize reads a WAV stream (header, then PCM as it arrives), checks it
-// is PCM 16-bit mono at the declared rate, and recognises it. Malformed or
-// mismatching WAV gives a 400 InvalidArgument.
+// Recognize is the package function Recognize on this Recognizer.
 func (r *Recognizer) Recognize(ctx context.Context, lang string, rate int, body io.Reader) (Result, error) {
+	return Recognize(ctx, r, lang, rate, body)
+}
+
+// Recognize reads a WAV stream (header, then PCM as it arrives), checks it
+// is PCM 16-bit mono at the declared rate, and recognises it with e, the
+// PCM handed over as it arrives. Malformed or mismatching WAV gives a 400
+// InvalidArgument.
+func Recognize(ctx context.Context, e Engine, lang string, rate int, body io.Reader) (Result, error) {
 	if err := Available(lang); err != nil {
 		return Result{}, err
 	}
@@ -631,7 +666,7 @@ func (r *Recognizer) Recognize(ctx context.Context, lang string, rate int, body 
 	if err := wr.Header.Validate(rate); err != nil {
 		return Result{}, wavError(err)
 	}
-	u, err := r.Start(ctx, lang, rate)
+	u, err := e.Open(ctx, lang, rate)
 	if err != nil {
 		return Result{}, err
 	}

@@ -3,6 +3,8 @@
 // speech MP3 of DECISIONS §6 (Layer III, mono, 22050 Hz MPEG-2, 64 kbps
 // CBR). Stream writes the frames of each sentence as soon as it is
 // encoded, so playback can start before the whole answer is synthesised.
+// harkd speaks through package speechworker, which runs InProcess in
+// worker processes; the MP3 encoding stays in the server.
 package tts
 
 import (
@@ -31,9 +33,22 @@ const MaxTextRunes = 5000
 // voices maps the dialogue languages to espeak-ng voices.
 var voices = map[string]string{"": "en-us", "en": "en-us", "es": "es"}
 
-// Synthesizer turns text into speech MP3. It is safe for concurrent use
-// (libespeak-ng itself runs one sentence at a time).
-type Synthesizer struct{}
+// Engine speaks one sentence with an espeak-ng voice as SampleRate mono
+// PCM. InProcess calls libespeak-ng in this process; harkd uses
+// speechworker's pool, which runs InProcess in worker processes so that a
+// crash of the native library cannot take the server down.
+type Engine interface {
+	Speak(ctx context.Context, voice, sentence string) ([]int16, error)
+}
+
+// Synthesizer turns text into speech MP3 with an Engine. It is safe for
+// concurrent use when its Engine is.
+type Synthesizer struct {
+	engine Engine
+}
+
+// NewWith returns a Synthesizer speaking through engine.
+func NewWith(engine Engine) *Synthesizer { return &Synthesizer{engine: engine} }
 
 // Voice checks lang and returns the espeak-ng voice for it.
 func Voice(lang string) (string, error) {
@@ -82,7 +97,7 @@ func (s *Synthesizer) Stream(ctx context.Context, lang, text string, w io.Writer
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		pcm, err := synthesize(ctx, voice, sentence)
+		pcm, err := s.engine.Speak(ctx, voice, sentence)
 		if err != nil {
 			return fmt.Errorf("tts: %q: %w", sentence, err)
 		}

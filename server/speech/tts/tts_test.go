@@ -204,3 +204,20 @@ func BenchmarkSynthesize(b *testing.B) {
 	}
 	b.ReportMetric(b.Elapsed().Seconds()*1000/float64(b.N)/speech, "ms/s-speech")
 }
+
+func TestCloseClauses(t *testing.T) {
+	for in, want := range map[string]string{
+		"¿Algo más?":                       "¿Algo más)?",
+		"Vale, ¿para cuántas personas?":    "Vale), ¿para cuántas personas)?",
+		"Your alarm is set for seven a.m.": "Your alarm is set for seven a.m).",
+		"It's 7.30 now":                    "It's 7.30 now)",
+		"Say \"hello\", please.":           "Say \"hello)\", please).",
+		"don't stop":                       "don't stop)",
+		"at 7.":                            "at 7.",
+		"":                                 "",
+	} {
+		if got := closeClauses(in); got != want {
+			t.Errorf("closeClauses(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

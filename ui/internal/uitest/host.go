@@ -2,6 +2,7 @@ package uitest
 
 import (
 	"context"
+	"github.com/harkhq/hark/server/speechworker"
 	"os"
 	"strings"
 	"testing"
@@ -20,6 +21,7 @@ import (
 // Main runs a package's tests with the ASCII colour profile, so views
 // compare as text.
 func Main(m *testing.M) {
+	speechworker.RunIfWorker() // the platforms of these tests run their speech workers from this binary
 	lipgloss.SetColorProfile(termenv.Ascii)
 	os.Exit(m.Run())
 }

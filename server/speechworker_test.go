@@ -1,0 +1,15 @@
+package server_test
+
+import (
+	"os"
+	"testing"
+
+	"github.com/harkhq/hark/server/speechworker"
+)
+
+// The servers these tests start run their speech workers from this test
+// binary.
+func TestMain(m *testing.M) {
+	speechworker.RunIfWorker()
+	os.Exit(m.Run())
+}

@@ -52,6 +52,9 @@ type Config struct {
 	// TrainingBudget is each workspace's total training time; 0 is
 	// unlimited. Once spent, training answers 403 TrainingTimeOut.
 	TrainingBudget time.Duration
+	// TuningBudget is the hyperparameter search time of one training (0: 40 s, negative: no search,
+	// the engines' defaults); the search takes at most half of the workspace's training time left.
+	TuningBudget time.Duration
 	// RecommendationQuota is each workspace's batch recommendation quota;
 	// default 10,000,000.
 	RecommendationQuota int64
@@ -197,6 +200,7 @@ func (s *Server) build(ctx context.Context) error {
 	if s.Recomm, err = recommhttp.New(ctx, recommhttp.Config{DB: s.db, DataDir: cfg.DataDir, FetchAllow: cfg.FetchAllow,
 		MaxImportBytes: cfg.MaxImport, Storage: recommStorage{s.Storage, cfg.MaxUpload}, MinInteractions: cfg.MinInteractions,
 		TrainingBudget: func(int64) time.Duration { return cfg.TrainingBudget },
+		TuningBudget:   cfg.TuningBudget,
 		Quota:          func(int64) int64 { return cfg.RecommendationQuota },
 		Logger:         cfg.Logger}); err != nil {
 		return err

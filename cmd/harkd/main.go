@@ -4,7 +4,7 @@
 //
 //	harkd serve --addr 127.0.0.1:8700 --data DIR [--public-key K --private-key S]
 //	            [--token-ttl 720h] [--min-interactions 500] [--fetch-allow HOST[,HOST...]]
-//	            [--training-budget 0] [--recommendation-quota 10000000] [--rate 50 --burst 100]
+//	            [--training-budget 0] [--tuning-budget 40s] [--recommendation-quota 10000000] [--rate 50 --burst 100]
 //	            [--print-keys]
 //	harkd workspace create --data DIR --name NAME
 package main
@@ -25,6 +25,7 @@ import (
 	"time"
 
 	"github.com/harkhq/hark/server"
+	"github.com/harkhq/hark/server/recomm/jobs"
 	"github.com/harkhq/hark/server/store"
 	"github.com/harkhq/hark/server/workspaces"
 )
@@ -32,7 +33,7 @@ import (
 const usage = `usage:
   harkd serve --addr 127.0.0.1:8700 --data DIR [--public-key K --private-key S]
               [--token-ttl 720h] [--min-interactions 500] [--fetch-allow HOST[,HOST...]]
-              [--training-budget 0] [--recommendation-quota 10000000] [--rate 50 --burst 100]
+              [--training-budget 0] [--tuning-budget 40s] [--recommendation-quota 10000000] [--rate 50 --burst 100]
               [--print-keys]
   harkd workspace create --data DIR --name NAME
 `
@@ -67,6 +68,7 @@ func serve(args []string, stdout, stderr io.Writer) error {
 	minInter := fs.Int("min-interactions", 500, "records an interaction type needs to take part in training")
 	allow := fs.String("fetch-allow", "", "comma-separated hosts (host or host:port) that dataset and import URLs may name; the server's own address is always allowed")
 	budget := fs.Duration("training-budget", 0, "training time each workspace may spend (0: unlimited); then training answers 403 TrainingTimeOut")
+	tuning := fs.Duration("tuning-budget", jobs.DefaultTuningBudget, "hyperparameter search time of each training (0: no search, the engines' defaults); at most half of what --training-budget leaves")
 	quota := fs.Int64("recommendation-quota", 10_000_000, "batch recommendations each workspace may order; over it: 403 QuotaExceeded")
 	rate := fs.Float64("rate", 50, "requests per second per workspace and per user")
 	burst := fs.Float64("burst", 100, "burst of the rate limit")
@@ -95,6 +97,7 @@ func serve(args []string, stdout, stderr io.Writer) error {
 		TokenTTL:            *ttl,
 		MinInteractions:     *minInter,
 		TrainingBudget:      *budget,
+		TuningBudget:        tuningBudget(*tuning),
 		RecommendationQuota: *quota,
 		FetchAllow:          append(splitList(*allow), ln.Addr().String()),
 		RatePerSecond:       *rate,
@@ -179,4 +182,13 @@ func splitList(s string) []string {
 		}
 	}
 	return out
+}
+
+// tuningBudget maps the flag to server.Config, where 0 means the default: --tuning-budget 0 turns the
+// search off.
+func tuningBudget(d time.Duration) time.Duration {
+	if d <= 0 {
+		return -1
+	}
+	return d
 }

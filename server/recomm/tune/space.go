@@ -114,6 +114,9 @@ func logUniform(rng *rand.Rand, lo, hi float64) float64 {
 const (
 	unitsPerCPUSecond = 1.6e9
 	parallelSpeedup   = 1.6
+	// iterationSeconds is the fixed cost of one ALS iteration: the Gram matrices, the attribute maps
+	// and the goroutines of the sweeps, which dominate on small tables.
+	iterationSeconds = 0.004
 )
 
 // trainSeconds estimates the time of one training of cfg with iters iterations.
@@ -127,7 +130,7 @@ func trainSeconds(engine string, st stats, cfg engines.TrainConfig, iters int) f
 		}
 		// per iteration and side: the Gram matrix, then CG steps of k² per row and 2k per interaction
 		units := float64(iters) * (rows*6*k*k + nnz*16*k + rows*40*k)
-		return units / unitsPerCPUSecond / parallelSpeedup
+		return units/unitsPerCPUSecond/parallelSpeedup + float64(iters)*iterationSeconds
 	case engines.FM:
 		if k == 0 {
 			k = float64(engines.Defaults(engines.FM).Factors)

@@ -50,7 +50,7 @@ const (
 	maxBrackets  = 4
 	// trialSeconds is the fixed cost of a trial beyond the cost model: setting up a training and an
 	// evaluation. It keeps a tiny table from running hundreds of trials.
-	trialSeconds = 0.005
+	trialSeconds = 0.02
 	k            = 10 // NDCG@k
 )
 
@@ -335,14 +335,19 @@ func (s *searcher) plan(sp *space) (func() (trial, Scores, error), bool) {
 		var b bracket
 		for rungs := len(sp.rungs); rungs >= 1 && b.ts == nil; rungs-- {
 			rs := sp.rungs[len(sp.rungs)-rungs:]
+			// which settings survive a rung is unknown, so later rungs are planned as if the
+			// costliest did, and the budget is never overrun
 			cost := func(ts []trial) float64 {
 				c, alive := 0.0, len(ts)
 				for _, r := range rs {
-					mean := 0.0
-					for _, t := range ts {
-						mean += s.cost(t.cfg, r)
+					costs := make([]float64, len(ts))
+					for i, t := range ts {
+						costs[i] = s.cost(t.cfg, r)
 					}
-					c += float64(alive) * mean / float64(len(ts))
+					sort.Sort(sort.Reverse(sort.Float64Slice(costs)))
+					for _, x := range costs[:alive] {
+						c += x
+					}
 					alive = max(1, alive/eta)
 				}
 				return c

@@ -26,9 +26,11 @@ fmt-check:
 
 test: deps vet fmt-check
 	$(GO) test -race -timeout 30m ./...
-	# The recommendation quality targets, without -race (training under the
-	# race detector takes minutes); reads ../shared/data/movielens-small.
+	# The recommendation quality targets and the hyperparameter search tests,
+	# without -race (training under the race detector takes minutes); reads
+	# ../shared/data/movielens-small.
 	$(GO) test -timeout 15m -run 'TestQuality$$' ./server/recomm/evaluate
+	$(GO) test -timeout 15m ./server/recomm/tune
 
 # Every engine's quality next to the baselines, on MovieLens.
 eval: deps

@@ -75,4 +75,3 @@ func TestTunedNotWorseThanDefaults(t *testing.T) {
 		}
 	}
 }
-

@@ -52,8 +52,9 @@ type Config struct {
 	// TrainingBudget is each workspace's total training time; 0 is
 	// unlimited. Once spent, training answers 403 TrainingTimeOut.
 	TrainingBudget time.Duration
-	// TuningBudget is the hyperparameter search time of one training (0: 40 s, negative: no search,
-	// the engines' defaults); the search takes at most half of the workspace's training time left.
+	// TuningBudget is the hyperparameter search time of one training (harkd: 40 s); 0 trains with
+	// the engines' defaults unless a request asks for a search. A search takes at most half of the
+	// workspace's training time left.
 	TuningBudget time.Duration
 	// RecommendationQuota is each workspace's batch recommendation quota;
 	// default 10,000,000.

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/harkhq/hark/server"
+	"github.com/harkhq/hark/server/recomm/jobs"
 )
 
 // embedded is harkd running inside hark on a loopback port.
@@ -50,7 +51,8 @@ func startEmbedded(ctx context.Context, dataDir string, sec secrets, logger *slo
 	e := &embedded{BaseURL: "http://" + ln.Addr().String() + "/v2", Ready: ready, stop: stop, done: make(chan error, 1)}
 
 	open := func() (*server.Server, error) {
-		srv, err := server.New(sctx, server.Config{DataDir: dir, Logger: logger, DrainTimeout: 2 * time.Second})
+		srv, err := server.New(sctx, server.Config{DataDir: dir, Logger: logger, DrainTimeout: 2 * time.Second,
+			TuningBudget: jobs.DefaultTuningBudget})
 		if err != nil {
 			return nil, err
 		}

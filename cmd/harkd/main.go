@@ -97,7 +97,7 @@ func serve(args []string, stdout, stderr io.Writer) error {
 		TokenTTL:            *ttl,
 		MinInteractions:     *minInter,
 		TrainingBudget:      *budget,
-		TuningBudget:        tuningBudget(*tuning),
+		TuningBudget:        *tuning,
 		RecommendationQuota: *quota,
 		FetchAllow:          append(splitList(*allow), ln.Addr().String()),
 		RatePerSecond:       *rate,
@@ -182,13 +182,4 @@ func splitList(s string) []string {
 		}
 	}
 	return out
-}
-
-// tuningBudget maps the flag to server.Config, where 0 means the default: --tuning-budget 0 turns the
-// search off.
-func tuningBudget(d time.Duration) time.Duration {
-	if d <= 0 {
-		return -1
-	}
-	return d
 }

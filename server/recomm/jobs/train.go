@@ -41,8 +41,8 @@ type Trainer struct {
 	MinInteractions int
 	// Budget is the training time a workspace may spend; 0 is unlimited.
 	Budget func(ws int64) time.Duration
-	// TuningBudget is the hyperparameter search time of one training (0: DefaultTuningBudget,
-	// negative: no search); the request's tuningBudget overrides it.
+	// TuningBudget is the hyperparameter search time of one training unless the request's
+	// tuningBudget says otherwise; 0 trains with the engines' defaults.
 	TuningBudget time.Duration
 }
 

@@ -10,8 +10,9 @@ import (
 	"github.com/harkhq/hark/server/recomm/tune"
 )
 
-// DefaultTuningBudget is the search time a training spends by default (harkd serve --tuning-budget):
-// with the final training it keeps a MovieLens-size table under a minute on 2 cores.
+// DefaultTuningBudget is the search time a training spends unless told otherwise (the default of
+// harkd serve --tuning-budget and of hark's embedded server): with the final training it keeps a
+// MovieLens-size table under a minute on 2 cores.
 const DefaultTuningBudget = 40 * time.Second
 
 // Configuration keys of a training that ask for tuning; the contract's keys are unchanged.
@@ -63,12 +64,6 @@ func (t *Trainer) trainTuned(ctx context.Context, engine string, ds *engines.Dat
 		return nil, nil, err
 	}
 	budget := t.TuningBudget
-	switch {
-	case budget == 0:
-		budget = DefaultTuningBudget
-	case budget < 0:
-		budget = 0
-	}
 	if req.budget != nil {
 		budget = *req.budget
 	}

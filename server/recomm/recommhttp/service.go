@@ -40,7 +40,7 @@ type Config struct {
 	MinInteractions int // default 500
 	// TrainingBudget gives a workspace's training time; nil or 0 is unlimited.
 	TrainingBudget func(ws int64) time.Duration
-	// TuningBudget is each training's hyperparameter search time (0: default, negative: none).
+	// TuningBudget is each training's hyperparameter search time (0: none unless asked).
 	TuningBudget time.Duration
 	// Quota gives a workspace's batch recommendation quota; nil is 10,000,000.
 	Quota func(ws int64) int64

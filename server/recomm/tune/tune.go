@@ -61,7 +61,10 @@ type Options struct {
 	Seed   uint64
 	// Method is Halving (default) or Random.
 	Method string
-	// Holdout is Recent (default) or RandomPart.
+	// Holdout is RandomPart (default) or Recent. A random part is the default: on MovieLens the
+	// most recent fifth of each user's ratings is a different task (NDCG@10 0.07 where a random fifth
+	// gives 0.36 with the same model), and settings chosen for it serve a catalog's recommendations,
+	// which rank every unseen item whatever its age, less well.
 	Holdout string
 	// Fraction of each user's items held out for validation (default 0.2).
 	Fraction float64
@@ -104,8 +107,6 @@ type Report struct {
 	// BestSearched is the validation NDCG of the best setting the search itself found (the defaults
 	// left out), for comparing methods.
 	BestSearched float64 `json:"-"`
-	// Split is the validation split, for callers that evaluate more settings on it.
-	Split *evaluate.Split `json:"-"`
 }
 
 // Search chooses the settings of engine for ds. It fails only with ctx's error (cancellation, the
@@ -136,7 +137,6 @@ func Search(ctx context.Context, engine string, ds *engines.Dataset, o Options) 
 			users, pairs, minValidationUsers, minValidationPairs)
 		return rep, nil
 	}
-	rep.Split = split
 	rep.Holdout = o.Holdout
 	s := &searcher{ctx: ctx, engine: engine, split: split, st: statsOf(split.Train), o: o, users: users}
 	def := sp.defaults
@@ -144,7 +144,7 @@ func Search(ctx context.Context, engine string, ds *engines.Dataset, o Options) 
 	if !ok {
 		rep.Skipped = fmt.Sprintf("the budget of %.1f s is too small to tune this table (one training and evaluation takes about %.1f s)",
 			o.Budget.Seconds(), s.cost(def.cfg, def.cfg.Iterations))
-		rep.Holdout, rep.Split = "", nil
+		rep.Holdout = ""
 		return rep, nil
 	}
 	defScore, err := s.evaluate(def.cfg)
@@ -180,7 +180,7 @@ func (o Options) withDefaults() Options {
 		o.Method = Halving
 	}
 	if o.Holdout == "" {
-		o.Holdout = Recent
+		o.Holdout = RandomPart
 	}
 	if !(o.Fraction > 0 && o.Fraction < 1) {
 		o.Fraction = DefaultFraction

@@ -48,6 +48,19 @@ func spaceOf(engine string, st stats) *space {
 			rungs:    []int{2, 6, 18},
 			defaults: trial{def},
 			sample: func(rng *rand.Rand) trial {
+				if rng.IntN(2) == 0 {
+					// half the settings are near the defaults: good on rating catalogs, where a
+					// small change may be all a table needs
+					cfg := def
+					cfg.Iterations = 0
+					cfg.Factors = near(rng, def.Factors, 16, 32, 48, 64, 96, 128)
+					cfg.Regularization = jitter(rng, def.Regularization)
+					cfg.Alpha = jitter(rng, def.Alpha)
+					if st.itemFeatures || st.userFeatures {
+						cfg.AttributeWeight = jitter(rng, def.AttributeWeight)
+					}
+					return trial{cfg}
+				}
 				cfg := engines.TrainConfig{
 					Factors:        choice(rng, 16, 32, 48, 64, 96, 128),
 					Regularization: logUniform(rng, 0.003, 3),
@@ -71,6 +84,14 @@ func spaceOf(engine string, st stats) *space {
 			rungs:    []int{2, 6, 18},
 			defaults: trial{def},
 			sample: func(rng *rand.Rand) trial {
+				if rng.IntN(2) == 0 {
+					cfg := def
+					cfg.Iterations = 0
+					cfg.Factors = near(rng, def.Factors, 16, 32, 64, 128)
+					cfg.LearningRate = jitter(rng, def.LearningRate)
+					cfg.Regularization = jitter(rng, def.Regularization)
+					return trial{cfg}
+				}
 				return trial{engines.TrainConfig{
 					Factors:        choice(rng, 16, 32, 64, 128),
 					LearningRate:   logUniform(rng, 0.005, 0.3),
@@ -101,6 +122,18 @@ func spaceOf(engine string, st stats) *space {
 }
 
 func choice(rng *rand.Rand, xs ...int) int { return xs[rng.IntN(len(xs))] }
+
+// near returns v or one of its neighbours in the ascending list xs.
+func near(rng *rand.Rand, v int, xs ...int) int {
+	i := 0
+	for i < len(xs)-1 && xs[i] < v {
+		i++
+	}
+	return xs[max(0, min(len(xs)-1, i+rng.IntN(3)-1))]
+}
+
+// jitter multiplies v by a log-normal factor (a half-width of about 2×).
+func jitter(rng *rand.Rand, v float64) float64 { return v * math.Exp(0.7*rng.NormFloat64()) }
 
 func logUniform(rng *rand.Rand, lo, hi float64) float64 {
 	return math.Exp(math.Log(lo) + rng.Float64()*(math.Log(hi)-math.Log(lo)))

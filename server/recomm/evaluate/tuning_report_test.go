@@ -13,6 +13,7 @@ import (
 
 	"github.com/harkhq/hark/server/recomm/engines"
 	"github.com/harkhq/hark/server/recomm/evaluate"
+	"github.com/harkhq/hark/server/recomm/jobs"
 	"github.com/harkhq/hark/server/recomm/tune"
 )
 
@@ -35,7 +36,7 @@ func TestTuningReport(t *testing.T) {
 	if testing.Short() || os.Getenv("HARK_QUALITY_REPORT") == "" {
 		t.Skip("set HARK_QUALITY_REPORT=1 to run the searches of the tuning report")
 	}
-	budget := 40 * time.Second
+	budget := jobs.DefaultTuningBudget
 	if s := os.Getenv("HARK_EVAL_BUDGET"); s != "" {
 		var secs float64
 		if _, err := fmt.Sscan(s, &secs); err != nil {
@@ -152,4 +153,25 @@ func testNDCG(t *testing.T, engine string, split *evaluate.Split, cfg engines.Tr
 		t.Fatalf("evaluate %s: %v", engine, err)
 	}
 	return met.NDCG
+}
+
+// BenchmarkTunedTraining is a training as harkd runs it by default on MovieLens: the search with the
+// default budget, then the final training on everything (target: at most 60 s on 2 cores).
+func BenchmarkTunedTraining(b *testing.B) {
+	dir := filepath.Join("..", "..", "..", evaluate.MovieLensDir)
+	ds, err := evaluate.LoadMovieLens(dir)
+	if err != nil {
+		b.Skipf("MovieLens not found at %s: %v", dir, err)
+	}
+	for b.Loop() {
+		rep, err := tune.Search(context.Background(), engines.Hybrid, ds, tune.Options{Budget: jobs.DefaultTuningBudget})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := engines.Train(context.Background(), engines.Hybrid, ds, rep.Config); err != nil {
+			b.Fatal(err)
+		}
+		b.ReportMetric(float64(rep.Trials), "trials")
+		b.ReportMetric(rep.PlannedSeconds, "planned-s")
+	}
 }

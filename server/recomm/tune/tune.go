@@ -4,10 +4,11 @@
 // worse than the engine's defaults, which are always among the candidates), and the caller retrains on
 // all interactions with it.
 //
-// The default method is successive halving over iterations (Jamieson & Talwalkar 2016, one bracket of
-// Hyperband, η = 3): many settings are trained briefly, the best third is trained three times longer,
-// and so on to a full training. Random search at equal budget is the baseline it is measured against
-// (make eval). The plan is made with a cost model, not the clock, so a search is repeatable: the same
+// The default method is successive halving over iterations (Jamieson & Talwalkar 2016, Hyperband's
+// most aggressive bracket, η = 3, repeated while the budget lasts): many settings are trained
+// briefly, the best third is trained three times longer, and so on to a full training. Half the
+// settings are drawn near the engine's defaults, half across wide ranges. Random search at equal
+// budget is the baseline it is measured against (make eval). The plan is made with a cost model, not the clock, so a search is repeatable: the same
 // data, seed and budget give the same settings on a loaded machine and an idle one.
 package tune
 

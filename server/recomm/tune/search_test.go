@@ -49,7 +49,11 @@ func TestTunedNotWorseThanDefaults(t *testing.T) {
 	ds := small()
 	for _, engine := range []string{engines.Hybrid, engines.FM, engines.ISVD, engines.Popular} {
 		for _, method := range []string{Halving, Random} {
-			rep, err := Search(context.Background(), engine, ds, Options{Budget: 2 * time.Second, Seed: 1, Workers: 2, Method: method})
+			b := 2 * time.Second
+			if engine == engines.Hybrid {
+				b = 4 * time.Second // two brackets of halving on this catalog
+			}
+			rep, err := Search(context.Background(), engine, ds, Options{Budget: b, Seed: 1, Workers: 2, Method: method})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -169,7 +169,7 @@ func trainSeconds(engine string, st stats, cfg engines.TrainConfig, iters int) f
 			k = float64(engines.Defaults(engines.FM).Factors)
 		}
 		// one goroutine; a step touches a few rows of id and attribute features
-		units := float64(iters) * float64(st.positives) * (4000 + 80*k)
+		units := float64(iters) * float64(st.positives) * (2500 + 50*k)
 		return units / unitsPerCPUSecond
 	case engines.ISVD:
 		if k == 0 {

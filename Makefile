@@ -26,13 +26,16 @@ fmt-check:
 
 test: deps vet fmt-check
 	$(GO) test -race -timeout 30m ./...
-	# The recommendation quality targets, without -race (training under the
-	# race detector takes minutes); reads ../shared/data/movielens-small.
+	# The recommendation quality targets and the hyperparameter search tests,
+	# without -race (training under the race detector takes minutes); reads
+	# ../shared/data/movielens-small.
 	$(GO) test -timeout 15m -run 'TestQuality$$' ./server/recomm/evaluate
+	$(GO) test -timeout 15m ./server/recomm/tune
 
-# Every engine's quality next to the baselines, on MovieLens.
+# Every engine's quality next to the baselines, defaults and tuned, on MovieLens
+# and a synthetic sparse catalog.
 eval: deps
-	HARK_QUALITY_REPORT=1 $(GO) test -timeout 30m -run TestQualityReport -v ./server/recomm/evaluate
+	HARK_QUALITY_REPORT=1 $(GO) test -timeout 90m -run 'TestQualityReport|TestTuningReport' -v ./server/recomm/evaluate
 
 bench: deps
 	@scripts/bench.sh

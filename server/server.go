@@ -53,6 +53,10 @@ type Config struct {
 	// TrainingBudget is each workspace's total training time; 0 is
 	// unlimited. Once spent, training answers 403 TrainingTimeOut.
 	TrainingBudget time.Duration
+	// TuningBudget is the hyperparameter search time of one training (harkd: 40 s); 0 trains with
+	// the engines' defaults unless a request asks for a search. A search takes at most half of the
+	// workspace's training time left.
+	TuningBudget time.Duration
 	// RecommendationQuota is each workspace's batch recommendation quota;
 	// default 10,000,000.
 	RecommendationQuota int64
@@ -225,6 +229,7 @@ func (s *Server) build(ctx context.Context) error {
 	if s.Recomm, err = recommhttp.New(ctx, recommhttp.Config{DB: s.db, DataDir: cfg.DataDir, FetchAllow: cfg.FetchAllow,
 		MaxImportBytes: cfg.MaxImport, Storage: recommStorage{s.Storage, cfg.MaxUpload}, MinInteractions: cfg.MinInteractions,
 		TrainingBudget: func(int64) time.Duration { return cfg.TrainingBudget },
+		TuningBudget:   cfg.TuningBudget,
 		Quota:          func(int64) int64 { return cfg.RecommendationQuota },
 		Logger:         cfg.Logger}); err != nil {
 		return err

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/harkhq/hark/server"
+	"github.com/harkhq/hark/server/recomm/jobs"
 	"github.com/harkhq/hark/server/speechworker"
 )
 
@@ -56,7 +57,7 @@ func startEmbedded(ctx context.Context, dataDir string, sec secrets, logger *slo
 		// The platform fetches its own published datasets (Places), so its
 		// own address, port included, is on the fetch allowlist.
 		srv, err := server.New(sctx, server.Config{DataDir: dir, Logger: logger, DrainTimeout: 2 * time.Second,
-			FetchAllow: []string{ln.Addr().String()}})
+			FetchAllow: []string{ln.Addr().String()}, TuningBudget: jobs.DefaultTuningBudget})
 		if err != nil {
 			return nil, err
 		}

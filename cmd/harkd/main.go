@@ -4,7 +4,7 @@
 //
 //	harkd serve --addr 127.0.0.1:8700 --data DIR [--public-key K --private-key S]
 //	            [--token-ttl 720h] [--min-interactions 500] [--fetch-allow HOST[,HOST...]]
-//	            [--training-budget 0] [--recommendation-quota 10000000] [--rate 50 --burst 100]
+//	            [--training-budget 0] [--tuning-budget 40s] [--recommendation-quota 10000000] [--rate 50 --burst 100]
 //	            [--auth-memory 128] [--auth-rate 5 --auth-burst 20]
 //	            [--auth-workspace-rate 20 --auth-workspace-burst 60] [--max-conns-per-addr 256]
 //	            [--min-body-rate 240 --body-grace 5s] [--drain-timeout 75s] [--print-keys]
@@ -30,6 +30,7 @@ import (
 	"github.com/harkhq/hark/server/accounts"
 	"github.com/harkhq/hark/server/httpapi"
 	"github.com/harkhq/hark/server/httpapi/connguard"
+	"github.com/harkhq/hark/server/recomm/jobs"
 	"github.com/harkhq/hark/server/speechworker"
 	"github.com/harkhq/hark/server/store"
 	"github.com/harkhq/hark/server/workspaces"
@@ -38,7 +39,7 @@ import (
 const usage = `usage:
   harkd serve --addr 127.0.0.1:8700 --data DIR [--public-key K --private-key S]
               [--token-ttl 720h] [--min-interactions 500] [--fetch-allow HOST[,HOST...]]
-              [--training-budget 0] [--recommendation-quota 10000000] [--rate 50 --burst 100]
+              [--training-budget 0] [--tuning-budget 40s] [--recommendation-quota 10000000] [--rate 50 --burst 100]
               [--auth-memory 128] [--auth-rate 5 --auth-burst 20]
               [--auth-workspace-rate 20 --auth-workspace-burst 60] [--max-conns-per-addr 256]
               [--min-body-rate 240 --body-grace 5s] [--drain-timeout 75s] [--print-keys]
@@ -79,6 +80,7 @@ func serve(args []string, stdout, stderr io.Writer) error {
 	minInter := fs.Int("min-interactions", 500, "records an interaction type needs to take part in training")
 	allow := fs.String("fetch-allow", "", "comma-separated host:port entries that dataset and import URLs may name (a host alone allows ports 80 and 443); the server's own address is always allowed")
 	budget := fs.Duration("training-budget", 0, "training time each workspace may spend (0: unlimited); then training answers 403 TrainingTimeOut")
+	tuning := fs.Duration("tuning-budget", jobs.DefaultTuningBudget, "hyperparameter search time of each training (0: no search, the engines' defaults); at most half of what --training-budget leaves")
 	quota := fs.Int64("recommendation-quota", 10_000_000, "batch recommendations each workspace may order; over it: 403 QuotaExceeded")
 	rate := fs.Float64("rate", 50, "requests per second per workspace and per user")
 	burst := fs.Float64("burst", 100, "burst of the rate limit")
@@ -120,6 +122,7 @@ func serve(args []string, stdout, stderr io.Writer) error {
 		TokenTTL:            *ttl,
 		MinInteractions:     *minInter,
 		TrainingBudget:      *budget,
+		TuningBudget:        *tuning,
 		RecommendationQuota: *quota,
 		FetchAllow:          append(splitList(*allow), ln.Addr().String()),
 		RatePerSecond:       *rate,

@@ -55,6 +55,19 @@ type hybridState struct {
 	ItemFeats        []sparseVec // per item attribute features, for keyword warm-up; nil without
 	Lambda, Beta     float64
 	Alpha            float64
+	// LogConfidence and Strength select the logarithmic confidence (TrainConfig.LogConfidence);
+	// Strength is the mean positive net strength it is relative to. Models saved before these fields
+	// existed load with the linear confidence they were trained with.
+	LogConfidence bool
+	Strength      float64
+}
+
+// extraConfidence is c−1 for a pair of net strength net: α·|net|, or α·ln(1+|net|/m).
+func (s *hybridState) extraConfidence(net float64) float64 {
+	if s.LogConfidence {
+		return s.Alpha * math.Log1p(math.Abs(net)/s.Strength)
+	}
+	return s.Alpha * math.Abs(net)
 }
 
 // alsSide is one side of the factorisation during training.
@@ -86,7 +99,7 @@ func trainHybrid(ctx context.Context, ds *Dataset, cfg TrainConfig) (*hybridMode
 	users := &alsSide{x: randomFactors(rng, len(ds.UserIDs), k), interact: up}
 	items := &alsSide{x: randomFactors(rng, len(ds.ItemIDs), k), interact: ip}
 	st := hybridState{UserIDs: ds.UserIDs, ItemIDs: ds.ItemIDs, K: k,
-		Lambda: lambda, Beta: beta, Alpha: alpha}
+		Lambda: lambda, Beta: beta, Alpha: alpha, LogConfidence: cfg.LogConfidence, Strength: meanPositive(up)}
 	if beta > 0 {
 		st.UserFS = buildFeatureSpace(&ds.UserAttrs, cfg.UserAttributes)
 		st.ItemFS = buildFeatureSpace(&ds.ItemAttrs, cfg.ItemAttributes)
@@ -109,7 +122,7 @@ func trainHybrid(ctx context.Context, ds *Dataset, cfg TrainConfig) (*hybridMode
 				self.refitMap(k, cfg.Workers)
 			}
 			g := gram(other.x, len(other.x)/k, k, cfg.Workers)
-			sweep(self, other, g, k, lambda, alpha, beta, steps, cfg.Workers, stop)
+			sweep(self, other, g, k, lambda, st.extraConfidence, beta, steps, cfg.Workers, stop)
 			if err := ctx.Err(); err != nil {
 				return nil, err
 			}
@@ -124,6 +137,21 @@ func trainHybrid(ctx context.Context, ds *Dataset, cfg TrainConfig) (*hybridMode
 	st.U, st.V = to32(users.x), to32(items.x)
 	m := &hybridModel{S: st}
 	return m, m.afterLoad()
+}
+
+// meanPositive is the mean net strength of the positive pairs (1 when there are none).
+func meanPositive(p *pairs) float64 {
+	sum, n := 0.0, 0
+	for _, v := range p.Net {
+		if v > 0 {
+			sum += float64(v)
+			n++
+		}
+	}
+	if n == 0 || sum <= 0 {
+		return 1
+	}
+	return sum / float64(n)
 }
 
 func randomFactors(rng *rand.Rand, n, k int) []float64 {
@@ -191,11 +219,15 @@ func (s *alsSide) refitMap(k, workers int) {
 
 // sweep re-solves every row of self with the other side fixed. Rows without interactions all share
 // the matrix G + (λ+β)I, so they are solved exactly with one Cholesky factorisation.
-func sweep(self, other *alsSide, g []float64, k int, lambda, alpha, beta float64, steps, workers int, stop func() bool) {
+func sweep(self, other *alsSide, g []float64, k int, lambda float64, extra func(float64) float64, beta float64, steps, workers int, stop func() bool) {
 	n := len(self.x) / k
+	longest := 0
+	for r := range n {
+		longest = max(longest, int(self.interact.Start[r+1]-self.interact.Start[r]))
+	}
 	scratch := make([][]float64, workers)
 	for w := range scratch {
-		scratch[w] = make([]float64, 4*k)
+		scratch[w] = make([]float64, 4*k+longest) // 4 vectors, then one confidence per interaction
 	}
 	var empty []float64
 	if beta > 0 {
@@ -221,7 +253,7 @@ func sweep(self, other *alsSide, g []float64, k int, lambda, alpha, beta float64
 			cholSolve(empty, k, x)
 			return
 		}
-		solveCG(x, g, other.x, cols, net, k, rowLambda(lambda, len(cols)), alpha, beta, prior, steps, scratch[w])
+		solveCG(x, g, other.x, cols, net, k, rowLambda(lambda, len(cols)), extra, beta, prior, steps, scratch[w])
 	})
 }
 
@@ -231,17 +263,19 @@ func rowLambda(lambda float64, n int) float64 { return lambda * float64(1+n) }
 
 // solveCG improves x toward the solution of
 // (G + Σ (c_j−1) y_j y_jᵀ + (λ+β) I) x = Σ c_j p_j y_j + β·prior
-// with a few conjugate-gradient steps (Takács, Pilászy, Tikk 2011).
-func solveCG(x, g, other []float64, cols []int32, net []float32, k int, lambda, alpha, beta float64,
-	prior []float64, steps int, scratch []float64) {
+// with a few conjugate-gradient steps (Takács, Pilászy, Tikk 2011); extra gives c_j−1.
+func solveCG(x, g, other []float64, cols []int32, net []float32, k int, lambda float64, extra func(float64) float64,
+	beta float64, prior []float64, steps int, scratch []float64) {
 	r, p, ap, b := scratch[:k], scratch[k:2*k], scratch[2*k:3*k], scratch[3*k:4*k]
 	clear(b)
 	if prior != nil {
 		axpy(beta, prior, b)
 	}
+	conf := scratch[4*k : 4*k+len(cols)]
 	for j, c := range cols {
+		conf[j] = extra(float64(net[j]))
 		if net[j] > 0 {
-			axpy(1+alpha*float64(net[j]), other[int(c)*k:int(c+1)*k], b)
+			axpy(1+conf[j], other[int(c)*k:int(c+1)*k], b)
 		}
 	}
 	apply := func(v, out []float64) {
@@ -250,8 +284,7 @@ func solveCG(x, g, other []float64, cols []int32, net []float32, k int, lambda, 
 		}
 		for j, c := range cols {
 			y := other[int(c)*k : int(c+1)*k]
-			conf := alpha * math.Abs(float64(net[j]))
-			axpy(conf*dot(y, v), y, out)
+			axpy(conf[j]*dot(y, v), y, out)
 		}
 	}
 	apply(x, ap)
@@ -285,6 +318,9 @@ func (m *hybridModel) afterLoad() error {
 		(s.UserFS != nil && (!s.UserFS.valid() || len(s.UserMap) != s.UserFS.Dim*s.K)) ||
 		(s.ItemFS != nil && (!s.ItemFS.valid() || len(s.ItemMap) != s.ItemFS.Dim*s.K)) {
 		return fmt.Errorf("hybrid: attribute maps do not match their feature spaces")
+	}
+	if s.LogConfidence && !(s.Strength > 0 && !math.IsInf(s.Strength, 0)) {
+		return fmt.Errorf("hybrid: logarithmic confidence without a positive mean strength")
 	}
 	m.userIdx, m.itemIdx = indexOf(s.UserIDs), indexOf(s.ItemIDs)
 	m.userNorm, m.itemNorm = rowNorms(s.U, s.K), rowNorms(s.V, s.K)
@@ -366,14 +402,14 @@ func (m *hybridModel) vector(sub Subject, isUser bool) ([]float64, int32, error)
 	}
 	for j, c := range cols {
 		y := to64(others[int(c)*k : int(c+1)*k])
-		conf := s.Alpha * math.Abs(float64(net[j]))
+		conf := s.extraConfidence(float64(net[j]))
 		for p := range k {
 			for q := range k {
 				a[p*k+q] += conf * y[p] * y[q]
 			}
 		}
 		if net[j] > 0 {
-			axpy(1+s.Alpha*float64(net[j]), y, b)
+			axpy(1+conf, y, b)
 		}
 	}
 	if err := cholesky(a, k); err != nil {

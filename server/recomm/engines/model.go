@@ -107,6 +107,10 @@ type TrainConfig struct {
 	Regularization float64
 	// Alpha scales the confidence of implicit feedback in hybrid: c = 1 + Alpha*weight*value (1).
 	Alpha float64
+	// LogConfidence switches hybrid to c = 1 + Alpha*ln(1 + s/m), s the pair's net strength and m
+	// the mean net strength of the positive pairs: heavy-tailed values such as play counts then no
+	// longer let a few pairs dominate, whatever the unit of the values.
+	LogConfidence bool
 	// LearningRate is the Adagrad step of fm.
 	LearningRate float64
 	// AttributeWeight is β, how strongly attribute features pull the hybrid factors (0 = default 20,

@@ -58,3 +58,17 @@ func Train(ctx context.Context, engine string, ds *Dataset, cfg TrainConfig) (Mo
 
 // Trainable lists the engines Train accepts, in the order of the API documentation.
 var Trainable = []string{ContentBased, Hybrid, FM, ISVD, Popular}
+
+// Defaults returns the settings engine trains with when a TrainConfig leaves them zero, so that a
+// report can show them. Defaults that depend on the data (isvd's rank, popular's half-life) stay zero.
+func Defaults(engine string) TrainConfig {
+	switch engine {
+	case Hybrid:
+		return TrainConfig{Factors: hybridFactors, Iterations: hybridIterations, Regularization: hybridRegularization,
+			Alpha: hybridAlpha, AttributeWeight: hybridAttributeWeight}
+	case FM:
+		return TrainConfig{Factors: fmFactors, Iterations: fmEpochs, LearningRate: fmLearningRate,
+			Regularization: fmRegularization}
+	}
+	return TrainConfig{}
+}

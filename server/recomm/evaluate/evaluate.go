@@ -99,12 +99,17 @@ func Evaluate(m engines.Model, s *Split, k int) (Metrics, error) {
 	for i, id := range ds.ItemIDs {
 		itemIndex[id] = int32(i)
 	}
-	trainItems := make([]map[int32]bool, len(ds.UserIDs))
+	// small per-user sets keyed by id: the ranking asks once per catalog item, and a lookup in a
+	// few dozen entries is much cheaper than one through the index of the whole catalog
+	trainItems := make([]map[string]struct{}, len(ds.UserIDs))
 	for _, in := range ds.Interactions {
-		if trainItems[in.User] == nil {
-			trainItems[in.User] = map[int32]bool{}
+		if len(s.Test[in.User]) == 0 {
+			continue
 		}
-		trainItems[in.User][in.Item] = true
+		if trainItems[in.User] == nil {
+			trainItems[in.User] = map[string]struct{}{}
+		}
+		trainItems[in.User][ds.ItemIDs[in.Item]] = struct{}{}
 	}
 	results := make([]userResult, len(ds.UserIDs))
 	users := make(chan int, len(ds.UserIDs))
@@ -121,13 +126,24 @@ func Evaluate(m engines.Model, s *Split, k int) (Metrics, error) {
 			defer wg.Done()
 			for u := range users {
 				seen := trainItems[u]
-				q := engines.Query{Limit: k, Accept: func(id string) bool { return !seen[itemIndex[id]] }}
+				// asking for k more than the user's training items and dropping those afterwards
+				// gives the same top k as a filter, without a lookup for every item of the catalog
+				q := engines.Query{Limit: k + len(seen)}
+				if q.Limit > engines.MaxLimit {
+					q = engines.Query{Limit: k, Accept: func(id string) bool { _, in := seen[id]; return !in }}
+				}
 				recs, err := m.Recommend(engines.ItemsToUser, engines.Subject{ID: ds.UserIDs[u]}, q)
 				if err != nil {
 					results[u].err = fmt.Errorf("user %s: %w", ds.UserIDs[u], err)
 					continue
 				}
-				results[u] = score(recs, s.Test[u], itemIndex, k)
+				unseen := recs[:0:0]
+				for _, r := range recs {
+					if _, in := seen[r.ID]; !in && len(unseen) < k {
+						unseen = append(unseen, r)
+					}
+				}
+				results[u] = score(unseen, s.Test[u], itemIndex, k)
 			}
 		}()
 	}
@@ -203,4 +219,73 @@ func score(recs []engines.Scored, test []int32, itemIndex map[string]int32, k in
 		r.hit = 1
 	}
 	return r
+}
+
+// Holdout holds out, for every user with at least two distinct positive items, a fraction of them (at
+// least one, and at least one kept). With recent, the most recent ones: items ordered by the user's
+// latest positive interaction with each, ties in random order from seed, so a user whose interactions
+// share one timestamp (aggregated counts, an import without times) gets a random hold-out. Without
+// recent, a random part. Only users for which keep returns true (nil keeps all) get held-out items;
+// the others train in full.
+func Holdout(ds *engines.Dataset, fraction float64, seed uint64, keep func(user int32) bool, recent bool) (*Split, error) {
+	if !(fraction > 0 && fraction < 1) {
+		return nil, fmt.Errorf("evaluate: hold-out fraction %v outside (0,1)", fraction)
+	}
+	if len(ds.Interactions) == 0 {
+		return nil, engines.ErrNoInteractions
+	}
+	latest := make(map[uint64]int64, len(ds.Interactions))
+	itemsOf := make([][]int32, len(ds.UserIDs))
+	for _, in := range ds.Interactions {
+		if !in.Positive {
+			continue
+		}
+		key := uint64(uint32(in.User))<<32 | uint64(uint32(in.Item))
+		t, seen := latest[key]
+		if !seen {
+			itemsOf[in.User] = append(itemsOf[in.User], in.Item)
+		}
+		if !seen || in.Timestamp > t {
+			latest[key] = in.Timestamp
+		}
+	}
+	rng := rand.New(rand.NewPCG(seed, 0x7e57))
+	held := make(map[uint64]bool)
+	test := make([][]int32, len(ds.UserIDs))
+	for u, items := range itemsOf {
+		if len(items) < 2 || (keep != nil && !keep(int32(u))) {
+			continue
+		}
+		items = append([]int32(nil), items...)
+		sort.Slice(items, func(a, b int) bool { return items[a] < items[b] })
+		rng.Shuffle(len(items), func(a, b int) { items[a], items[b] = items[b], items[a] })
+		ts := func(i int32) int64 { return latest[uint64(uint32(u))<<32|uint64(uint32(i))] }
+		if recent {
+			sort.SliceStable(items, func(a, b int) bool { return ts(items[a]) > ts(items[b]) })
+		}
+		n := min(len(items)-1, max(1, int(math.Round(fraction*float64(len(items))))))
+		test[u] = items[:n]
+		for _, it := range items[:n] {
+			held[uint64(uint32(u))<<32|uint64(uint32(it))] = true
+		}
+	}
+	train := *ds
+	train.Interactions = make([]engines.Interaction, 0, len(ds.Interactions))
+	for _, in := range ds.Interactions {
+		if !held[uint64(uint32(in.User))<<32|uint64(uint32(in.Item))] {
+			train.Interactions = append(train.Interactions, in)
+		}
+	}
+	return &Split{Train: &train, Test: test}, nil
+}
+
+// HeldOut counts the users with held-out items and the held-out pairs.
+func (s *Split) HeldOut() (users, pairs int) {
+	for _, t := range s.Test {
+		if len(t) > 0 {
+			users++
+			pairs += len(t)
+		}
+	}
+	return users, pairs
 }

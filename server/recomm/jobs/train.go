@@ -18,6 +18,7 @@ import (
 	"github.com/harkhq/hark/server/recomm/engines"
 	"github.com/harkhq/hark/server/recomm/recommend"
 	"github.com/harkhq/hark/server/recomm/rsql"
+	"github.com/harkhq/hark/server/recomm/tune"
 )
 
 // DefaultMinInteractions is the document's rule: an interaction with
@@ -40,6 +41,9 @@ type Trainer struct {
 	MinInteractions int
 	// Budget is the training time a workspace may spend; 0 is unlimited.
 	Budget func(ws int64) time.Duration
+	// TuningBudget is the hyperparameter search time of one training unless the request's
+	// tuningBudget says otherwise; 0 trains with the engines' defaults.
+	TuningBudget time.Duration
 }
 
 // trainOptions are the checked configuration keys of a training.
@@ -107,8 +111,11 @@ func (t *Trainer) options(ctx context.Context, ws int64, table string, req Train
 		}
 	}
 	cfg := req.Configuration
+	if _, err := tuningOptions(cfg); err != nil {
+		return nil, err
+	}
 	for k := range cfg {
-		if !slices.Contains(trainKeys, k) {
+		if !slices.Contains(trainKeys, k) && !slices.Contains(tuningKeys, k) {
 			return nil, apierr.InvalidArgumentf("configuration: unknown key %q", k)
 		}
 	}
@@ -197,6 +204,8 @@ type TrainResult struct {
 	Interactions int      `json:"interactions"`
 	Ignored      []string `json:"ignoredInteractions,omitempty"`
 	Message      string   `json:"message,omitempty"`
+	// Tuning is what the hyperparameter search chose and measured (see package tune).
+	Tuning *tune.Report `json:"tuning,omitempty"`
 }
 
 // Run is the Runner of training jobs.
@@ -221,14 +230,17 @@ func (t *Trainer) Run(ctx context.Context, j Job) (string, any, error) {
 		defer cancel()
 	}
 	ds, ignored, err := t.dataset(tctx, j.WS, j.Scope, o)
-	var model engines.Model
+	var (
+		model  engines.Model
+		tuning *tune.Report
+	)
 	if err == nil {
-		model, err = engines.Train(tctx, req.Engine, ds, engines.TrainConfig{})
+		model, tuning, err = t.trainTuned(tctx, req.Engine, ds, req.Configuration, left, limited)
 	}
 	if limited {
 		t.spend(j.WS, time.Since(start))
 	}
-	res := TrainResult{Engine: req.Engine, Ignored: ignored}
+	res := TrainResult{Engine: req.Engine, Ignored: ignored, Tuning: tuning}
 	if ds != nil {
 		res.Interactions = len(ds.Interactions)
 	}

@@ -148,6 +148,9 @@ func (s *Service) trainStatus(w http.ResponseWriter, r *http.Request, ws int64, 
 	if res.Message != "" {
 		out["message"] = res.Message
 	}
+	if res.Tuning != nil {
+		out["tuning"] = res.Tuning
+	}
 	return writeJSON(w, http.StatusOK, out)
 }
 

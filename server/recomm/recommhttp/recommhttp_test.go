@@ -268,10 +268,16 @@ func TestEndToEnd(t *testing.T) {
 
 	// training, then the four recommendation paths
 	c.want(404, "GET", "/movies/users/u00/items", nil) // nothing trained yet
-	json.Unmarshal(c.want(202, "POST", "/movies/train", map[string]any{"engine": "hybrid"}), &acc)
-	if s := c.wait("/movies/train/" + acc["requestId"].(string)); s["status"] != "completed" {
+	json.Unmarshal(c.want(202, "POST", "/movies/train", map[string]any{"engine": "hybrid", "configuration": map[string]any{"tuningBudget": 0.5}}), &acc)
+	s = c.wait("/movies/train/" + acc["requestId"].(string))
+	if s["status"] != "completed" {
 		t.Fatalf("training = %v", s)
 	}
+	// what the search chose, or why it did not search, is part of the status
+	if tuning, _ := s["tuning"].(map[string]any); tuning == nil || (tuning["chosen"] == nil && tuning["skipped"] == nil) {
+		t.Errorf("training status without its tuning: %v", s)
+	}
+	c.want(400, "POST", "/movies/train", map[string]any{"engine": "hybrid", "configuration": map[string]any{"tuningBudget": -1}})
 	json.Unmarshal(c.want(202, "POST", "/movies/train", map[string]any{"engine": "popular", "configuration": map[string]any{"popularFilter": "10%"}}), &acc)
 	c.wait("/movies/train/" + acc["requestId"].(string))
 	c.want(400, "POST", "/movies/train", map[string]any{"engine": "magic"})

@@ -41,6 +41,8 @@ type Config struct {
 	MinInteractions int // default 500
 	// TrainingBudget gives a workspace's training time; nil or 0 is unlimited.
 	TrainingBudget func(ws int64) time.Duration
+	// TuningBudget is each training's hyperparameter search time (0: none unless asked).
+	TuningBudget time.Duration
 	// Quota gives a workspace's batch recommendation quota; nil is 10,000,000.
 	Quota func(ws int64) int64
 	// Concurrency bounds background jobs running at once (default 1).
@@ -81,7 +83,8 @@ func New(ctx context.Context, cfg Config) (*Service, error) {
 		s.Sources.Storage = cfg.Storage
 		writer = cfg.Storage
 	}
-	s.Trainer = &jobs.Trainer{Catalog: cat, Models: models, DB: cfg.DB, MinInteractions: cfg.MinInteractions, Budget: cfg.TrainingBudget}
+	s.Trainer = &jobs.Trainer{Catalog: cat, Models: models, DB: cfg.DB, MinInteractions: cfg.MinInteractions, Budget: cfg.TrainingBudget,
+		TuningBudget: cfg.TuningBudget}
 	s.Recommender = &recommend.Recommender{Catalog: cat, Models: models}
 	s.Batcher = &jobs.Batcher{Rec: s.Recommender, Storage: writer, DB: cfg.DB, Quota: cfg.Quota}
 	imports := jobs.ImportRunner(cat, s.Sources)

@@ -1,0 +1,481 @@
+// Package tune chooses an engine's hyperparameters for the catalog it is trained on. A training
+// carves a validation split from the table's own interactions, searches the engine's key settings on
+// it within a time budget, picks the setting with the best NDCG@10 on the validation split (never
+// worse than the engine's defaults, which are always among the candidates), and the caller retrains on
+// all interactions with it.
+//
+// The default method is successive halving over iterations (Jamieson & Talwalkar 2016, Hyperband's
+// most aggressive bracket, η = 3, repeated while the budget lasts): many settings are trained
+// briefly, the best third is trained three times longer, and so on to a full training. Half the
+// settings are drawn near the engine's defaults, half across wide ranges. Random search at equal
+// budget is the baseline it is measured against (make eval). The plan is made with a cost model, not the clock, so a search is repeatable: the same
+// data, seed and budget give the same settings on a loaded machine and an idle one.
+package tune
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"sort"
+	"time"
+
+	"github.com/harkhq/hark/server/recomm/engines"
+	"github.com/harkhq/hark/server/recomm/evaluate"
+)
+
+// Methods of search.
+const (
+	Halving = "successive-halving"
+	Random  = "random"
+)
+
+// Hold-out kinds of the validation split.
+const (
+	Recent     = "recent"
+	RandomPart = "random"
+)
+
+// Defaults of Options.
+const (
+	DefaultFraction = 0.2
+	DefaultMaxUsers = 600
+	eta             = 3
+	// minValidationUsers and minValidationPairs: below them the validation split is too small for
+	// its NDCG to tell settings apart, and tuning is skipped.
+	minValidationUsers = 10
+	minValidationPairs = 50
+	// maxFirstRung bounds the settings one bracket of successive halving starts with, maxBrackets the
+	// brackets, so a huge budget on a tiny table does not train thousands of models.
+	maxFirstRung = 27
+	maxBrackets  = 4
+	// trialSeconds is the fixed cost of a trial beyond the cost model: setting up a training and an
+	// evaluation. It keeps a tiny table from running hundreds of trials.
+	trialSeconds = 0.02
+	k            = 10 // NDCG@k
+)
+
+// Options of a search. The zero value, with a Budget, is the default search.
+type Options struct {
+	// Budget is the time the search may spend, by the cost model; 0 or less means no search.
+	Budget time.Duration
+	Seed   uint64
+	// Method is Halving (default) or Random.
+	Method string
+	// Holdout is RandomPart (default) or Recent. A random part is the default: on MovieLens the
+	// most recent fifth of each user's ratings is a different task (NDCG@10 0.07 where a random fifth
+	// gives 0.36 with the same model), and settings chosen for it serve a catalog's recommendations,
+	// which rank every unseen item whatever its age, less well.
+	Holdout string
+	// Fraction of each user's items held out for validation (default 0.2).
+	Fraction float64
+	// MaxUsers bounds the users evaluated (default 600), chosen at random with Seed.
+	MaxUsers int
+	// Workers of each training (0 = GOMAXPROCS); results are repeatable for one Workers count.
+	Workers int
+}
+
+// Scores are validation metrics at 10.
+type Scores struct {
+	NDCG      float64 `json:"ndcg@10"`
+	Precision float64 `json:"precision@10"`
+	Recall    float64 `json:"recall@10"`
+	HitRate   float64 `json:"hitRate@10"`
+}
+
+// Report says what a search did and chose; it is stored with the training job.
+type Report struct {
+	Method  string `json:"method,omitempty"`
+	Holdout string `json:"holdout,omitempty"`
+	// Skipped says why the engine trained with its defaults without a search.
+	Skipped         string  `json:"skipped,omitempty"`
+	BudgetSeconds   float64 `json:"budgetSeconds"`
+	PlannedSeconds  float64 `json:"plannedSeconds,omitempty"` // by the cost model
+	Seconds         float64 `json:"seconds,omitempty"`        // measured
+	Trials          int     `json:"trials,omitempty"`
+	ValidationUsers int     `json:"validationUsers,omitempty"`
+	ValidationPairs int     `json:"validationPairs,omitempty"`
+	// Chosen are the settings of the final training ("defaults": true when nothing beat them).
+	Chosen map[string]any `json:"chosen,omitempty"`
+	// Validation holds the scores of the chosen setting and of the defaults on the validation split.
+	Validation *struct {
+		Chosen   Scores `json:"chosen"`
+		Defaults Scores `json:"defaults"`
+	} `json:"validation,omitempty"`
+
+	// Config is what the final training uses.
+	Config engines.TrainConfig `json:"-"`
+	// BestSearched is the validation NDCG of the best setting the search itself found (the defaults
+	// left out), for comparing methods.
+	BestSearched float64 `json:"-"`
+}
+
+// Search chooses the settings of engine for ds. It fails only with ctx's error (cancellation, the
+// training deadline) or a training error; a table or budget too small for a search gives a Report with
+// Skipped set and the defaults. The defaults keep their zero values in Config.
+func Search(ctx context.Context, engine string, ds *engines.Dataset, o Options) (*Report, error) {
+	start := time.Now()
+	o = o.withDefaults()
+	rep := &Report{BudgetSeconds: o.Budget.Seconds(), Config: engines.TrainConfig{Seed: int64(o.Seed), Workers: o.Workers}}
+	st := statsOf(ds)
+	sp := spaceOf(engine, st)
+	switch {
+	case sp == nil:
+		rep.Skipped = fmt.Sprintf("%s has no hyperparameters to search", engine)
+		return rep, nil
+	case o.Budget <= 0:
+		rep.Skipped = "the tuning budget is 0"
+		return rep, nil
+	}
+	split, err := validationSplit(ds, o)
+	if err != nil {
+		return nil, err
+	}
+	users, pairs := split.HeldOut()
+	rep.ValidationUsers, rep.ValidationPairs = users, pairs
+	if users < minValidationUsers || pairs < minValidationPairs {
+		rep.Skipped = fmt.Sprintf("too few interactions to carve a validation split: %d users with %d held-out items (at least %d and %d needed)",
+			users, pairs, minValidationUsers, minValidationPairs)
+		return rep, nil
+	}
+	rep.Holdout = o.Holdout
+	s := &searcher{ctx: ctx, engine: engine, split: split, st: statsOf(split.Train), o: o, users: users}
+	def := sp.defaults
+	plan, ok := s.plan(sp)
+	if !ok {
+		rep.Skipped = fmt.Sprintf("the budget of %.1f s is too small to tune this table (one training and evaluation takes about %.1f s)",
+			o.Budget.Seconds(), s.cost(def.cfg, def.cfg.Iterations))
+		rep.Holdout = ""
+		return rep, nil
+	}
+	defScore, err := s.evaluate(def.cfg)
+	if err != nil {
+		return nil, err
+	}
+	best, bestScore, err := plan()
+	if err != nil {
+		return nil, err
+	}
+	rep.Method = o.Method
+	rep.Trials = s.trials
+	rep.PlannedSeconds = s.planned
+	rep.BestSearched = bestScore.NDCG
+	chosen, chosenScore, isDefault := best, bestScore, false
+	if !(bestScore.NDCG > defScore.NDCG) {
+		chosen, chosenScore, isDefault = def, defScore, true
+	}
+	rep.Validation = &struct {
+		Chosen   Scores `json:"chosen"`
+		Defaults Scores `json:"defaults"`
+	}{chosenScore, defScore}
+	rep.Chosen = describe(engine, chosen.cfg, st)
+	rep.Chosen["defaults"] = isDefault
+	rep.Config = chosen.cfg
+	rep.Config.Seed, rep.Config.Workers = int64(o.Seed), o.Workers
+	rep.Seconds = time.Since(start).Seconds()
+	return rep, nil
+}
+
+func (o Options) withDefaults() Options {
+	if o.Method == "" {
+		o.Method = Halving
+	}
+	if o.Holdout == "" {
+		o.Holdout = RandomPart
+	}
+	if !(o.Fraction > 0 && o.Fraction < 1) {
+		o.Fraction = DefaultFraction
+	}
+	if o.MaxUsers <= 0 {
+		o.MaxUsers = DefaultMaxUsers
+	}
+	return o
+}
+
+// validationSplit holds out part of the items of up to MaxUsers users.
+func validationSplit(ds *engines.Dataset, o Options) (*evaluate.Split, error) {
+	keep := func(int32) bool { return true }
+	if len(ds.UserIDs) > o.MaxUsers {
+		rng := rand.New(rand.NewPCG(o.Seed, 0xa11))
+		chosen := make([]bool, len(ds.UserIDs))
+		for _, u := range rng.Perm(len(ds.UserIDs))[:o.MaxUsers] {
+			chosen[u] = true
+		}
+		keep = func(u int32) bool { return chosen[u] }
+	}
+	return evaluate.Holdout(ds, o.Fraction, o.Seed, keep, o.Holdout == Recent)
+}
+
+func statsOf(ds *engines.Dataset) stats {
+	st := stats{users: len(ds.UserIDs), items: len(ds.ItemIDs)}
+	net := map[uint64]float64{}
+	first, last := int64(math.MaxInt64), int64(math.MinInt64)
+	for _, in := range ds.Interactions {
+		s := in.Weight * in.Value
+		if !in.Positive {
+			s = -s
+		}
+		net[uint64(uint32(in.User))<<32|uint64(uint32(in.Item))] += s
+		first, last = min(first, in.Timestamp), max(last, in.Timestamp)
+	}
+	sum := 0.0
+	for _, v := range net {
+		if v != 0 {
+			st.pairs++
+		}
+		if v > 0 {
+			st.positives++
+			sum += v
+		}
+	}
+	st.meanStrength = 1
+	if st.positives > 0 && sum > 0 {
+		st.meanStrength = sum / float64(st.positives)
+	}
+	st.itemFeatures = len(ds.ItemAttrs.Numeric)+len(ds.ItemAttrs.Tokens) > 0
+	st.userFeatures = len(ds.UserAttrs.Numeric)+len(ds.UserAttrs.Tokens) > 0
+	if len(ds.Interactions) > 0 {
+		st.span = time.Duration(last-first) * time.Millisecond
+	}
+	return st
+}
+
+// searcher runs the trials of one search.
+type searcher struct {
+	ctx     context.Context
+	engine  string
+	split   *evaluate.Split
+	st      stats
+	o       Options
+	users   int
+	trials  int
+	planned float64
+}
+
+func (s *searcher) cost(cfg engines.TrainConfig, iters int) float64 {
+	return trialSeconds + trainSeconds(s.engine, s.st, cfg, iters) + evalSeconds(s.engine, s.st, cfg, s.users)
+}
+
+// evaluate trains cfg on the validation split's training part and scores it.
+func (s *searcher) evaluate(cfg engines.TrainConfig) (Scores, error) {
+	cfg.Seed, cfg.Workers = int64(s.o.Seed), s.o.Workers
+	s.trials++
+	s.planned += s.cost(cfg, cfg.Iterations)
+	m, err := engines.Train(s.ctx, s.engine, s.split.Train, cfg)
+	if err != nil {
+		return Scores{}, err
+	}
+	if err := s.ctx.Err(); err != nil {
+		return Scores{}, err
+	}
+	met, err := evaluate.Evaluate(m, s.split, k)
+	if err != nil {
+		return Scores{}, err
+	}
+	return Scores{NDCG: met.NDCG, Precision: met.Precision, Recall: met.Recall, HitRate: met.HitRate}, nil
+}
+
+// scored is a trial with its validation scores.
+type scored struct {
+	t trial
+	s Scores
+}
+
+// plan returns the search that fits the budget (after one evaluation of the defaults), or false.
+func (s *searcher) plan(sp *space) (func() (trial, Scores, error), bool) {
+	budget := s.o.Budget.Seconds()
+	def := sp.defaults
+	budget -= s.cost(def.cfg, def.cfg.Iterations)
+	rng := rand.New(rand.NewPCG(s.o.Seed, 0x7a5e))
+	if sp.grid != nil {
+		grid := sp.grid
+		if s.o.Method == Random {
+			grid = append([]trial(nil), grid...)
+			rng.Shuffle(len(grid), func(a, b int) { grid[a], grid[b] = grid[b], grid[a] })
+		}
+		var take []trial
+		for _, t := range grid {
+			if c := s.cost(t.cfg, 0); c <= budget {
+				budget -= c
+				take = append(take, t)
+			}
+		}
+		if len(take) == 0 {
+			return nil, false
+		}
+		return func() (trial, Scores, error) { return s.all(take) }, true
+	}
+	full := sp.rungs[len(sp.rungs)-1]
+	// candidates are drawn once, in one order, so that a larger budget tries a superset
+	pool := make([]trial, maxBrackets*maxFirstRung)
+	for i := range pool {
+		pool[i] = sp.sample(rng)
+		pool[i].cfg.Iterations = full
+	}
+	if s.o.Method == Random {
+		n, spent := 0, 0.0
+		for n < len(pool) && spent+s.cost(pool[n].cfg, full) <= budget {
+			spent += s.cost(pool[n].cfg, full)
+			n++
+		}
+		if n == 0 {
+			return nil, false
+		}
+		return func() (trial, Scores, error) { return s.all(pool[:n]) }, true
+	}
+	// successive halving in brackets (Hyperband's most aggressive bracket, repeated): each bracket
+	// takes the next settings of the pool, as many as the budget left allows (at most maxFirstRung),
+	// with as many rungs as fit; the bracket winners meet at the full training
+	type bracket struct {
+		ts    []trial
+		rungs []int
+	}
+	var plan []bracket
+	next := 0
+	for len(plan) < maxBrackets {
+		var b bracket
+		for rungs := len(sp.rungs); rungs >= 1 && b.ts == nil; rungs-- {
+			rs := sp.rungs[len(sp.rungs)-rungs:]
+			// which settings survive a rung is unknown, so later rungs are planned as if the
+			// costliest did, and the budget is never overrun
+			cost := func(ts []trial) float64 {
+				c, alive := 0.0, len(ts)
+				for _, r := range rs {
+					costs := make([]float64, len(ts))
+					for i, t := range ts {
+						costs[i] = s.cost(t.cfg, r)
+					}
+					sort.Sort(sort.Reverse(sort.Float64Slice(costs)))
+					for _, x := range costs[:alive] {
+						c += x
+					}
+					alive = max(1, alive/eta)
+				}
+				return c
+			}
+			n0 := 0
+			for n := int(math.Pow(eta, float64(rungs-1))); n <= maxFirstRung && cost(pool[next:next+n]) <= budget; n++ {
+				n0 = n
+			}
+			if n0 > 0 {
+				b = bracket{pool[next : next+n0], rs}
+				budget -= cost(b.ts)
+				next += n0
+			}
+		}
+		// a later bracket that cannot halve at least once adds little
+		if b.ts == nil || (len(plan) > 0 && len(b.rungs) < 2) {
+			break
+		}
+		plan = append(plan, b)
+	}
+	if len(plan) == 0 {
+		return nil, false
+	}
+	return func() (trial, Scores, error) {
+		var best scored
+		best.s.NDCG = -1
+		for _, b := range plan {
+			t, sc, err := s.halving(b.ts, b.rungs)
+			if err != nil {
+				return trial{}, Scores{}, err
+			}
+			if sc.NDCG > best.s.NDCG {
+				best = scored{t, sc}
+			}
+		}
+		return best.t, best.s, nil
+	}, true
+}
+
+// all evaluates every trial and returns the best.
+func (s *searcher) all(ts []trial) (trial, Scores, error) {
+	var best scored
+	best.s.NDCG = -1
+	for _, t := range ts {
+		sc, err := s.evaluate(t.cfg)
+		if err != nil {
+			return trial{}, Scores{}, err
+		}
+		if sc.NDCG > best.s.NDCG {
+			best = scored{t, sc}
+		}
+	}
+	return best.t, best.s, nil
+}
+
+// halving trains every trial with the first rung's iterations, keeps the best third for the next
+// rung, and so on; the last rung is the full training.
+func (s *searcher) halving(ts []trial, rungs []int) (trial, Scores, error) {
+	alive := make([]scored, len(ts))
+	for i, t := range ts {
+		alive[i] = scored{t: t}
+	}
+	for ri, r := range rungs {
+		for i := range alive {
+			alive[i].t.cfg.Iterations = r
+			sc, err := s.evaluate(alive[i].t.cfg)
+			if err != nil {
+				return trial{}, Scores{}, err
+			}
+			alive[i].s = sc
+		}
+		// a stable order: the pool order breaks ties
+		sort.SliceStable(alive, func(a, b int) bool { return alive[a].s.NDCG > alive[b].s.NDCG })
+		if ri < len(rungs)-1 {
+			alive = alive[:max(1, len(alive)/eta)]
+		}
+	}
+	return alive[0].t, alive[0].s, nil
+}
+
+// describe lists the settings that matter for engine, defaults resolved.
+func describe(engine string, cfg engines.TrainConfig, st stats) map[string]any {
+	d := engines.Defaults(engine)
+	pickI := func(v, def int) int {
+		if v == 0 {
+			return def
+		}
+		return v
+	}
+	pickF := func(v, def float64) float64 {
+		if v == 0 {
+			return def
+		}
+		return v
+	}
+	round := func(x float64) float64 {
+		if x == 0 {
+			return 0
+		}
+		p := math.Pow(10, 3-math.Ceil(math.Log10(math.Abs(x))))
+		return math.Round(x*p) / p
+	}
+	switch engine {
+	case engines.Hybrid:
+		conf := "linear"
+		if cfg.LogConfidence {
+			conf = "log"
+		}
+		return map[string]any{"factors": pickI(cfg.Factors, d.Factors), "iterations": pickI(cfg.Iterations, d.Iterations),
+			"regularization": round(pickF(cfg.Regularization, d.Regularization)), "alpha": round(pickF(cfg.Alpha, d.Alpha)),
+			"confidence": conf, "attributeWeight": round(max(0, pickF(cfg.AttributeWeight, d.AttributeWeight)))}
+	case engines.FM:
+		return map[string]any{"factors": pickI(cfg.Factors, d.Factors), "epochs": pickI(cfg.Iterations, d.Iterations),
+			"learningRate": round(pickF(cfg.LearningRate, d.LearningRate)), "regularization": round(pickF(cfg.Regularization, d.Regularization))}
+	case engines.ISVD:
+		if cfg.Factors == 0 {
+			return map[string]any{"factors": "default"}
+		}
+		return map[string]any{"factors": cfg.Factors}
+	case engines.Popular:
+		switch {
+		case cfg.HalfLife < 0:
+			return map[string]any{"halfLife": "none"}
+		case cfg.HalfLife == 0:
+			return map[string]any{"halfLife": "span"}
+		}
+		return map[string]any{"halfLifeHours": round(cfg.HalfLife.Hours())}
+	}
+	return map[string]any{}
+}

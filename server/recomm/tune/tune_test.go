@@ -1,0 +1,86 @@
+package tune
+
+import (
+	"context"
+	"errors"
+	"reflect"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/harkhq/hark/server/recomm/engines"
+	"github.com/harkhq/hark/server/recomm/evaluate"
+)
+
+// small is a sparse synthetic catalog small enough for a search in a fraction of a second.
+func small() *engines.Dataset {
+	return evaluate.Synthetic(evaluate.Shape{Users: 120, Items: 400, Topics: 6, History: 15, ColdItems: 5}, 7)
+}
+
+func TestSearchSkips(t *testing.T) {
+	tiny := engines.NewDataset([]string{"a", "b", "c"}, []string{"x", "y", "z"})
+	for u := range 3 {
+		for i := range 3 {
+			tiny.Add(int32(u), int32(i), 1, 1, true, int64(i), "view")
+		}
+	}
+	for _, c := range []struct {
+		name   string
+		engine string
+		ds     *engines.Dataset
+		budget time.Duration
+		want   string
+	}{
+		{"tiny table", engines.Hybrid, tiny, time.Minute, "too few interactions to carve a validation split"},
+		{"zero budget", engines.Hybrid, small(), 0, "the tuning budget is 0"},
+		{"budget below one training", engines.Hybrid, small(), time.Millisecond, "too small to tune"},
+		{"nothing to tune", engines.ContentBased, small(), time.Minute, "no hyperparameters"},
+	} {
+		rep, err := Search(context.Background(), c.engine, c.ds, Options{Budget: c.budget, Seed: 9})
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		if !strings.Contains(rep.Skipped, c.want) || rep.Trials != 0 || rep.Validation != nil {
+			t.Errorf("%s: skipped %q after %d trials, want %q", c.name, rep.Skipped, rep.Trials, c.want)
+		}
+		if !reflect.DeepEqual(rep.Config, engines.TrainConfig{Seed: 9}) {
+			t.Errorf("%s: config %+v, want the defaults", c.name, rep.Config)
+		}
+	}
+}
+
+// countdownCtx is cancelled after a number of Err calls: a cancellation at a known point of a search,
+// whatever the speed of the machine.
+type countdownCtx struct {
+	context.Context
+	left atomic.Int64
+}
+
+func (c *countdownCtx) Err() error {
+	if c.left.Add(-1) < 0 {
+		return context.Canceled
+	}
+	return nil
+}
+
+func TestSearchCancelled(t *testing.T) {
+	ds := small()
+	engine := engines.Hybrid
+	if raceEnabled {
+		engine = engines.ISVD // the same search loop; hybrid's trials take seconds under -race
+	}
+	// how many checks a whole search makes, then cancel half way
+	probe := &countdownCtx{Context: context.Background()}
+	probe.left.Store(1 << 40)
+	if _, err := Search(probe, engine, ds, Options{Budget: time.Second, Seed: 1, Workers: 2}); err != nil {
+		t.Fatal(err)
+	}
+	checks := 1<<40 - probe.left.Load()
+	ctx := &countdownCtx{Context: context.Background()}
+	ctx.left.Store(checks / 2)
+	rep, err := Search(ctx, engine, ds, Options{Budget: time.Second, Seed: 1, Workers: 2})
+	if !errors.Is(err, context.Canceled) || rep != nil {
+		t.Errorf("search cancelled half way: %v, %v", rep, err)
+	}
+}

@@ -201,14 +201,7 @@ func flite(t testing.TB, text string) []byte {
 	return b
 }
 
-func dialogueGrammar() speech.GrammarSource {
-	patterns, slots := dialogue.Grammar("en")
-	src := speech.GrammarSource{Slots: slots, Courtesy: dialogue.Courtesy("en")}
-	for _, p := range patterns {
-		src.Patterns = append(src.Patterns, p.Text)
-	}
-	return src
-}
+func dialogueGrammar() speech.GrammarSource { return dialogue.GrammarSpecOf("en") }
 
 func recognitionPool(t testing.TB, size int, log *logTo) *Recognition {
 	t.Helper()

@@ -250,9 +250,14 @@ func (s *Server) build(ctx context.Context) error {
 		Music:     tracks,
 		MusicURL:  endpoints.MusicPath,
 		Knowledge: &knowledge.Items{Items: s.Items, Users: prefs, Places: s.Tracking, Now: cfg.Now},
-		OnTopic:   s.nudgeLater,
-		Clock:     cfg.Now,
-		Logger:    cfg.Logger,
+		Recommendations: &knowledge.Films{Catalog: s.Recomm.Catalog, Recommender: s.Recomm.Recommender, Users: prefs,
+			Username: func(ctx context.Context, userID int64) (string, error) {
+				u, err := s.Accounts.User(ctx, userID)
+				return u.Username, err
+			}},
+		OnTopic: s.nudgeLater,
+		Clock:   cfg.Now,
+		Logger:  cfg.Logger,
 	})
 	if s.closeConversations, err = s.Dialogue.KeepConversationsIn(ctx, s.db); err != nil {
 		return err

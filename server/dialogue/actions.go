@@ -159,6 +159,14 @@ func (t *turn) handle(intent string, slots map[string]slotVal) reply {
 		r = t.email(slots)
 	case "weather", "news", "movies", "restaurants", "sports", "events", "tv":
 		r = t.info(intent, slots)
+	case "recommend_movies":
+		if t.e.cfg.Recommendations == nil {
+			// without a recommendation service, the films on near the user are the honest answer
+			intent = "movies"
+			r = t.info(intent, slots)
+			break
+		}
+		r = t.recommendMovies()
 	case "time":
 		r = t.timeNow(slots)
 	case "date":

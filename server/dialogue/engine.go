@@ -42,6 +42,9 @@ type Config struct {
 	// Knowledge answers the information intents (weather, news ...).
 	// Without it those intents say they have no data.
 	Knowledge Knowledge
+	// Recommendations answers "recommend me a movie" from the
+	// recommendation service; without it the engine says it cannot.
+	Recommendations Recommendations
 	// Music is the library for PLAY_MUSIC; MusicURL turns a track id into
 	// the URL the client plays.
 	Music    []Track
@@ -72,7 +75,10 @@ type Request struct {
 	Lat, Lon *float64       // the user's position, when known
 	Ref      int64          // conversation to continue; 0 for none
 	UserID   int64
-	Now      time.Time // default Config.Clock()
+	// Workspace is the user's workspace (for per-workspace services such
+	// as recommendations); 0 when unknown.
+	Workspace int64
+	Now       time.Time // default Config.Clock()
 	// Explain asks for Response.Explain: how the query was read.
 	Explain bool
 }

@@ -519,7 +519,7 @@ func TestGrammarData(t *testing.T) {
 	actions := []string{"SET_ALARM", "DELETE_ALARM", "SET_TIMER", "DELETE_TIMER", "SET_CRONO", "RESET_CRONO", "SET_APPOINTMENT",
 		"PLAY_MUSIC", "POWER", "CHANNEL_SELECT", "MAKE_CALL", "VOLUME_UPDATE", "BRIGHTNESS_UPDATE", "ACTIVATE",
 		"DEACTIVATE", "OPEN_APP", "OPEN_BROWSER", "OPEN_URL", "NAVIGATE", "SEND_SMS", "SEND_EMAIL",
-		"weather", "news", "movies", "restaurants", "sports", "events", "tv", "time", "date", "help",
+		"weather", "news", "movies", "recommend_movies", "restaurants", "sports", "events", "tv", "time", "date", "help",
 		"greeting", "thanks", "how_are_you", "who_are_you", "goodbye", "joke", "cancel"}
 	sayKeys := map[string][]string{}
 	for _, lang := range languages {

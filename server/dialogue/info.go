@@ -17,7 +17,9 @@ const (
 
 func isNoData(err error) bool { return errors.Is(err, ErrNoData) }
 
-func (t *turn) asker() Asker { return Asker{UserID: t.req.UserID, Lang: t.lang} }
+func (t *turn) asker() Asker {
+	return Asker{UserID: t.req.UserID, Workspace: t.req.Workspace, Lang: t.lang}
+}
 
 func (t *turn) userWhere() Where { return Where{Lat: t.req.Lat, Lon: t.req.Lon} }
 

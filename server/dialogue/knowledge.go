@@ -37,8 +37,27 @@ type Where struct {
 
 // Asker says who asks and in which language, for personal order.
 type Asker struct {
-	UserID int64
-	Lang   string
+	UserID    int64
+	Workspace int64 // the workspace the user belongs to, for per-workspace services (recommendations)
+	Lang      string
+}
+
+// Recommendations answers "recommend me a movie" for the asker from the
+// recommendation service. A workspace without a film table answers
+// ErrNoData, and the engine then says how to get one.
+type Recommendations interface {
+	Movies(ctx context.Context, a Asker, n int) (Picks, error)
+}
+
+// Picks are films chosen for the asker, with where the choice came from,
+// so the answer says it truthfully.
+type Picks struct {
+	Titles []string
+	// Basis is "ratings" (the asker's own ratings), "interests" (the genres
+	// of their movie survey, Genres) or "popular" (what people here watch
+	// most).
+	Basis  string
+	Genres []string
 }
 
 type WeatherQuery struct {

@@ -63,7 +63,7 @@ func dialogueRequest(r *http.Request, q string) (dialogue.Request, error) {
 		return dialogue.Request{}, err
 	}
 	return dialogue.Request{Query: q, Lang: language(r), TimeZone: tz, Lat: ri.Lat, Lon: ri.Lon, Ref: ri.Ref,
-		UserID: httpapi.User(r.Context())}, nil
+		UserID: httpapi.User(r.Context()), Workspace: httpapi.Workspace(r.Context())}, nil
 }
 
 // queryText reads q from a JSON body {"q": "..."}, a form body, or the

@@ -45,3 +45,78 @@ func TestSampleCatalogFromTheEmptyState(t *testing.T) {
 		t.Fatalf("tables after the sample: %d\n%s", r.list.Len(), a.View())
 	}
 }
+
+// sampleScreen is the screen on a platform with the sample catalog loaded, sandbox-movies open.
+func sampleScreen(t *testing.T, w, h int) (*uitest.Host, *Model) {
+	c := platform(t)
+	a, r := screenAs(t, c, "u_0000000000aa", w, h)
+	press(t, a, "s")
+	press(t, a, "j") // sandbox-food, sandbox-movies, sandbox-news
+	press(t, a, "enter")
+	if r.table != "sandbox-movies" {
+		t.Fatalf("opened %q", r.table)
+	}
+	return a, r
+}
+
+func recKeys(r *Model) []string {
+	var out []string
+	for _, row := range r.person.recs.Rows() {
+		out = append(out, row.Key)
+	}
+	return out
+}
+
+func TestRatingsOnScreenChangeTheRecommendations(t *testing.T) {
+	a, r := sampleScreen(t, 120, 40)
+	v := a.View()
+	if !strings.Contains(v, "m01  The Last Lighthouse") || !strings.Contains(v, "More like this") || !strings.Contains(v, "runtime  118") {
+		t.Fatalf("the items tab does not show titles and the detail table:\n%s", v)
+	}
+	press(t, a, "5") // The Last Lighthouse
+	if !a.HasToast("rated The Last Lighthouse: 5") {
+		t.Fatalf("no rating notice: %q", a.Toast())
+	}
+	press(t, a, "tab")
+	press(t, a, "tab") // For you
+	if r.tab != tabForYou || r.person == nil || !r.person.mine {
+		t.Fatalf("not on For you: %v", r.tab)
+	}
+	before := recKeys(r)
+	if len(before) == 0 || !strings.Contains(a.View(), "The Last Lighthouse") {
+		t.Fatalf("no recommendations or no history after a rating:\n%s", a.View())
+	}
+	first := r.title(before[0])
+	press(t, a, "4") // the first recommendation
+	if !a.HasToast("rated " + first + ": 4") {
+		t.Fatalf("rating a recommendation: %q", a.Toast())
+	}
+	after := recKeys(r)
+	if len(after) == 0 || after[0] == before[0] || strings.Join(after, ",") == strings.Join(before, ",") {
+		t.Fatalf("recommendations did not change after a rating:\nbefore %v\nafter %v", before, after)
+	}
+	if v := a.View(); !strings.Contains(v, "4    "+first) {
+		t.Fatalf("the history does not show the new rating first:\n%s", v)
+	}
+	press(t, a, "9")
+	press(t, a, "l")
+	if !a.HasToast("rated") {
+		t.Fatalf("l does not rate with the top value: %q", a.Toast())
+	}
+}
+
+func TestRatingRefusedOutsideTheRangeAndWithoutAUserID(t *testing.T) {
+	a, r := sampleScreen(t, 80, 24)
+	r.info.rating.MinValue = ptr(2.0)
+	press(t, a, "1")
+	if !a.HasToast("rating runs from 2 to 5 here") {
+		t.Fatalf("out of range: %q", a.Toast())
+	}
+	r.ctx.Session.Username = ""
+	press(t, a, "3")
+	if !a.HasToast("log out (alt+l) and sign in again") {
+		t.Fatalf("no user id: %q", a.Toast())
+	}
+}
+
+func ptr[T any](v T) *T { return &v }

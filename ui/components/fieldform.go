@@ -67,7 +67,7 @@ func NewFieldForm(pc *common.Context, title string, fields ...*FormField) *Field
 func (f *FieldForm) SetWidth(w int) {
 	f.width = w
 	for _, fl := range f.Fields {
-		fl.input.Width = max(w-f.labelWidth()-3, 10)
+		fl.input.Width = max(w-f.labelWidth()-6, 10)
 	}
 }
 

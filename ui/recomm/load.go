@@ -327,7 +327,7 @@ func (r *Model) fetchDetail() tea.Cmd {
 		m.lines = append(m.lines, "", "More like this")
 		switch {
 		case err != nil:
-			m.lines = append(m.lines, "  "+common.Describe(err))
+			m.lines = append(m.lines, common.Wrap(recommendHint(err, false), components.DetailWidth-2)...)
 		case len(like) == 0:
 			m.lines = append(m.lines, "  (nothing yet: the table needs interactions and a training)")
 		}

@@ -158,12 +158,18 @@ func (r *Model) gotPerson(msg personMsg) tea.Cmd {
 
 // explainRecommendError says what to do when a table cannot recommend yet.
 func (r *Model) explainRecommendError(err error) string {
+	return recommendHint(err, r.person != nil && r.person.mine)
+}
+
+// recommendHint words a refused recommendation as what to do next; mine is a request for the
+// person at the keyboard.
+func recommendHint(err error, mine bool) string {
 	var api *client.APIError
 	if ok := asAPI(err, &api); ok && api.Status == 404 {
 		if strings.Contains(api.Description, "model") || strings.Contains(api.Description, "train") {
 			return "This table's engine has no trained model yet: press t to train it."
 		}
-		if r.person != nil && r.person.mine {
+		if mine {
 			return "You have no ratings in this table yet: rate a few items on the Items tab (1-5, l to like)."
 		}
 	}

@@ -208,7 +208,6 @@ func TestCatalogFormsCheckInPlace(t *testing.T) {
 	}
 }
 
-
 func TestImportAFileWithTrueCounts(t *testing.T) {
 	c := filmsTable(t)
 	dir := t.TempDir()

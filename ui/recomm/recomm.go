@@ -34,7 +34,7 @@ const recommPage = 100
 
 type recommKeys struct {
 	Open, Back, NextTab, PrevTab, Refresh, Search, Filter, Rate, Like, Train, New, Import,
-	Sample, MovieLens, Engines, Display key.Binding
+	Sample, MovieLens, Engines, Display, NewAttribute, NewInteraction key.Binding
 }
 
 // tableInfo is what the screen needs to know of the open table.
@@ -84,22 +84,24 @@ type Model struct {
 func New(pc *common.Context) *Model {
 	return &Model{ctx: pc, list: components.NewRowList(pc), details: map[string][]string{}, titles: map[string]string{},
 		input: components.NewInputField(pc), keys: recommKeys{
-			Open:      common.WithHelp(common.Keys.Open, "enter", "open"),
-			Back:      common.WithHelp(common.Keys.Back, "esc", "back"),
-			NextTab:   key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab/shift+tab", "next/previous tab")),
-			PrevTab:   key.NewBinding(key.WithKeys("shift+tab")),
-			Refresh:   common.Keys.Refresh,
-			Search:    key.NewBinding(key.WithKeys("/"), key.WithHelp("/", "search titles")),
-			Filter:    key.NewBinding(key.WithKeys("f"), key.WithHelp("f", "filter (RSQL)")),
-			Rate:      key.NewBinding(key.WithKeys("1", "2", "3", "4", "5"), key.WithHelp("1-5", "rate")),
-			Like:      key.NewBinding(key.WithKeys("l"), key.WithHelp("l", "like")),
-			Train:     key.NewBinding(key.WithKeys("t"), key.WithHelp("t", "train")),
-			New:       key.NewBinding(key.WithKeys("n"), key.WithHelp("n", "new")),
-			Import:    key.NewBinding(key.WithKeys("i"), key.WithHelp("i", "import a file")),
-			Sample:    key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "load the sample catalog")),
-			MovieLens: key.NewBinding(key.WithKeys("m"), key.WithHelp("m", "import MovieLens")),
-			Engines:   key.NewBinding(key.WithKeys("e"), key.WithHelp("e", "engines to compare")),
-			Display:   key.NewBinding(key.WithKeys("d"), key.WithHelp("d", "name items by this attribute")),
+			Open:           common.WithHelp(common.Keys.Open, "enter", "open"),
+			Back:           common.WithHelp(common.Keys.Back, "esc", "back"),
+			NextTab:        key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab/shift+tab", "tabs")),
+			PrevTab:        key.NewBinding(key.WithKeys("shift+tab")),
+			Refresh:        common.Keys.Refresh,
+			Search:         key.NewBinding(key.WithKeys("/"), key.WithHelp("/", "search titles")),
+			Filter:         key.NewBinding(key.WithKeys("f"), key.WithHelp("f", "filter (RSQL)")),
+			Rate:           key.NewBinding(key.WithKeys("1", "2", "3", "4", "5"), key.WithHelp("1-5", "rate")),
+			Like:           key.NewBinding(key.WithKeys("l"), key.WithHelp("l", "like")),
+			Train:          key.NewBinding(key.WithKeys("t"), key.WithHelp("t", "train")),
+			New:            key.NewBinding(key.WithKeys("n"), key.WithHelp("n", "new table")),
+			Import:         key.NewBinding(key.WithKeys("i"), key.WithHelp("i", "import a file")),
+			Sample:         key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "sample catalog")),
+			MovieLens:      key.NewBinding(key.WithKeys("m"), key.WithHelp("m", "import MovieLens")),
+			Engines:        key.NewBinding(key.WithKeys("e"), key.WithHelp("e", "engines to compare")),
+			Display:        key.NewBinding(key.WithKeys("d"), key.WithHelp("d", "name items by this attribute")),
+			NewAttribute:   key.NewBinding(key.WithKeys("n"), key.WithHelp("n", "new attribute")),
+			NewInteraction: key.NewBinding(key.WithKeys("n"), key.WithHelp("n", "new interaction type")),
 		}}
 }
 
@@ -184,17 +186,22 @@ func (r *Model) ShortHelp() []key.Binding {
 	k := r.keys
 	switch {
 	case r.table == "":
+		if r.list.Len() == 0 {
+			return []key.Binding{k.Sample, k.MovieLens, k.New}
+		}
 		return []key.Binding{k.Open, k.Sample, k.MovieLens, k.New}
 	case r.tab == tabItems:
-		return []key.Binding{k.NextTab, k.Search, k.Rate, k.Open, k.Back}
+		return []key.Binding{k.Rate, k.Search, k.Filter, k.Open, k.NextTab}
 	case r.tab == tabForYou:
-		return []key.Binding{k.NextTab, k.Rate, k.Like, k.Train, k.Back}
+		return []key.Binding{k.Rate, k.Like, k.Train, k.NextTab}
 	case r.tab == tabCompare:
-		return []key.Binding{k.NextTab, k.Engines, k.Train, k.Back}
-	case r.tab == tabAttributes, r.tab == tabInteractions:
-		return []key.Binding{k.NextTab, k.New, k.Import, k.Back}
+		return []key.Binding{k.Engines, k.Train, k.NextTab}
+	case r.tab == tabAttributes:
+		return []key.Binding{k.NewAttribute, k.Display, k.Import, k.NextTab}
+	case r.tab == tabInteractions:
+		return []key.Binding{k.NewInteraction, k.Import, k.NextTab}
 	}
-	return []key.Binding{k.NextTab, k.Search, k.Open, k.Back}
+	return []key.Binding{k.Search, k.Open, k.NextTab}
 }
 
 func (r *Model) FullHelp() [][]key.Binding {
@@ -533,7 +540,7 @@ func (r *Model) View() string {
 func (r *Model) listWithDetail() string {
 	t := r.ctx.Theme
 	body := r.list.View()
-	if r.width < 100 {
+	if r.width < 100 || r.table == "" {
 		return body
 	}
 	var detail []string

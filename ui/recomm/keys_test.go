@@ -13,8 +13,11 @@ import (
 
 // filmsTable makes a table of 12 films with numeric ids, a title, a year and a rating type, and
 // returns the platform's client.
-func filmsTable(t *testing.T) *client.Client {
-	c := platform(t)
+func filmsTable(t *testing.T) *client.Client { return filmsTableN(t, 12, 6) }
+
+// filmsTableN is filmsTable with n films and users people.
+func filmsTableN(t testing.TB, n, users int) *client.Client {
+	c := platformTB(t)
 	ctx := context.Background()
 	must := func(err error) {
 		t.Helper()
@@ -26,12 +29,12 @@ func filmsTable(t *testing.T) *client.Client {
 		Attributes: []client.Attribute{{AttributeID: "title", Type: client.TypeString}, {AttributeID: "year", Type: client.TypeInt, Indexed: true}}}))
 	lo, hi := 1.0, 5.0
 	must(c.Recomm.CreateInteraction(ctx, "films", client.Interaction{InteractionID: "rating", Type: client.InteractionContinuous, Weight: 1, MinValue: &lo, MaxValue: &hi}))
-	for i := 1; i <= 12; i++ {
+	for i := 1; i <= n; i++ {
 		must(c.Recomm.CreateItem(ctx, "films", fmt.Sprint(i), map[string]any{"title": fmt.Sprintf("Film number %d", i), "year": 1990 + i}))
 	}
-	for u := 1; u <= 6; u++ {
+	for u := 1; u <= users; u++ {
 		must(c.Recomm.CreateUser(ctx, fmt.Sprintf("v%d", u), nil))
-		for i := 1; i <= 12; i++ {
+		for i := 1; i <= n; i++ {
 			if (i+u)%3 != 0 {
 				v := float64(1 + (i*u)%5)
 				must(c.Recomm.AddRecord(ctx, "films", "rating", fmt.Sprintf("v%d", u), fmt.Sprint(i), client.NewRecord{Timestamp: int64(1000*u + i), Value: &v}))

@@ -11,7 +11,9 @@ import (
 )
 
 // platform is a real in-process platform and a client of it.
-func platform(t *testing.T) *client.Client {
+func platform(t *testing.T) *client.Client { return platformTB(t) }
+
+func platformTB(t testing.TB) *client.Client {
 	p := servertest.Start(t, server.Config{MinInteractions: 5})
 	c, err := client.New(client.Config{BaseURL: p.BaseURL, PublicKey: p.PublicKey, PrivateKey: p.PrivateKey, MaxRetries: -1})
 	if err != nil {
@@ -22,10 +24,17 @@ func platform(t *testing.T) *client.Client {
 
 // screenAs is the screen signed in as a person whose platform handle is me.
 func screenAs(t *testing.T, c *client.Client, me string, w, h int) (*uitest.Host, *Model) {
+	return screenAsTB(t, c, me, w, h)
+}
+
+func screenAsTB(t testing.TB, c *client.Client, me string, w, h int) (*uitest.Host, *Model) {
 	pc := uitest.Context(c, true)
 	pc.Session.Username = me
 	m := New(pc)
-	return uitest.NewHost(t, m, w, h), m
+	m.SetSize(w, h)
+	host := &uitest.Host{Screen: m}
+	uitest.Drive(t, host, m.Init())
+	return host, m
 }
 
 func TestSampleCatalogFromTheEmptyState(t *testing.T) {

@@ -28,6 +28,7 @@ const movieLensTable = "movies"
 // import or a training; it has parts (imports, trainings) watched until each ends.
 type job struct {
 	label   string
+	next    string // what to do once it ended well
 	parts   []*jobPart
 	summary string
 	failed  bool
@@ -153,6 +154,9 @@ func (r *Model) jobStatus(msg jobStatusMsg) tea.Cmd {
 	}
 	j.summary = strings.Join(parts, "; ")
 	text := j.label + " done: " + j.summary
+	if j.next != "" {
+		text = j.label + " done: " + j.next
+	}
 	if j.failed {
 		text = j.label + " failed: " + j.summary
 	}
@@ -226,7 +230,8 @@ func (r *Model) loadSample() tea.Cmd {
 		if err != nil {
 			return jobStartedMsg{err: err}
 		}
-		j := &job{label: fmt.Sprintf("sample catalog (%d tables, %d users)", len(sum.Tables), sum.Users)}
+		j := &job{label: fmt.Sprintf("sample catalog (%d tables, %d users)", len(sum.Tables), sum.Users),
+			next: "open sandbox-movies, rate a few films with 1-5, then tab to For you"}
 		for _, t := range sum.Tables {
 			j.parts = append(j.parts, &jobPart{what: "training", table: t.TableID, id: t.TrainRequestID, training: true, status: client.StatusQueued})
 		}
@@ -312,7 +317,7 @@ func (r *Model) importMovieLens(dir string) tea.Cmd {
 		if err := c.Storage.CreateFolder(ctx, importFolder); err != nil && !client.IsCode(err, "EntityAlreadyExists") {
 			return jobStartedMsg{err: err}
 		}
-		j := &job{label: "MovieLens into " + movieLensTable}
+		j := &job{label: "MovieLens into " + movieLensTable, next: "open " + movieLensTable + " and rate a few films with 1-5"}
 		// jobs of a workspace start in the order they were accepted: users and movies before
 		// the ratings that name them, the training last
 		for _, s := range ml.Steps() {

@@ -318,6 +318,12 @@ func (r *Model) fetchDetail() tea.Cmd {
 			m.err = err
 			return m
 		}
+		if display == "" {
+			// the table's info may still be on its way
+			if t, err := rc.Table(ctx, table, false); err == nil {
+				display = t.DisplayAttribute
+			}
+		}
 		m.lines = attributeTable(v)
 		opt := client.RecommendOptions{Limit: 8}
 		if display != "" {

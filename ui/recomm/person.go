@@ -184,9 +184,9 @@ func engineNote(engine string) string {
 	case client.EngineContentBased:
 		return "content_based reads your ratings at every request"
 	case client.EngineHybrid, client.EngineFM:
-		return engine + " uses your new ratings at once while it was not trained on you; t trains it on everyone's"
+		return engine + " takes your new ratings at once; t retrains it on everyone's"
 	case client.EnginePopular:
-		return "popular changes only with a training: press t after rating"
+		return "popular changes only with a training: t trains"
 	case client.EngineEnsemble:
 		return "the ensemble changes with its engines' trainings: t trains"
 	}
@@ -302,7 +302,7 @@ func (r *Model) personViewText() string {
 	}
 	who := "user " + p.user
 	if p.mine {
-		who = "you (" + p.user + ")"
+		who = "you"
 	}
 	head := t.Muted.Render(common.AnsiFit(fmt.Sprintf("for %s · %s", who, engineNote(r.info.engine)), r.width))
 	var left []string
@@ -342,8 +342,9 @@ func (r *Model) personViewText() string {
 	for i := range right {
 		right[i] = common.AnsiFit(right[i], rw)
 	}
-	return head + "\n" + lipgloss.JoinHorizontal(lipgloss.Top, lipgloss.NewStyle().Width(lw).Render(strings.Join(left, "\n")),
-		" "+t.Border.Render("│")+" ", strings.Join(right, "\n"))
+	leftText := lipgloss.NewStyle().Width(lw).Render(strings.Join(left, "\n"))
+	bar := strings.TrimSuffix(strings.Repeat(" "+t.Border.Render("│")+" \n", max(lipgloss.Height(leftText), len(right))), "\n")
+	return head + "\n" + lipgloss.JoinHorizontal(lipgloss.Top, leftText, bar, strings.Join(right, "\n"))
 }
 
 // because words why an item is recommended, where the engine said.
@@ -355,5 +356,5 @@ func (r *Model) because(reasons []client.Reason) string {
 	for _, b := range reasons {
 		parts = append(parts, fmt.Sprintf("%s (%.0f)", r.title(b.ItemID), b.Match))
 	}
-	return "because you liked " + strings.Join(parts, ", ")
+	return "because you rated " + strings.Join(parts, ", ")
 }

@@ -147,7 +147,11 @@ func (r *Model) SetSize(w, h int) {
 		r.form.SetWidth(w)
 	}
 	if r.person != nil {
-		r.person.recs.SetSize(r.personListWidth(), r.bodyHeight()-2)
+		h := r.bodyHeight() - 3
+		if w < 100 {
+			h -= 6 // the history goes under the list
+		}
+		r.person.recs.SetSize(r.personListWidth(), max(h, 3))
 	}
 }
 
@@ -501,7 +505,7 @@ func (r *Model) View() string {
 	if r.table == "" {
 		head := fmt.Sprintf("%d tables", r.list.Len())
 		if r.list.Len() > 0 {
-			head += " · enter opens one · s sample catalog · m MovieLens · n new table"
+			head += " · enter opens one"
 		}
 		out = append(out, t.Header.Render(common.AnsiFit(head, r.width)))
 	} else {

@@ -276,3 +276,28 @@ func TestImportMovieLensFromADirectory(t *testing.T) {
 		t.Fatalf("a directory without MovieLens: %q", a.Toast())
 	}
 }
+
+func TestRefreshShowsWhatChangedElsewhere(t *testing.T) {
+	c := filmsTable(t)
+	a, r := screenAs(t, c, "u_0000000000ff", 80, 24)
+	press(t, a, "enter")
+	if err := c.Recomm.CreateItem(context.Background(), "films", "13", map[string]any{"title": "Film number 13"}); err != nil {
+		t.Fatal(err)
+	}
+	if r.list.Len() != 12 {
+		t.Fatalf("%d rows before r", r.list.Len())
+	}
+	press(t, a, "r")
+	if r.list.Len() != 13 || !strings.Contains(a.View(), "13  Film number 13") {
+		t.Fatalf("r did not reload:\n%s", a.View())
+	}
+	press(t, a, "tab")
+	press(t, a, "tab") // For you, on an isvd never trained
+	if !strings.Contains(a.View(), "no trained model yet: press t to train it") || !strings.Contains(a.View(), "isvd learns each rating at once") {
+		t.Fatalf("For you does not say what to do:\n%s", a.View())
+	}
+	press(t, a, "t")
+	if !strings.Contains(a.View(), "You have no ratings in this table yet") {
+		t.Fatalf("after training, For you does not ask for ratings:\n%s", a.View())
+	}
+}

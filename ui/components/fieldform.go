@@ -178,7 +178,7 @@ func (f *FieldForm) View() string {
 			lines = append(lines, t.Error.Render(common.Fit("  "+strings.Repeat(" ", lw)+" ✗ "+fl.problem, f.width)))
 		}
 	}
-	help := "tab/↓ next field · shift+tab/↑ previous · enter on the last field sends · esc cancels"
+	help := "tab next field · shift+tab back · enter on the last field sends · esc cancels"
 	if f.Fields[f.focus].Complete != nil {
 		help = "tab completes the path · ↓ next field · enter sends · esc cancels"
 	}

@@ -504,6 +504,9 @@ func (r *Model) View() string {
 	var out []string
 	if r.table == "" {
 		head := fmt.Sprintf("%d tables", r.list.Len())
+		if r.list.Len() == 1 {
+			head = "1 table"
+		}
 		if r.list.Len() > 0 {
 			head += " · enter opens one"
 		}

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
@@ -28,7 +29,8 @@ const movieLensTable = "movies"
 // import or a training; it has parts (imports, trainings) watched until each ends.
 type job struct {
 	label   string
-	next    string // what to do once it ended well
+	next    string          // what to do once it ended well
+	upload  *uploadProgress // while a local file goes to storage
 	parts   []*jobPart
 	summary string
 	failed  bool
@@ -73,6 +75,9 @@ func (r *Model) jobStarted(msg jobStartedMsg) tea.Cmd {
 	}
 	r.jobs = append(r.jobs, msg.job)
 	r.SetSize(r.width, r.height)
+	if msg.job.upload != nil {
+		return r.uploadTick(msg.job)
+	}
 	return tea.Batch(r.reload(), r.pollJob(msg.job))
 }
 
@@ -197,9 +202,14 @@ func (r *Model) jobLines() []string {
 	var out []string
 	for _, j := range r.jobs[max(len(r.jobs)-3, 0):] {
 		var line string
-		if j.ended {
+		switch {
+		case j.ended:
 			line = j.label + ": " + j.summary
-		} else {
+		case j.upload != nil:
+			done, total := j.upload.done.Load(), j.upload.total.Load()
+			line = fmt.Sprintf("%s uploading %s %s of %s", j.label, components.ProgressBar(float64(done)/float64(max(total, 1)), 12),
+				common.HumanSize(done), common.HumanSize(total))
+		default:
 			done, current := 0, ""
 			for _, p := range j.parts {
 				if p.ended() {
@@ -252,37 +262,70 @@ func (r *Model) train() tea.Cmd {
 	})
 }
 
-// importFile uploads a local file to storage and imports it into the table.
+// importFile uploads a local file to storage and imports it into the table; the job shows the
+// upload's progress, then the import's.
 func (r *Model) importFile(kind client.ImportKind, path string) tea.Cmd {
 	c, table := r.ctx.Client, r.table
 	path = components.ExpandHome(path)
-	return r.ctx.Task("uploading "+filepath.Base(path), func(ctx context.Context) tea.Msg {
+	name := filepath.Base(path)
+	j := &job{label: "import of " + name, upload: &uploadProgress{}}
+	up := j.upload
+	return tea.Batch(func() tea.Msg { return jobStartedMsg{job: j} }, r.ctx.Task("uploading "+name, func(ctx context.Context) tea.Msg {
+		fail := func(err error) tea.Msg { return jobUploadedMsg{job: j, err: err} }
 		f, err := os.Open(path)
 		if err != nil {
-			return jobStartedMsg{err: err}
+			return fail(err)
 		}
 		defer f.Close()
 		info, err := f.Stat()
 		if err != nil {
-			return jobStartedMsg{err: err}
+			return fail(err)
 		}
 		if info.IsDir() {
-			return jobStartedMsg{err: fmt.Errorf("%s is a directory: choose a CSV or JSON file", path)}
+			return fail(fmt.Errorf("%s is a directory: choose a CSV or JSON file", path))
 		}
-		name := filepath.Base(path)
+		up.total.Store(info.Size())
 		if err := c.Storage.CreateFolder(ctx, importFolder); err != nil && !client.IsCode(err, "EntityAlreadyExists") {
-			return jobStartedMsg{err: err}
+			return fail(err)
 		}
-		if _, err := c.Storage.Upload(ctx, importFolder, name, f, info.Size(), nil); err != nil {
-			return jobStartedMsg{err: fmt.Errorf("upload %s: %w", name, err)}
+		if _, err := c.Storage.Upload(ctx, importFolder, name, f, info.Size(), func(done, _ int64) { up.done.Store(done) }); err != nil {
+			return fail(fmt.Errorf("upload %s: %w", name, err))
 		}
 		format := client.FormatCSV
 		if strings.EqualFold(filepath.Ext(name), ".json") {
 			format = client.FormatJSON
 		}
 		p, err := startImport(ctx, c.Recomm, kind, table, "storage://"+importFolder+"/"+name, format)
-		return jobStartedMsg{job: &job{label: "import of " + name, parts: []*jobPart{p}}, err: err}
-	})
+		return jobUploadedMsg{job: j, part: p, err: err}
+	}))
+}
+
+// uploadProgress is written by the upload's command and read when the screen is drawn.
+type uploadProgress struct{ done, total atomic.Int64 }
+
+type jobUploadedMsg struct {
+	job  *job
+	part *jobPart
+	err  error
+}
+
+func (m jobUploadedMsg) Failed() error { return m.err }
+
+type uploadTickMsg struct{ job *job }
+
+func (r *Model) uploadTick(j *job) tea.Cmd {
+	return tea.Tick(200*time.Millisecond, func(time.Time) tea.Msg { return uploadTickMsg{job: j} })
+}
+
+func (r *Model) jobUploaded(msg jobUploadedMsg) tea.Cmd {
+	j := msg.job
+	j.upload = nil
+	if msg.err != nil {
+		j.ended, j.failed, j.summary = true, true, common.Describe(msg.err)
+		return common.ToastErr(j.label + " failed: " + j.summary)
+	}
+	j.parts = []*jobPart{msg.part}
+	return r.pollJob(j)
 }
 
 func startImport(ctx context.Context, rc *client.RecommService, kind client.ImportKind, table, url, format string) (*jobPart, error) {

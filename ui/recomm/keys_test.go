@@ -301,3 +301,24 @@ func TestRefreshShowsWhatChangedElsewhere(t *testing.T) {
 		t.Fatalf("after training, For you does not ask for ratings:\n%s", a.View())
 	}
 }
+
+func TestImportShowsTheUploadAndRefusesAMissingFile(t *testing.T) {
+	c := filmsTable(t)
+	a, r := screenAs(t, c, "u_0000000000ab", 80, 24)
+	j := &job{label: "import of big.csv", upload: &uploadProgress{}}
+	j.upload.total.Store(4096)
+	j.upload.done.Store(1024)
+	r.jobs = append(r.jobs, j)
+	if v := a.View(); !strings.Contains(v, "import of big.csv uploading [###.........] 1 KiB of 4 KiB") {
+		t.Fatalf("the upload's progress is not shown:\n%s", v)
+	}
+	r.jobs = nil
+	press(t, a, "enter")
+	press(t, a, "i")
+	press(t, a, "tab")
+	typeText(t, a, filepath.Join(t.TempDir(), "nothing-here.csv"))
+	press(t, a, "enter")
+	if !a.HasToast("import of nothing-here.csv failed") || !strings.Contains(a.Toast(), "no such file") {
+		t.Fatalf("a missing file: %q", a.Toast())
+	}
+}

@@ -324,6 +324,13 @@ func (r *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return r, tea.Batch(common.Toast(msg.what), r.reload())
 	case jobStartedMsg:
 		return r, r.jobStarted(msg)
+	case jobUploadedMsg:
+		return r, r.jobUploaded(msg)
+	case uploadTickMsg:
+		if msg.job.upload != nil {
+			return r, r.uploadTick(msg.job)
+		}
+		return r, nil
 	case jobPollMsg:
 		return r, r.pollJob(msg.job)
 	case jobStatusMsg:

@@ -304,7 +304,11 @@ func (r *Model) personViewText() string {
 	if p.mine {
 		who = "you"
 	}
-	head := t.Muted.Render(common.AnsiFit(fmt.Sprintf("for %s · %s", who, engineNote(r.info.engine)), r.width))
+	note := engineNote(r.info.engine)
+	if !p.mine {
+		note = "engine " + r.info.engine + " · esc back to the users"
+	}
+	head := t.Muted.Render(common.AnsiFit(fmt.Sprintf("for %s · %s", who, note), r.width))
 	var left []string
 	left = append(left, t.Header.Render("Recommended"))
 	if p.err != "" {
@@ -312,7 +316,7 @@ func (r *Model) personViewText() string {
 	} else if p.loaded || p.recs.Len() > 0 {
 		left = append(left, p.recs.View())
 		if cur := p.recs.Current(); cur != nil {
-			left = append(left, t.Muted.Render(common.AnsiFit(r.because(p.because[cur.Key]), r.personListWidth())))
+			left = append(left, t.Muted.Render(common.AnsiFit(r.because(p.because[cur.Key], p.mine), r.personListWidth())))
 		}
 	}
 	var right []string
@@ -348,7 +352,7 @@ func (r *Model) personViewText() string {
 }
 
 // because words why an item is recommended, where the engine said.
-func (r *Model) because(reasons []client.Reason) string {
+func (r *Model) because(reasons []client.Reason, mine bool) string {
 	if len(reasons) == 0 {
 		return ""
 	}
@@ -356,5 +360,9 @@ func (r *Model) because(reasons []client.Reason) string {
 	for _, b := range reasons {
 		parts = append(parts, fmt.Sprintf("%s (%.0f)", r.title(b.ItemID), b.Match))
 	}
-	return "because you rated " + strings.Join(parts, ", ")
+	who := "they"
+	if mine {
+		who = "you"
+	}
+	return "because " + who + " rated " + strings.Join(parts, ", ")
 }

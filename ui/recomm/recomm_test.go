@@ -95,6 +95,9 @@ func TestRatingsOnScreenChangeTheRecommendations(t *testing.T) {
 	if len(before) == 0 || !strings.Contains(a.View(), "The Last Lighthouse") {
 		t.Fatalf("no recommendations or no history after a rating:\n%s", a.View())
 	}
+	if !strings.Contains(a.View(), "because you rated The Last Lighthouse") {
+		t.Fatalf("the recommendation under the cursor does not say why:\n%s", a.View())
+	}
 	first := r.title(before[0])
 	press(t, a, "4") // the first recommendation
 	if !a.HasToast("rated " + first + ": 4") {

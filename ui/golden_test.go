@@ -41,21 +41,31 @@ var goldenScreens = []goldenScreen{
 		send(tm, "alt+p")
 		waitFor(t, tm, "visits")
 	}},
-	{name: "recomm-attributes", signedIn: true, setup: uitest.RecommFixture, steps: func(t *testing.T, tm *teatest.TestModel) {
+	{name: "recomm-empty", signedIn: true, setup: uitest.RecommEmptyFixture, steps: func(t *testing.T, tm *teatest.TestModel) {
+		send(tm, "alt+r")
+		waitFor(t, tm, "sample")
+	}},
+	{name: "recomm-titled", signedIn: true, setup: uitest.RecommFixture, steps: func(t *testing.T, tm *teatest.TestModel) {
 		send(tm, "alt+r")
 		waitFor(t, tm, "books")
 		send(tm, "down", "enter")
-		waitFor(t, tm, "genre")
+		waitFor(t, tm, "Braveheart")
+		send(tm, "enter") // the detail over the whole width, loaded
+		waitFor(t, tm, "More like this")
+		send(tm, "esc") // the list, and beside it on wide terminals the detail pane
+		waitFor(t, tm, "Braveheart")
 	}},
 	{name: "recomm-side-by-side", signedIn: true, setup: uitest.RecommFixture, steps: func(t *testing.T, tm *teatest.TestModel) {
 		send(tm, "alt+r")
 		waitFor(t, tm, "books")
 		send(tm, "down", "enter")
-		waitFor(t, tm, "genre")
-		send(tm, "a")
-		tm.Type("item=f01 engine=popular vs=hybrid")
+		waitFor(t, tm, "Braveheart")
+		send(tm, "tab")
+		waitFor(t, tm, "> 7")
 		send(tm, "enter")
-		waitFor(t, tm, "f03")
+		waitFor(t, tm, "History")
+		send(tm, "tab", "tab")
+		waitFor(t, tm, "in common")
 	}},
 	{name: "items-movies", signedIn: true, setup: uitest.ItemsFixture, steps: func(t *testing.T, tm *teatest.TestModel) {
 		send(tm, "alt+i")

@@ -153,7 +153,7 @@ func cmdSignIn(ctx context.Context, p *platform, name, email, display string, st
 	if err != nil {
 		return err
 	}
-	sess := ui.Session{Token: tok.Token, Email: email, Name: display, Expires: tok.Expires}
+	sess := ui.Session{Token: tok.Token, Email: email, Name: display, Expires: tok.Expires, Username: tok.Username}
 	if tok.Username != "" && sess.Name == "" {
 		sess.Name = tok.Username
 	}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/harkhq/hark/client"
+	"github.com/harkhq/hark/client/recommimport"
 	"github.com/harkhq/hark/server"
 	"github.com/harkhq/hark/server/recomm/evaluate"
 	"github.com/harkhq/hark/server/servertest"
@@ -27,12 +28,13 @@ func BenchmarkRecommImportMovieLens(b *testing.B) {
 		b.Skipf("MovieLens data not found at %s: %v", dir, err)
 	}
 	isolate(b)
-	ml, err := openMovieLens(dir)
+	ml, err := recommimport.Open(dir)
 	if err != nil {
 		b.Fatal(err)
 	}
 	files := map[string][]byte{}
-	for name, fill := range map[string]func(*csv.Writer) error{"users.csv": ml.writeUsers, "movies.csv": ml.writeMovies, "ratings.csv": ml.writeRatings} {
+	for _, step := range ml.Steps() {
+		name, fill := map[client.ImportKind]string{client.ImportUsers: "users.csv", client.ImportItems: "movies.csv", client.ImportInteractions: "ratings.csv"}[step.Kind], step.Fill
 		var buf bytes.Buffer
 		w := csv.NewWriter(&buf)
 		if err := fill(w); err != nil {

@@ -340,7 +340,14 @@ func (s *Service) Login(ctx context.Context, req LoginRequest) (Token, error) {
 		return Token{}, apierr.New(http.StatusUnauthorized, apierr.InvalidCredentials, "wrong e-mail or password")
 	}
 	outcome = succeeded
-	return s.issue(ctx, userID, wsID)
+	tok, err := s.issue(ctx, userID, wsID)
+	if err != nil {
+		return Token{}, err
+	}
+	// the handle is the id other services (recommendations) know the person by, whatever way
+	// they signed in
+	err = s.db.QueryRowContext(ctx, `SELECT username FROM users WHERE id = ?`, userID).Scan(&tok.Username)
+	return tok, err
 }
 
 // Logout revokes the token at once.

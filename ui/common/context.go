@@ -21,6 +21,9 @@ type Session struct {
 	Email     string `json:"email,omitempty"`
 	Expires   int64  `json:"expires,omitempty"` // ms since the epoch
 	Anonymous bool   `json:"anonymous,omitempty"`
+	// Username is the platform's handle of the person (u_ and 12 hex digits): the id the
+	// recommendation service records their ratings under. Sessions kept before it existed lack it.
+	Username string `json:"username,omitempty"`
 }
 
 // SessionStore keeps the session and the anonymous external id between

@@ -1,105 +1,139 @@
+// Package recomm is the Recommendations screen: the workspace's tables, and inside a table its
+// items and users by title, the person's own recommendations (rated on screen), two engines side
+// by side, and the catalog (attributes, interaction types) with forms that check the contract's
+// rules before sending. Imports (a file, MovieLens, the sample catalog) run as jobs whose progress
+// shows under the list.
 package recomm
 
 import (
-	"context"
-	"encoding/json"
 	"fmt"
-	"github.com/harkhq/hark/ui/common"
-	"github.com/harkhq/hark/ui/components"
-	"sort"
-	"strconv"
 	"strings"
-	"time"
 
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
-	"github.com/charmbracelet/lipgloss"
 
 	"github.com/harkhq/hark/client"
+	"github.com/harkhq/hark/ui/common"
+	"github.com/harkhq/hark/ui/components"
 )
 
 type recommTab int
 
 const (
-	tabAttributes recommTab = iota
-	tabItems
+	tabItems recommTab = iota
 	tabUsers
+	tabForYou
+	tabCompare
+	tabAttributes
 	tabInteractions
-	tabRecommend
 )
 
-var recommTabNames = []string{"Attributes", "Items", "Users", "Interactions", "Recommend"}
+var recommTabNames = []string{"Items", "Users", "For you", "Compare", "Attributes", "Interactions"}
 
 const recommPage = 100
 
 type recommKeys struct {
-	Open, Back, NextTab, PrevTab, Refresh, Import, Train, Ask key.Binding
+	Open, Back, NextTab, PrevTab, Refresh, Search, Filter, Rate, Like, Train, New, Import,
+	Sample, MovieLens, Engines, Display, NewAttribute, NewInteraction key.Binding
 }
 
-// recommJob is an import or a training being watched.
-type recommJob struct {
-	label    string
-	table    string
-	id       string
-	kind     client.ImportKind
-	training bool
-	status   string
-	message  string
+// tableInfo is what the screen needs to know of the open table.
+type tableInfo struct {
+	display string // the display attribute, "" when ids are all there is
+	engine  string // the default engine
+	rating  *client.Interaction
+	loaded  bool
 }
 
-// recomm browses the recommendation service: tables, then per table its
-// attributes, items, users and interactions; imports and trainings with
-// their status watched until they end; and recommendations for a user or
-// an item, two engines side by side.
+// Model is the Recommendations screen.
 type Model struct {
-	ctx     *common.Context
-	keys    recommKeys
-	list    components.RowList
-	table   string // "" lists the tables
-	tab     recommTab
-	details map[string]string
+	ctx  *common.Context
+	keys recommKeys
+	list components.RowList
+
+	table string // "" lists the tables
+	tab   recommTab
+	info  tableInfo
+
+	details map[string][]string // formatted detail pane by row key
+	titles  map[string]string   // item id → title, from every answer seen
 	after   string
 	more    bool
 	loading bool
 	gen     int
 	errText string
+	search  string // server-side search of the Items or Users tab
+	filter  string // RSQL filter of the Items or Users tab
 
-	prompt  string // "import", "train", "recommend" or ""
-	input   components.InputField
-	jobs    []*recommJob
-	query   string
-	results [2][]client.Recommendation
-	engines [2]string
-	resErr  [2]string
-	width   int
-	height  int
+	// detail shows the row under the cursor full width (narrow terminals, and a user's history
+	// beside their recommendations).
+	detail bool
+	person *personView // the For you tab, or a user opened from Users
+	cmp    compareView
+
+	prompt string // "search", "filter", "engines", "movielens" or ""
+	input  components.InputField
+	form   *components.FieldForm
+	formOf string // "table", "attribute", "interaction", "import"
+
+	jobs   []*job
+	width  int
+	height int
 }
 
 func New(pc *common.Context) *Model {
-	return &Model{ctx: pc, list: components.NewRowList(pc), details: map[string]string{}, input: components.NewInputField(pc), keys: recommKeys{
-		Open:    common.Keys.Open,
-		Back:    key.NewBinding(key.WithKeys("backspace", "left", "h", "esc"), key.WithHelp("esc/⌫", "back to the tables")),
-		NextTab: key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab/shift+tab", "next/previous tab")),
-		PrevTab: key.NewBinding(key.WithKeys("shift+tab")),
-		Refresh: common.Keys.Refresh,
-		Import:  key.NewBinding(key.WithKeys("i"), key.WithHelp("i", "import")),
-		Train:   key.NewBinding(key.WithKeys("t"), key.WithHelp("t", "train")),
-		Ask:     key.NewBinding(key.WithKeys("a"), key.WithHelp("a", "recommend")),
-	}}
+	return &Model{ctx: pc, list: components.NewRowList(pc), details: map[string][]string{}, titles: map[string]string{},
+		input: components.NewInputField(pc), keys: recommKeys{
+			Open:           common.WithHelp(common.Keys.Open, "enter", "open"),
+			Back:           common.WithHelp(common.Keys.Back, "esc", "back"),
+			NextTab:        key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab/shift+tab", "tabs")),
+			PrevTab:        key.NewBinding(key.WithKeys("shift+tab")),
+			Refresh:        common.Keys.Refresh,
+			Search:         key.NewBinding(key.WithKeys("/"), key.WithHelp("/", "search titles")),
+			Filter:         key.NewBinding(key.WithKeys("f"), key.WithHelp("f", "filter (RSQL)")),
+			Rate:           key.NewBinding(key.WithKeys("1", "2", "3", "4", "5"), key.WithHelp("1-5", "rate")),
+			Like:           key.NewBinding(key.WithKeys("l"), key.WithHelp("l", "like")),
+			Train:          key.NewBinding(key.WithKeys("t"), key.WithHelp("t", "train")),
+			New:            key.NewBinding(key.WithKeys("n"), key.WithHelp("n", "new table")),
+			Import:         key.NewBinding(key.WithKeys("i"), key.WithHelp("i", "import a file")),
+			Sample:         key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "sample catalog")),
+			MovieLens:      key.NewBinding(key.WithKeys("m"), key.WithHelp("m", "import MovieLens")),
+			Engines:        key.NewBinding(key.WithKeys("e"), key.WithHelp("e", "engines to compare")),
+			Display:        key.NewBinding(key.WithKeys("d"), key.WithHelp("d", "name items by this attribute")),
+			NewAttribute:   key.NewBinding(key.WithKeys("n"), key.WithHelp("n", "new attribute")),
+			NewInteraction: key.NewBinding(key.WithKeys("n"), key.WithHelp("n", "new interaction type")),
+		}}
 }
 
-// setEmpty says what to do when the current view has no rows.
+// me is the recommendation user id of the person at the keyboard: their platform username, the
+// one handle every service knows them by.
+func (r *Model) me() string { return r.ctx.Session.Username }
+
 func (r *Model) setEmpty() {
 	if r.table == "" {
-		r.list.SetEmpty("No recommendation tables in this workspace yet (they are made through the recommendation service's API): press r to look again.")
+		r.list.SetEmpty("No recommendation tables yet. Press s to load the sample catalog (films, restaurants and news " +
+			"with 200 people's history, trained for you), m to import MovieLens from a directory, or n to create an empty table.")
 		return
 	}
-	r.list.SetEmpty("Nothing here yet: press i to import from storage, or tab for the next tab.")
+	switch r.tab {
+	case tabItems:
+		if r.search != "" || r.filter != "" {
+			r.list.SetEmpty("No item matches: esc clears the search and the filter.")
+			return
+		}
+		r.list.SetEmpty("No items yet: press i to import a file of items (CSV or JSON).")
+	case tabUsers:
+		r.list.SetEmpty("No users yet: press i to import a file of users, or rate items yourself (1-5 on the Items tab).")
+	case tabAttributes:
+		r.list.SetEmpty("No attributes: press n to add one (items are then named by a title or name attribute).")
+	case tabInteractions:
+		r.list.SetEmpty("No interaction types: press n to add one (a rating, a like, a view) before importing interactions.")
+	}
 }
 
 func (r *Model) Init() tea.Cmd {
 	r.setEmpty()
-	if r.loading || r.list.Len() > 0 {
+	if r.loading || r.list.Len() > 0 || r.table != "" {
 		return nil
 	}
 	return r.load(true)
@@ -107,8 +141,27 @@ func (r *Model) Init() tea.Cmd {
 
 func (r *Model) SetSize(w, h int) {
 	r.width, r.height = w, h
-	r.list.SetSize(r.listWidth(), h-3-min(len(r.jobs), 3))
+	r.list.SetSize(r.listWidth(), r.bodyHeight())
 	r.input.Width = max(w-24, 10)
+	if r.form != nil {
+		r.form.SetWidth(w)
+	}
+	if r.person != nil {
+		h := r.bodyHeight() - 3
+		if w < 100 {
+			h -= 6 // the history goes under the list
+		}
+		r.person.recs.SetSize(r.personListWidth(), max(h, 3))
+	}
+}
+
+// bodyHeight is what the list may use: the header, the job lines and the prompt take the rest.
+func (r *Model) bodyHeight() int {
+	h := r.height - 1 - min(len(r.jobs), 3)
+	if r.prompt != "" {
+		h--
+	}
+	return max(h, 3)
 }
 
 func (r *Model) listWidth() int {
@@ -118,11 +171,14 @@ func (r *Model) listWidth() int {
 	return r.width
 }
 
-func (r *Model) Typing() bool { return r.prompt != "" || r.list.Filtering() }
+func (r *Model) Typing() bool { return r.prompt != "" || r.form != nil || r.list.Filtering() }
 
 func (r *Model) InputEmpty() bool {
 	if r.prompt != "" {
 		return r.input.Value() == ""
+	}
+	if r.form != nil {
+		return false
 	}
 	return r.list.InputEmpty()
 }
@@ -131,235 +187,232 @@ func (r *Model) InputEmpty() bool {
 func (r *Model) TakesTab() bool { return r.table != "" }
 
 func (r *Model) ShortHelp() []key.Binding {
-	if r.table == "" {
-		return []key.Binding{r.keys.Open, r.keys.Refresh, r.list.Keys.Filter}
+	k := r.keys
+	switch {
+	case r.table == "":
+		if r.list.Len() == 0 {
+			return []key.Binding{k.Sample, k.MovieLens, k.New}
+		}
+		return []key.Binding{k.Open, k.Sample, k.MovieLens, k.New}
+	case r.tab == tabItems:
+		return []key.Binding{k.Rate, k.Search, k.Filter, k.Open, k.NextTab}
+	case r.tab == tabForYou:
+		return []key.Binding{k.Rate, k.Like, k.Train, k.NextTab}
+	case r.tab == tabCompare:
+		return []key.Binding{k.Engines, k.Train, k.NextTab}
+	case r.tab == tabAttributes:
+		return []key.Binding{k.NewAttribute, k.Display, k.Import, k.NextTab}
+	case r.tab == tabInteractions:
+		return []key.Binding{k.NewInteraction, k.Import, k.NextTab}
 	}
-	return []key.Binding{r.keys.NextTab, r.keys.Import, r.keys.Train, r.keys.Ask, r.keys.Back}
+	return []key.Binding{k.Search, k.Open, k.NextTab}
 }
 
 func (r *Model) FullHelp() [][]key.Binding {
-	return [][]key.Binding{{r.keys.Open, r.keys.Back, r.keys.NextTab, r.keys.Refresh},
-		{r.keys.Import, r.keys.Train, r.keys.Ask}, {r.list.Keys.Up, r.list.Keys.Filter, r.list.Keys.ClearFilter}}
-}
-
-type recommRowsMsg struct {
-	gen     int
-	reset   bool
-	rows    []components.Row
-	details map[string]string
-	more    bool
-	after   string
-	err     error
-}
-
-func (m recommRowsMsg) Failed() error { return m.err }
-
-type recommDetailMsg struct {
-	key, text string
-	err       error
-}
-
-func (m recommDetailMsg) Failed() error { return m.err }
-
-type jobStartedMsg struct {
-	job *recommJob
-	err error
-}
-
-func (m jobStartedMsg) Failed() error { return m.err }
-
-type jobPollMsg struct{ job *recommJob }
-
-type jobStatusMsg struct {
-	job             *recommJob
-	status, message string
-	err             error
-}
-
-func (m jobStatusMsg) Failed() error { return m.err }
-
-type recommendedMsg struct {
-	query  string
-	engine [2]string
-	res    [2][]client.Recommendation
-	errs   [2]error
-}
-
-func pretty(v any) string {
-	b, err := json.MarshalIndent(v, "", " ")
-	if err != nil {
-		return fmt.Sprint(v)
+	k := r.keys
+	return [][]key.Binding{
+		{k.Open, k.Back, k.NextTab, k.Refresh, r.list.Keys.Up, r.list.Keys.Home},
+		{k.Search, k.Filter, k.Rate, k.Like, k.Train, k.Engines},
+		{k.New, k.Import, k.Sample, k.MovieLens, k.Display},
 	}
-	return string(b)
 }
 
-// load fetches the rows of the current view (tables, or the table's tab).
-func (r *Model) load(reset bool) tea.Cmd {
-	if r.table != "" && r.tab == tabRecommend {
-		return nil
+// reset empties the list for a new view.
+func (r *Model) reset() {
+	defer r.setEmpty()
+	r.list.Reset()
+	r.more, r.after, r.errText, r.detail = false, "", "", false
+	r.gen++
+}
+
+// openTab shows a tab of the open table and loads what it shows.
+func (r *Model) openTab(tab recommTab) tea.Cmd {
+	r.tab = tab
+	r.search, r.filter = "", ""
+	r.reset()
+	switch tab {
+	case tabForYou:
+		return r.openPerson(r.me(), true)
+	case tabCompare:
+		return r.loadCompare()
 	}
-	r.loading = true
-	if reset {
-		r.gen++
-		r.after = ""
+	r.person = nil
+	return r.load(true)
+}
+
+func (r *Model) openTable(name string) tea.Cmd {
+	r.table, r.info, r.person, r.cmp = name, tableInfo{}, nil, compareView{}
+	r.details = map[string][]string{}
+	return tea.Batch(r.loadInfo(), r.openTab(tabItems))
+}
+
+func (r *Model) ask(kind, prompt, placeholder, value string) tea.Cmd {
+	r.prompt = kind
+	r.input.Prompt = prompt
+	r.input.Placeholder = placeholder
+	r.input.SetValue(value)
+	r.input.CursorEnd()
+	r.SetSize(r.width, r.height)
+	return r.input.Focus()
+}
+
+func (r *Model) closePrompt() {
+	r.prompt = ""
+	r.input.Blur()
+	r.SetSize(r.width, r.height)
+}
+
+// title names an item by its display attribute when one is known.
+func (r *Model) title(id string) string {
+	if t := r.titles[id]; t != "" {
+		return t
 	}
-	rc, table, tab, after, gen := r.ctx.Client.Recomm, r.table, r.tab, r.after, r.gen
-	return r.ctx.Task("loading recommendations data", func(ctx context.Context) tea.Msg {
-		m := recommRowsMsg{gen: gen, reset: reset, details: map[string]string{}}
-		switch {
-		case table == "":
-			ids, err := rc.Tables(ctx)
-			m.err = err
-			sort.Strings(ids)
-			for _, id := range ids {
-				m.rows = append(m.rows, components.Row{Key: id, Text: id})
-			}
-		case tab == tabAttributes:
-			attrs, err := rc.Attributes(ctx, table)
-			m.err = err
-			for _, a := range attrs {
-				text := fmt.Sprintf("%-20s %-12s", a.AttributeID, a.Type)
-				if a.Indexed {
-					text += " indexed"
-				}
-				m.rows = append(m.rows, components.Row{Key: a.AttributeID, Text: text})
-				m.details[a.AttributeID] = pretty(a)
-			}
-		case tab == tabInteractions:
-			defs, err := rc.Interactions(ctx, table)
-			m.err = err
-			for _, d := range defs {
-				m.rows = append(m.rows, components.Row{Key: d.InteractionID, Text: fmt.Sprintf("%-20s %-12s weight %g", d.InteractionID, d.Type, d.Weight)})
-				m.details[d.InteractionID] = pretty(d)
-			}
-		default:
-			q := client.ListQuery{Limit: recommPage, AfterID: after}
-			var ids []string
-			var err error
-			if tab == tabItems {
-				ids, err = rc.Items(ctx, table, q)
-			} else {
-				ids, err = rc.Users(ctx, q)
-			}
-			m.err = err
-			for _, id := range ids {
-				m.rows = append(m.rows, components.Row{Key: id, Text: id})
-			}
-			m.more = len(ids) == recommPage
-			if len(ids) > 0 {
-				m.after = ids[len(ids)-1]
-			}
-		}
-		return m
-	})
+	return id
+}
+
+// titled is an item as lists show it: the id right-aligned (numeric ids line up), then the title.
+func (r *Model) titled(id string, idWidth int) string {
+	t := r.titles[id]
+	if t == "" {
+		return id
+	}
+	return fmt.Sprintf("%*s  %s", idWidth, id, t)
 }
 
 func (r *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	if r.form != nil && components.IsFormMsg(msg) {
+		cmd, _ := r.form.Update(msg)
+		return r, cmd
+	}
 	switch msg := msg.(type) {
-	case recommRowsMsg:
-		if msg.gen != r.gen {
-			return r, nil
-		}
-		r.loading = false
-		if msg.err != nil {
-			r.errText = common.Describe(msg.err)
-			return r, nil
-		}
-		r.errText, r.more, r.after = "", msg.more, msg.after
-		for k, v := range msg.details {
-			r.details[k] = v
-		}
-		if msg.reset {
-			r.list.SetRows(msg.rows)
-		} else {
-			r.list.AppendRows(msg.rows)
-		}
-		return r, r.fetchDetail()
-	case recommDetailMsg:
-		if msg.err != nil {
-			r.details[msg.key] = common.Describe(msg.err)
-		} else {
-			r.details[msg.key] = msg.text
+	case rowsMsg:
+		return r, r.gotRows(msg)
+	case tableInfoMsg:
+		if msg.table == r.table {
+			if msg.err != nil {
+				r.errText = common.Describe(msg.err)
+				return r, nil
+			}
+			r.info = msg.info
 		}
 		return r, nil
-	case jobStartedMsg:
+	case detailMsg:
+		if msg.err != nil {
+			r.details[msg.key] = []string{common.Describe(msg.err)}
+		} else {
+			r.details[msg.key] = msg.lines
+		}
+		r.learnTitles(msg.titles)
+		return r, nil
+	case personMsg:
+		return r, r.gotPerson(msg)
+	case compareMsg:
+		r.gotCompare(msg)
+		return r, nil
+	case ratedMsg:
+		return r, r.rated(msg)
+	case pathCompletedMsg:
+		if r.prompt == "movielens" && r.input.Value() == msg.typed {
+			r.input.SetValue(msg.value)
+			r.input.CursorEnd()
+		}
+		return r, nil
+	case savedMsg:
 		if msg.err != nil {
 			return r, common.ToastErr(common.Describe(msg.err))
 		}
-		r.jobs = append(r.jobs, msg.job)
-		r.SetSize(r.width, r.height)
-		return r, r.poll(msg.job)
-	case jobPollMsg:
-		return r, r.status(msg.job)
-	case jobStatusMsg:
-		j := msg.job
-		if msg.err != nil {
-			j.status, j.message = "unknown", common.Describe(msg.err)
-			return r, nil
-		}
-		j.status, j.message = msg.status, msg.message
-		if client.StatusEnded(j.status) {
-			text := fmt.Sprintf("%s %s", j.label, strings.ReplaceAll(j.status, "_", " "))
-			if j.message != "" {
-				text += ": " + j.message
-			}
-			return r, tea.Batch(func() tea.Msg { return common.ToastMsg{Text: text, Err: j.status == client.StatusError} }, r.load(true))
-		}
-		return r, r.poll(j)
-	case recommendedMsg:
-		if msg.query != r.query {
-			return r, nil
-		}
-		r.results, r.engines = msg.res, msg.engine
-		for i, err := range msg.errs {
-			r.resErr[i] = ""
-			if err != nil {
-				r.resErr[i] = common.Describe(err)
-			}
+		return r, tea.Batch(common.Toast(msg.what), r.reload())
+	case jobStartedMsg:
+		return r, r.jobStarted(msg)
+	case jobUploadedMsg:
+		return r, r.jobUploaded(msg)
+	case uploadTickMsg:
+		if msg.job.upload != nil {
+			return r, r.uploadTick(msg.job)
 		}
 		return r, nil
+	case jobPollMsg:
+		return r, r.pollJob(msg.job)
+	case jobStatusMsg:
+		return r, r.jobStatus(msg)
 	case tea.KeyMsg:
 		return r, r.key(msg)
 	}
 	return r, nil
 }
 
-func (r *Model) poll(j *recommJob) tea.Cmd {
-	return tea.Tick(400*time.Millisecond, func(time.Time) tea.Msg { return jobPollMsg{job: j} })
-}
-
-func (r *Model) status(j *recommJob) tea.Cmd {
-	rc := r.ctx.Client.Recomm
-	return func() tea.Msg {
-		ctx, cancel := context.WithTimeout(r.ctx.Context, 30*time.Second)
-		defer cancel()
-		if j.training {
-			s, err := rc.TrainStatus(ctx, j.table, j.id)
-			return jobStatusMsg{job: j, status: s.Status, message: s.Message, err: err}
+func (r *Model) learnTitles(t map[string]string) {
+	for id, title := range t {
+		if title != "" {
+			r.titles[id] = title
 		}
-		s, err := rc.ImportStatus(ctx, j.kind, j.table, j.id)
-		msg := s.Message
-		if n := len(s.NotAdded()); n > 0 {
-			msg = fmt.Sprintf("%d not added (first: %s %s)", n, s.NotAdded()[0].ErrorID, s.NotAdded()[0].Message)
-		}
-		return jobStatusMsg{job: j, status: s.Status, message: msg, err: err}
 	}
 }
 
+// reload shows the current view again from the platform.
+func (r *Model) reload() tea.Cmd {
+	switch {
+	case r.table == "":
+		return r.load(true)
+	case r.tab == tabForYou || r.person != nil:
+		return r.loadPerson(false)
+	case r.tab == tabCompare:
+		return r.loadCompare()
+	}
+	r.details = map[string][]string{}
+	return tea.Batch(r.loadInfo(), r.load(true))
+}
+
 func (r *Model) key(msg tea.KeyMsg) tea.Cmd {
+	if r.form != nil {
+		return r.formKey(msg)
+	}
 	if r.prompt != "" {
-		switch msg.String() {
-		case "esc":
-			r.prompt = ""
-			r.input.Blur()
-			return nil
-		case "enter":
-			kind, v := r.prompt, strings.TrimSpace(r.input.Value())
-			r.prompt = ""
-			r.input.Blur()
-			return r.submit(kind, v)
+		return r.promptKey(msg)
+	}
+	k := r.keys
+	if r.table == "" {
+		return r.tablesKey(msg)
+	}
+	switch {
+	case key.Matches(msg, k.NextTab), key.Matches(msg, k.PrevTab):
+		step := recommTab(1)
+		if key.Matches(msg, k.PrevTab) {
+			step = recommTab(len(recommTabNames) - 1)
 		}
-		return r.input.Update(msg)
+		return r.openTab((r.tab + step) % recommTab(len(recommTabNames)))
+	case key.Matches(msg, k.Train):
+		return r.train()
+	case key.Matches(msg, k.Import):
+		return r.importForm()
+	}
+	switch r.tab {
+	case tabForYou:
+		return r.personKey(msg)
+	case tabCompare:
+		return r.compareKey(msg)
+	case tabUsers:
+		if r.person != nil {
+			return r.personKey(msg)
+		}
+	}
+	if r.detail {
+		if key.Matches(msg, k.Back) || key.Matches(msg, k.Open) {
+			r.detail = false
+			return nil
+		}
+	}
+	if (r.tab == tabItems || r.tab == tabUsers) && !r.detail {
+		switch {
+		case key.Matches(msg, k.Search):
+			return r.ask("search", "search titles: ", "part of a title or an id; enter searches, esc cancels", r.search)
+		case key.Matches(msg, k.Filter):
+			return r.ask("filter", "filter (RSQL): ", "e.g. year=gt=2000;genres=in=(Drama)", r.filter)
+		case key.Matches(msg, k.Back) && (r.search != "" || r.filter != ""):
+			r.search, r.filter = "", ""
+			r.reset()
+			return r.load(true)
+		}
 	}
 	if used, cmd := r.list.Update(msg); used {
 		if r.list.AtEnd() && r.more && !r.loading {
@@ -367,179 +420,104 @@ func (r *Model) key(msg tea.KeyMsg) tea.Cmd {
 		}
 		return tea.Batch(cmd, r.fetchDetail())
 	}
+	cur := r.list.Current()
 	switch {
-	case key.Matches(msg, r.keys.Refresh):
+	case key.Matches(msg, k.Refresh):
+		return r.reload()
+	case key.Matches(msg, k.Back):
+		r.table, r.person = "", nil
+		r.reset()
 		return r.load(true)
-	case r.table == "" && key.Matches(msg, r.keys.Open):
-		if cur := r.list.Current(); cur != nil {
-			r.table, r.tab = cur.Key, tabAttributes
-			r.reset()
-			return r.load(true)
+	case r.tab == tabItems && (key.Matches(msg, k.Rate) || key.Matches(msg, k.Like)) && cur != nil:
+		return r.rate(cur.Key, msg.String())
+	case r.tab == tabItems && key.Matches(msg, k.Open) && cur != nil:
+		r.detail = true
+		return r.fetchDetail()
+	case r.tab == tabUsers && key.Matches(msg, k.Open) && cur != nil:
+		return r.openPerson(cur.Key, false)
+	case (r.tab == tabAttributes || r.tab == tabInteractions) && key.Matches(msg, k.New):
+		if r.tab == tabAttributes {
+			return r.attributeForm()
 		}
-	case r.table == "" && key.Matches(msg, common.Keys.Back):
-		return common.GoBack
-	case r.table == "":
-		return nil
-	case key.Matches(msg, r.keys.Back):
-		r.table = ""
-		r.reset()
-		return r.load(true)
-	case key.Matches(msg, r.keys.NextTab), key.Matches(msg, r.keys.PrevTab):
-		step := recommTab(1)
-		if key.Matches(msg, r.keys.PrevTab) {
-			step = recommTab(len(recommTabNames) - 1)
-		}
-		r.tab = (r.tab + step) % recommTab(len(recommTabNames))
-		r.reset()
-		return r.load(true)
-	case key.Matches(msg, r.keys.Import):
-		return r.ask("import", "import: ", "items storage://FOLDER/FILE.csv  (kind: items, users or interactions; add json for JSON)")
-	case key.Matches(msg, r.keys.Train):
-		return r.ask("train", "train engine: ", "hybrid, content_based, fm, isvd or popular")
-	case key.Matches(msg, r.keys.Ask):
-		r.tab = tabRecommend
-		r.reset()
-		return r.ask("recommend", "recommend: ", "user=ID or item=ID, want=items|users, engine=E, vs=E2, filter=RSQL, diversity=0.3")
+		return r.interactionForm()
+	case r.tab == tabAttributes && key.Matches(msg, k.Display) && cur != nil:
+		return r.setDisplay(cur.Key)
 	}
 	return nil
 }
 
-func (r *Model) reset() {
-	defer r.setEmpty()
-	r.list.Reset()
-	r.more, r.after, r.errText = false, "", ""
-	r.gen++
+func (r *Model) tablesKey(msg tea.KeyMsg) tea.Cmd {
+	k := r.keys
+	if used, cmd := r.list.Update(msg); used {
+		return cmd
+	}
+	switch {
+	case key.Matches(msg, k.Refresh):
+		return r.load(true)
+	case key.Matches(msg, k.Open):
+		if cur := r.list.Current(); cur != nil {
+			return r.openTable(cur.Key)
+		}
+	case key.Matches(msg, k.Sample):
+		return r.loadSample()
+	case key.Matches(msg, k.MovieLens):
+		return r.ask("movielens", "MovieLens directory: ", "a directory with movies.csv and ratings.csv; tab completes", "")
+	case key.Matches(msg, k.New):
+		return r.tableForm()
+	case key.Matches(msg, common.Keys.Back):
+		return common.GoBack
+	}
+	return nil
 }
 
-func (r *Model) ask(kind, prompt, placeholder string) tea.Cmd {
-	r.prompt = kind
-	r.input.Prompt = prompt
-	r.input.Placeholder = placeholder
-	r.input.SetValue("")
-	return r.input.Focus()
-}
-
-// fetchDetail loads the values of the item or user under the cursor.
-func (r *Model) fetchDetail() tea.Cmd {
-	cur := r.list.Current()
-	if r.table == "" || cur == nil || (r.tab != tabItems && r.tab != tabUsers) || r.details[cur.Key] != "" {
+func (r *Model) promptKey(msg tea.KeyMsg) tea.Cmd {
+	switch msg.String() {
+	case "esc":
+		r.closePrompt()
+		return nil
+	case "tab":
+		if r.prompt == "movielens" {
+			typed := r.input.Value()
+			return func() tea.Msg { return pathCompletedMsg{typed: typed, value: components.CompletePath(typed)} }
+		}
+		return nil
+	case "enter":
+		kind, v := r.prompt, strings.TrimSpace(r.input.Value())
+		r.closePrompt()
+		switch kind {
+		case "search", "filter":
+			if kind == "search" {
+				r.search = v
+			} else {
+				r.filter = v
+			}
+			r.reset()
+			return r.load(true)
+		case "engines":
+			return r.setCompareEngines(v)
+		case "movielens":
+			if v == "" {
+				return nil
+			}
+			return r.importMovieLens(v)
+		}
 		return nil
 	}
-	rc, table, id, tab := r.ctx.Client.Recomm, r.table, cur.Key, r.tab
-	r.details[id] = "…"
-	return r.ctx.Task("loading "+id, func(ctx context.Context) tea.Msg {
-		var v map[string]any
-		var err error
-		if tab == tabItems {
-			v, err = rc.Item(ctx, table, id)
-		} else {
-			v, err = rc.User(ctx, id)
-		}
-		return recommDetailMsg{key: id, text: pretty(v), err: err}
-	})
-}
-
-func (r *Model) submit(kind, v string) tea.Cmd {
-	if v == "" {
-		return nil
-	}
-	rc, table := r.ctx.Client.Recomm, r.table
-	switch kind {
-	case "import":
-		f := strings.Fields(v)
-		if len(f) < 2 {
-			return common.ToastErr("import needs a kind and a URL, e.g. items storage://in/items.csv")
-		}
-		var k client.ImportKind
-		switch f[0] {
-		case "items":
-			k = client.ImportItems
-		case "users":
-			k = client.ImportUsers
-		case "interactions":
-			k = client.ImportInteractions
-		default:
-			return common.ToastErr("import kind " + f[0] + ": use items, users or interactions")
-		}
-		format := client.FormatCSV
-		if len(f) > 2 && f[2] == "json" || strings.HasSuffix(f[1], ".json") {
-			format = client.FormatJSON
-		}
-		req := client.ImportRequest{URL: f[1], Format: format}
-		return r.ctx.Task("starting import", func(ctx context.Context) tea.Msg {
-			var job client.ImportJob
-			var err error
-			switch k {
-			case client.ImportItems:
-				job, err = rc.ImportItems(ctx, table, req)
-			case client.ImportUsers:
-				job, err = rc.ImportUsers(ctx, req)
-			default:
-				job, err = rc.ImportInteractions(ctx, table, req)
-			}
-			return jobStartedMsg{job: &recommJob{label: "import of " + f[0], table: table, id: job.RequestID, kind: k, status: job.Status}, err: err}
-		})
-	case "train":
-		engine := v
-		return r.ctx.Task("starting training", func(ctx context.Context) tea.Msg {
-			job, err := rc.Train(ctx, table, client.TrainRequest{Engine: engine})
-			return jobStartedMsg{job: &recommJob{label: engine + " training", table: table, id: job.RequestID, training: true, status: job.Status}, err: err}
-		})
-	}
-	// recommend: key=value words.
-	args := map[string]string{"want": "items"}
-	for _, w := range strings.Fields(v) {
-		k, val, ok := strings.Cut(w, "=")
-		if !ok {
-			return common.ToastErr(fmt.Sprintf("%q: write key=value", w))
-		}
-		if k == "filter" {
-			// RSQL has its own "==": everything after the first "=" is the filter.
-			val = strings.TrimPrefix(w, "filter=")
-		}
-		args[k] = val
-	}
-	div := 0.0
-	if s := args["diversity"]; s != "" {
-		d, err := strconv.ParseFloat(s, 64)
-		if err != nil || d < 0 || d > 1 {
-			return common.ToastErr("diversity is a number from 0 to 1")
-		}
-		div = d
-	}
-	if (args["user"] == "") == (args["item"] == "") || (args["want"] != "items" && args["want"] != "users") {
-		return common.ToastErr("give user=ID or item=ID (one of them), and want=items or want=users")
-	}
-	r.query = v
-	engines := [2]string{args["engine"], args["vs"]}
-	query := v
-	return r.ctx.Task("recommending", func(ctx context.Context) tea.Msg {
-		m := recommendedMsg{query: query, engine: engines}
-		for i, e := range engines {
-			if i == 1 && e == "" {
-				break
-			}
-			opt := client.RecommendOptions{Engine: e, Filter: args["filter"], Diversity: div, Limit: 20}
-			switch {
-			case args["user"] != "" && args["want"] == "items":
-				m.res[i], m.errs[i] = rc.ItemsForUser(ctx, table, args["user"], opt)
-			case args["user"] != "":
-				m.res[i], m.errs[i] = rc.UsersForUser(ctx, table, args["user"], opt)
-			case args["want"] == "items":
-				m.res[i], m.errs[i] = rc.ItemsForItem(ctx, table, args["item"], opt)
-			default:
-				m.res[i], m.errs[i] = rc.UsersForItem(ctx, table, args["item"], opt)
-			}
-		}
-		return m
-	})
+	return r.input.Update(msg)
 }
 
 func (r *Model) View() string {
 	t := r.ctx.Theme
 	var out []string
 	if r.table == "" {
-		out = append(out, t.Header.Render(common.AnsiFit(fmt.Sprintf("%d tables", r.list.Len()), r.width)))
+		head := fmt.Sprintf("%d tables", r.list.Len())
+		if r.list.Len() == 1 {
+			head = "1 table"
+		}
+		if r.list.Len() > 0 {
+			head += " · enter opens one"
+		}
+		out = append(out, t.Header.Render(common.AnsiFit(head, r.width)))
 	} else {
 		var tabs []string
 		for i, n := range recommTabNames {
@@ -549,72 +527,72 @@ func (r *Model) View() string {
 				tabs = append(tabs, " "+n+" ")
 			}
 		}
-		out = append(out, common.AnsiFit(t.Header.Render(r.table)+"  "+strings.Join(tabs, ""), r.width))
+		out = append(out, common.AnsiFit(t.Header.Render(r.table)+" "+strings.Join(tabs, ""), r.width))
 	}
 	switch {
+	case r.form != nil:
+		out = append(out, r.form.View())
 	case r.errText != "":
-		out = append(out, t.Error.Render(common.AnsiFit(r.errText, r.width)), t.Muted.Render("press r to try again"))
-	case r.table != "" && r.tab == tabRecommend:
-		out = append(out, r.resultsView())
+		out = append(out, strings.Join(common.Wrap(t.Error.Render(r.errText), r.width), "\n"), t.Muted.Render("press r to try again"))
+	case r.table != "" && r.tab == tabCompare:
+		out = append(out, r.compareViewText())
+	case r.person != nil:
+		out = append(out, r.personViewText())
+	case r.detail:
+		out = append(out, r.detailFull())
 	default:
-		body := r.list.View()
-		if r.width >= 100 {
-			detail := ""
-			if cur := r.list.Current(); cur != nil {
-				detail = r.details[cur.Key]
-			}
-			var lines []string
-			for _, l := range strings.Split(detail, "\n") {
-				lines = append(lines, t.Border.Render("│")+" "+common.AnsiFit(common.Clean(l), components.DetailWidth-2))
-			}
-			body = lipgloss.JoinHorizontal(lipgloss.Top, lipgloss.NewStyle().Width(r.listWidth()).Render(body), " ", strings.Join(lines, "\n"))
-		}
-		out = append(out, body)
+		out = append(out, r.listWithDetail())
 	}
-	for _, j := range r.jobs[max(len(r.jobs)-3, 0):] {
-		line := fmt.Sprintf("%s %s: %s", j.label, j.id, strings.ReplaceAll(j.status, "_", " "))
-		if j.message != "" {
-			line += " · " + j.message
-		}
-		out = append(out, t.Muted.Render(common.AnsiFit(common.OneLine(line), r.width)))
-	}
+	out = append(out, r.jobLines()...)
 	if r.prompt != "" {
 		out = append(out, r.input.View())
 	}
 	return strings.Join(out, "\n")
 }
 
-// resultsView shows one engine's answer, or two side by side.
-func (r *Model) resultsView() string {
+// listWithDetail is the list, with the detail pane beside it when the terminal is wide enough.
+func (r *Model) listWithDetail() string {
 	t := r.ctx.Theme
-	if r.query == "" {
-		return t.Muted.Render("press a, then e.g.  user=u1 want=items engine=hybrid vs=popular diversity=0.2")
+	body := r.list.View()
+	if r.width < 100 || r.table == "" {
+		return body
 	}
-	cols := 1
-	if r.engines[1] != "" {
-		cols = 2
+	var detail []string
+	if cur := r.list.Current(); cur != nil {
+		detail = r.details[cur.Key]
 	}
-	colW := max(r.width/cols-2, 16)
-	var columns []string
-	for i := range cols {
-		name := r.engines[i]
-		if name == "" {
-			name = "table's engine"
+	lines := strings.Split(body, "\n")
+	h := max(len(lines), min(len(detail), r.bodyHeight()))
+	var b strings.Builder
+	for i := range h {
+		left := ""
+		if i < len(lines) {
+			left = lines[i]
 		}
-		lines := []string{t.Header.Render(common.AnsiFit(name, colW))}
-		if r.resErr[i] != "" {
-			lines = append(lines, common.Wrap(t.Error.Render(r.resErr[i]), colW)...)
+		right := ""
+		if i < len(detail) {
+			right = detail[i]
 		}
-		for n, rec := range r.results[i] {
-			if n >= r.height-3 {
-				break
-			}
-			lines = append(lines, common.Fit(fmt.Sprintf("%2d. %s", n+1, common.OneLine(rec.ID())), colW-16)+" "+components.ProgressBar(rec.Match/100, 8)+fmt.Sprintf(" %3.0f", rec.Match))
+		b.WriteString(common.AnsiFit(left, r.listWidth()) + strings.Repeat(" ", max(r.listWidth()-lipglossWidth(left), 0)))
+		b.WriteString(" " + t.Border.Render("│") + " " + common.AnsiFit(right, components.DetailWidth-2))
+		if i < h-1 {
+			b.WriteString("\n")
 		}
-		if len(r.results[i]) == 0 && r.resErr[i] == "" {
-			lines = append(lines, t.Muted.Render("(nothing recommended)"))
-		}
-		columns = append(columns, lipgloss.NewStyle().Width(colW+2).Render(strings.Join(lines, "\n")))
 	}
-	return t.Muted.Render(common.AnsiFit("for "+r.query, r.width)) + "\n" + lipgloss.JoinHorizontal(lipgloss.Top, columns...)
+	return b.String()
+}
+
+// detailFull is the detail of the row under the cursor over the whole width.
+func (r *Model) detailFull() string {
+	t := r.ctx.Theme
+	cur := r.list.Current()
+	if cur == nil {
+		return ""
+	}
+	lines := []string{t.Header.Render(common.AnsiFit(r.titled(cur.Key, 0), r.width))}
+	for _, l := range r.details[cur.Key] {
+		lines = append(lines, common.AnsiFit(l, r.width))
+	}
+	lines = append(lines, t.Muted.Render(common.Fit("1-5 rate · l like · esc back to the list", r.width)))
+	return strings.Join(lines, "\n")
 }

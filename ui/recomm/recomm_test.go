@@ -1,96 +1,134 @@
 package recomm
 
 import (
-	"context"
-	"fmt"
 	"strings"
 	"testing"
 
 	"github.com/harkhq/hark/client"
 	"github.com/harkhq/hark/server"
 	"github.com/harkhq/hark/server/servertest"
+	"github.com/harkhq/hark/ui/internal/uitest"
 )
 
-func TestRecommBrowseImportTrainRecommend(t *testing.T) {
+// platform is a real in-process platform and a client of it.
+func platform(t *testing.T) *client.Client { return platformTB(t) }
+
+func platformTB(t testing.TB) *client.Client {
 	p := servertest.Start(t, server.Config{MinInteractions: 5})
 	c, err := client.New(client.Config{BaseURL: p.BaseURL, PublicKey: p.PublicKey, PrivateKey: p.PrivateKey, MaxRetries: -1})
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx := context.Background()
-	must := func(err error) {
-		t.Helper()
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
-	must(c.Recomm.CreateTable(ctx, client.NewTable{TableID: "films", Attributes: []client.Attribute{{AttributeID: "genre", Type: client.TypeCategory}}}))
-	must(c.Recomm.CreateInteraction(ctx, "films", client.Interaction{InteractionID: "view", Weight: 1, Type: client.InteractionUnary}))
-	var items, views strings.Builder
-	items.WriteString("itemId,genre\n")
-	views.WriteString("userId,itemId,timestamp,interactionName,value\n")
-	for i := 1; i <= 10; i++ {
-		fmt.Fprintf(&items, "f%02d,%s\n", i, []string{"drama", "comedy"}[i%2])
-		must(c.Recomm.CreateUser(ctx, fmt.Sprintf("u%d", i), nil))
-		for u := 1; u <= i; u++ {
-			fmt.Fprintf(&views, "u%d,f%02d,%d,view,\n", u, i, 1000*u+i)
-		}
-	}
-	must(c.Storage.CreateFolder(ctx, "in"))
-	for name, body := range map[string]string{"films.csv": items.String(), "views.csv": views.String()} {
-		_, err := c.Storage.Upload(ctx, "in", name, strings.NewReader(body), int64(len(body)), nil)
-		must(err)
-	}
+	return c
+}
 
-	a, r := newScreen(t, c, 120, 40)
-	if !strings.Contains(a.View(), "films") {
-		t.Fatalf("table not listed:\n%s", a.View())
+// screenAs is the screen signed in as a person whose platform handle is me.
+func screenAs(t *testing.T, c *client.Client, me string, w, h int) (*uitest.Host, *Model) {
+	return screenAsTB(t, c, me, w, h)
+}
+
+func screenAsTB(t testing.TB, c *client.Client, me string, w, h int) (*uitest.Host, *Model) {
+	pc := uitest.Context(c, true)
+	pc.Session.Username = me
+	m := New(pc)
+	m.SetSize(w, h)
+	host := &uitest.Host{Screen: m}
+	uitest.Drive(t, host, m.Init())
+	return host, m
+}
+
+func TestSampleCatalogFromTheEmptyState(t *testing.T) {
+	c := platform(t)
+	a, r := screenAs(t, c, "u_0000000000aa", 120, 40)
+	if v := a.View(); !strings.Contains(v, "Press s to load the sample catalog") || !strings.Contains(v, "m to import MovieLens") {
+		t.Fatalf("the empty state does not say what to do:\n%s", v)
 	}
-	press(t, a, "enter")
-	if !strings.Contains(a.View(), "genre") || !strings.Contains(a.View(), "category") {
-		t.Fatalf("attributes not shown:\n%s", a.View())
+	press(t, a, "s")
+	if len(r.jobs) != 1 || !r.jobs[0].ended || r.jobs[0].failed {
+		t.Fatalf("sample job: %+v\n%s", r.jobs, a.View())
 	}
-	press(t, a, "i")
-	typeText(t, a, "items storage://in/films.csv")
-	press(t, a, "enter")
-	if len(r.jobs) != 1 || r.jobs[0].status != client.StatusCompleted {
-		t.Fatalf("items import: %+v\n%s", r.jobs, a.View())
+	if !a.HasToast("sample catalog") || !strings.Contains(a.View(), "sandbox-movies trained") {
+		t.Fatalf("the trainings' end is not shown:\n%s", a.View())
 	}
-	press(t, a, "i")
-	typeText(t, a, "interactions storage://in/views.csv")
-	press(t, a, "enter")
-	press(t, a, "tab") // items
-	if r.list.Len() != 10 || !strings.Contains(a.View(), `"genre"`) {
-		t.Fatalf("items tab:\n%s", a.View())
-	}
-	press(t, a, "tab") // users
-	if r.list.Len() != 10 {
-		t.Fatalf("users tab has %d rows", r.list.Len())
-	}
-	press(t, a, "tab") // interactions
-	if !strings.Contains(a.View(), "unary") {
-		t.Fatalf("interactions tab:\n%s", a.View())
-	}
-	press(t, a, "t")
-	typeText(t, a, "popular")
-	press(t, a, "enter")
-	if j := r.jobs[len(r.jobs)-1]; !j.training || j.status != client.StatusCompleted {
-		t.Fatalf("training: %+v", j)
-	}
-	press(t, a, "a")
-	typeText(t, a, "item=f01 want=items engine=popular vs=hybrid filter=genre==drama")
-	press(t, a, "enter")
-	v := a.View()
-	if !strings.Contains(v, "popular") || !strings.Contains(v, "hybrid") || !strings.Contains(v, " 1. f10") {
-		t.Fatalf("side by side results:\n%s", v)
-	}
-	if strings.Contains(v, "f09") { // f09 is a comedy: the filter keeps it out
-		t.Fatalf("filter ignored:\n%s", v)
-	}
-	press(t, a, "a")
-	typeText(t, a, "want=items")
-	press(t, a, "enter")
-	if !strings.Contains(a.View(), "give user=ID or item=ID") {
-		t.Fatalf("a recommendation without a subject was not refused:\n%s", a.View())
+	if r.list.Len() != 3 {
+		t.Fatalf("tables after the sample: %d\n%s", r.list.Len(), a.View())
 	}
 }
+
+// sampleScreen is the screen on a platform with the sample catalog loaded, sandbox-movies open.
+func sampleScreen(t *testing.T, w, h int) (*uitest.Host, *Model) {
+	c := platform(t)
+	a, r := screenAs(t, c, "u_0000000000aa", w, h)
+	press(t, a, "s")
+	press(t, a, "j") // sandbox-food, sandbox-movies, sandbox-news
+	press(t, a, "enter")
+	if r.table != "sandbox-movies" {
+		t.Fatalf("opened %q", r.table)
+	}
+	return a, r
+}
+
+func recKeys(r *Model) []string {
+	var out []string
+	for _, row := range r.person.recs.Rows() {
+		out = append(out, row.Key)
+	}
+	return out
+}
+
+func TestRatingsOnScreenChangeTheRecommendations(t *testing.T) {
+	a, r := sampleScreen(t, 120, 40)
+	v := a.View()
+	if !strings.Contains(v, "m01  The Last Lighthouse") || !strings.Contains(v, "More like this") || !strings.Contains(v, "runtime  118") {
+		t.Fatalf("the items tab does not show titles and the detail table:\n%s", v)
+	}
+	press(t, a, "5") // The Last Lighthouse
+	if !a.HasToast("rated The Last Lighthouse: 5") {
+		t.Fatalf("no rating notice: %q", a.Toast())
+	}
+	press(t, a, "tab")
+	press(t, a, "tab") // For you
+	if r.tab != tabForYou || r.person == nil || !r.person.mine {
+		t.Fatalf("not on For you: %v", r.tab)
+	}
+	before := recKeys(r)
+	if len(before) == 0 || !strings.Contains(a.View(), "The Last Lighthouse") {
+		t.Fatalf("no recommendations or no history after a rating:\n%s", a.View())
+	}
+	if !strings.Contains(a.View(), "because you rated The Last Lighthouse") {
+		t.Fatalf("the recommendation under the cursor does not say why:\n%s", a.View())
+	}
+	first := r.title(before[0])
+	press(t, a, "4") // the first recommendation
+	if !a.HasToast("rated " + first + ": 4") {
+		t.Fatalf("rating a recommendation: %q", a.Toast())
+	}
+	after := recKeys(r)
+	if len(after) == 0 || after[0] == before[0] || strings.Join(after, ",") == strings.Join(before, ",") {
+		t.Fatalf("recommendations did not change after a rating:\nbefore %v\nafter %v", before, after)
+	}
+	if v := a.View(); !strings.Contains(v, "4    "+first) {
+		t.Fatalf("the history does not show the new rating first:\n%s", v)
+	}
+	press(t, a, "9")
+	press(t, a, "l")
+	if !a.HasToast("rated") {
+		t.Fatalf("l does not rate with the top value: %q", a.Toast())
+	}
+}
+
+func TestRatingRefusedOutsideTheRangeAndWithoutAUserID(t *testing.T) {
+	a, r := sampleScreen(t, 80, 24)
+	r.info.rating.MinValue = ptr(2.0)
+	press(t, a, "1")
+	if !a.HasToast("rating runs from 2 to 5 here") {
+		t.Fatalf("out of range: %q", a.Toast())
+	}
+	r.ctx.Session.Username = ""
+	press(t, a, "3")
+	if !a.HasToast("log out (alt+l) and sign in again") {
+		t.Fatalf("no user id: %q", a.Toast())
+	}
+}
+
+func ptr[T any](v T) *T { return &v }

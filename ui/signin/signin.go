@@ -214,7 +214,7 @@ func (s *Model) submit() tea.Cmd {
 		if err != nil {
 			return signInResultMsg{err: err, mode: mode}
 		}
-		sess.Token, sess.Expires = tok.Token, tok.Expires
+		sess.Token, sess.Expires, sess.Username = tok.Token, tok.Expires, tok.Username
 		if tok.Username != "" && sess.Name == "" {
 			sess.Name = tok.Username
 		}

@@ -454,7 +454,7 @@ func (s *Model) promptKey(msg tea.KeyMsg) tea.Cmd {
 	case "tab":
 		if s.prompt == promptUpload || s.prompt == promptDownload {
 			typed := s.input.Value()
-			return func() tea.Msg { return completionMsg{input: typed, value: completePath(typed)} }
+			return func() tea.Msg { return completionMsg{input: typed, value: components.CompletePath(typed)} }
 		}
 		return nil
 	case "enter":
@@ -492,16 +492,6 @@ func (s *Model) promptKey(msg tea.KeyMsg) tea.Cmd {
 	return cmd
 }
 
-// expandHome reads a leading "~/" as the home directory.
-func expandHome(p string) string {
-	if strings.HasPrefix(p, "~/") {
-		if home, err := os.UserHomeDir(); err == nil {
-			return filepath.Join(home, p[2:])
-		}
-	}
-	return p
-}
-
 // tildeHome writes the home directory as "~" (shorter to read and edit).
 func tildeHome(p string) string {
 	if home, err := os.UserHomeDir(); err == nil && home != "" && home != "/" {
@@ -513,51 +503,6 @@ func tildeHome(p string) string {
 		}
 	}
 	return p
-}
-
-// completePath extends a local path to the longest unambiguous prefix of
-// the directory's entries (a directory gets its trailing slash).
-func completePath(typed string) string {
-	expanded := typed
-	if strings.HasPrefix(typed, "~/") {
-		if home, err := os.UserHomeDir(); err == nil {
-			expanded = filepath.Join(home, typed[2:])
-		}
-	}
-	dir, prefix := filepath.Split(expanded)
-	readDir := dir
-	if readDir == "" {
-		readDir = "."
-	}
-	ents, err := os.ReadDir(readDir)
-	if err != nil {
-		return typed
-	}
-	var matches []os.DirEntry
-	for _, e := range ents {
-		if strings.HasPrefix(e.Name(), prefix) {
-			matches = append(matches, e)
-		}
-	}
-	if len(matches) == 0 {
-		return typed
-	}
-	common := matches[0].Name()
-	for _, m := range matches[1:] {
-		for !strings.HasPrefix(m.Name(), common) {
-			common = common[:len(common)-1]
-		}
-	}
-	out := dir + common
-	if len(matches) == 1 && matches[0].IsDir() {
-		out += string(filepath.Separator)
-	}
-	if strings.HasPrefix(typed, "~/") && expanded != typed {
-		if home, err := os.UserHomeDir(); err == nil {
-			out = "~" + strings.TrimPrefix(out, home)
-		}
-	}
-	return out
 }
 
 // streamTransfer records a transfer and returns the command that runs work
@@ -649,7 +594,7 @@ func (s *Model) downloadTo(dest string) tea.Cmd {
 	s.downloading = nil
 	// A trailing slash says "a directory" (expanding ~ would drop it).
 	isDir := strings.HasSuffix(dest, string(filepath.Separator)) || dest == "~"
-	dest = expandHome(dest)
+	dest = components.ExpandHome(dest)
 	dir, name := dest, ""
 	if st, err := os.Stat(dest); len(files) == 1 && !isDir && (err != nil || !st.IsDir()) {
 		dir, name = filepath.Dir(dest), filepath.Base(dest)
@@ -712,7 +657,7 @@ func createFresh(dir, name string) (string, *os.File, error) {
 }
 
 func (s *Model) upload(path string) tea.Cmd {
-	path = expandHome(path)
+	path = components.ExpandHome(path)
 	c, folder := s.ctx.Client, s.folder
 	return s.streamTransfer("upload "+filepath.Base(path), func(ctx context.Context, progress client.Progress) (string, error) {
 		f, err := os.Open(path)

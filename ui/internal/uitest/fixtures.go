@@ -50,15 +50,30 @@ func ItemsFixture(f *FakePlatform) {
 
 func RecommFixture(f *FakePlatform) {
 	f.JSON("GET /v2/recomm/tables", 200, []string{"films", "books"})
+	f.JSON("GET /v2/recomm/tables/films", 200, map[string]any{"tableId": "films", "engines": map[string]string{"default": "hybrid"}, "displayAttribute": "title"})
+	f.JSON("GET /v2/recomm/films/interactions", 200, []map[string]any{{"interactionId": "rating", "type": "continuous", "weight": 1, "minValue": 0.5, "maxValue": 5}})
 	f.JSON("GET /v2/recomm/films/attributes", 200, []map[string]any{{"attributeId": "genre", "type": "category", "indexed": true}, {"attributeId": "year", "type": "int"}})
-	f.Handle("GET /v2/recomm/films/items/f01/items", func(w http.ResponseWriter, r *http.Request) {
-		recs := []map[string]any{{"itemId": "f10", "match": 100}, {"itemId": "f08", "match": 81.5}, {"itemId": "f06", "match": 60}}
-		if r.URL.Query().Get("engine") == "hybrid" {
-			recs = []map[string]any{{"itemId": "f03", "match": 92}, {"itemId": "f10", "match": 44}}
+	titles := map[string]string{"1": "Toy Story", "2": "Jumanji", "10": "GoldenEye", "32": "Twelve Monkeys", "110": "Braveheart"}
+	f.JSON("GET /v2/recomm/films/items", 200, []map[string]any{{"itemId": "1", "title": titles["1"]}, {"itemId": "2", "title": titles["2"]},
+		{"itemId": "10", "title": titles["10"]}, {"itemId": "32", "title": titles["32"]}, {"itemId": "110", "title": titles["110"]}})
+	f.JSON("GET /v2/recomm/films/items/1", 200, map[string]any{"itemId": "1", "title": "Toy Story", "year": 1995, "genre": "Animation", "tags": []string{"pixar", "toys"}})
+	f.JSON("GET /v2/recomm/films/items/1/items", 200, []map[string]any{{"itemId": "2", "match": 91, "title": titles["2"]}, {"itemId": "32", "match": 64.5, "title": titles["32"]}})
+	f.JSON("GET /v2/recomm/users", 200, []map[string]any{{"userId": "7"}, {"userId": "12"}})
+	f.JSON("GET /v2/recomm/users/7", 200, map[string]any{"userId": "7"})
+	f.JSON("GET /v2/recomm/films/history/users/7", 200, []map[string]any{{"itemId": "1", "interactionId": "rating", "timestamp": 2000, "value": 4.5},
+		{"itemId": "110", "interactionId": "rating", "timestamp": 1000, "value": 3}})
+	f.Handle("GET /v2/recomm/films/users/7/items", func(w http.ResponseWriter, r *http.Request) {
+		recs := []map[string]any{{"itemId": "10", "match": 100, "title": titles["10"], "because": []map[string]any{{"itemId": "110", "match": 80}}},
+			{"itemId": "32", "match": 81.5, "title": titles["32"]}, {"itemId": "2", "match": 60, "title": titles["2"]}}
+		if r.URL.Query().Get("engine") == "popular" {
+			recs = []map[string]any{{"itemId": "2", "match": 92, "title": titles["2"]}, {"itemId": "10", "match": 44, "title": titles["10"]}}
 		}
 		json.NewEncoder(w).Encode(recs)
 	})
 }
+
+// RecommEmptyFixture is a workspace without recommendation tables.
+func RecommEmptyFixture(f *FakePlatform) { f.JSON("GET /v2/recomm/tables", 200, []string{}) }
 
 // OnboardingFlow serves a flow of every step type; answers are recorded
 // and the WAIT_INPUT step refuses "bad" the way the server does.

@@ -1,0 +1,107 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+)
+
+// forYou is the block of recommendations the For you tab shows, for comparing two screens.
+func forYou(scr string) string {
+	i := strings.Index(scr, "Recommended")
+	if i < 0 {
+		return ""
+	}
+	var rows []string
+	for _, l := range strings.Split(scr[i:], "\n")[1:] {
+		left, _, _ := strings.Cut(l, "│")
+		if strings.TrimSpace(left) == "" || strings.HasPrefix(strings.TrimSpace(left), "because") {
+			break
+		}
+		rows = append(rows, strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(left), ">")))
+	}
+	return strings.Join(rows, "\n")
+}
+
+// TestRecommendationsForANewcomerInTmux is the newcomer's path on a fresh HOME: sign up, open
+// Recommendations, load the sample catalog from the empty state, rate three films and see their
+// recommendations change.
+func TestRecommendationsForANewcomerInTmux(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	if _, err := exec.LookPath("tmux"); err != nil {
+		t.Skip("tmux is not installed")
+	}
+	bin := buildHark(t)
+	isolate(t)
+	s := &tmuxSession{t: t, socket: fmt.Sprintf("hark-recomm-e2e-%d", os.Getpid())}
+	var env []string
+	for _, v := range []string{"XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME", "HOME", "HARK_KEYRING"} {
+		env = append(env, v+"="+os.Getenv(v))
+	}
+	s.tmux("new-session", "-d", "-s", "hark", "-x", "120", "-y", "40", "-c", t.TempDir(),
+		"env "+strings.Join(env, " ")+" TERM=xterm-256color "+bin+"; sleep 30")
+	t.Cleanup(func() { exec.Command("tmux", "-L", s.socket, "kill-server").Run() })
+
+	s.waitFor("Continue anonymously")
+	s.keys("C-n")
+	s.waitFor("[Register]")
+	s.text("rate@example.com")
+	s.keys("Tab")
+	s.text("correct horse battery")
+	s.keys("Tab")
+	s.text("Rae")
+	s.keys("Enter")
+	s.waitFor("I accept")
+	s.keys("Enter")
+	s.waitFor("What should I call you?")
+	s.text("Rae")
+	s.keys("Enter")
+	s.waitFor("Nice to meet you")
+	s.keys("Enter")
+	s.waitFor("Location:")
+	s.keys("Enter")
+	s.waitFor("at least 2")
+	s.keys("Space", "Down", "Space", "Enter")
+	s.waitFor("Console]")
+
+	s.keys("M-r")
+	s.waitFor("Press s to load the sample catalog")
+	s.keys("s")
+	s.waitFor("sandbox-news trained")
+	s.keys("j", "Enter")
+	s.waitFor("The Last Lighthouse")
+	s.keys("5")
+	s.waitFor("rated The Last Lighthouse: 5")
+	s.keys("Tab", "Tab")
+	scr := s.waitFor("History, newest first")
+	deadline := time.Now().Add(20 * time.Second)
+	for forYou(scr) == "" && time.Now().Before(deadline) {
+		time.Sleep(100 * time.Millisecond)
+		scr = s.screen()
+	}
+	before := forYou(scr)
+	if before == "" {
+		t.Fatalf("no recommendations after a rating:\n%s", scr)
+	}
+	for _, v := range []string{"4", "3"} {
+		s.keys(v)
+		s.waitFor("rated")
+		s.waitFor(": " + v)
+	}
+	deadline = time.Now().Add(20 * time.Second)
+	for forYou(s.screen()) == before && time.Now().Before(deadline) {
+		time.Sleep(100 * time.Millisecond)
+	}
+	after := forYou(s.screen())
+	if after == before {
+		t.Fatalf("the recommendations did not change after three ratings:\n%s", s.screen())
+	}
+	if scr := s.screen(); strings.Count(scr[strings.Index(scr, "History, newest first"):], "\n") < 3 {
+		t.Errorf("the history does not list the ratings:\n%s", scr)
+	}
+}

@@ -141,7 +141,7 @@ type Model struct {
 	// explain shows action codes in the transcript and asks the server how
 	// it read spoken queries (the console's explain view).
 	explain bool
-	ticking  bool
+	ticking bool
 }
 
 // New is the voice part of a console on pc; a nil cfg makes it inert.

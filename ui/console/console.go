@@ -85,7 +85,9 @@ func (c *Model) SetSize(w, h int) { c.width, c.height = w, h; c.input.Width = ma
 func (c *Model) Typing() bool     { return true }
 func (c *Model) InputEmpty() bool { return c.input.Value() == "" }
 func (c *Model) ShortHelp() []key.Binding {
-	return append([]key.Binding{c.keys.Send, c.keys.HistoryUp, c.keys.NewConversation, c.explainKey()}, c.voice.Help()...)
+	// The explain key before ctrl+n: at 80 columns the footer has room
+	// for one of them, and ctrl+n is in the full help.
+	return append([]key.Binding{c.keys.Send, c.keys.HistoryUp, c.explainKey(), c.keys.NewConversation}, c.voice.Help()...)
 }
 func (c *Model) FullHelp() [][]key.Binding {
 	return append([][]key.Binding{{c.keys.Send, c.keys.HistoryUp, c.keys.NewConversation, c.keys.ScrollUp, c.explainKey()}}, c.voice.FullHelp()...)

@@ -97,7 +97,10 @@ func TestConsoleAutoLanguageFollowsTheQuestion(t *testing.T) {
 
 type opener struct{ opened []string }
 
-func (o *opener) OpenURL(_ context.Context, url string) error { o.opened = append(o.opened, url); return nil }
+func (o *opener) OpenURL(_ context.Context, url string) error {
+	o.opened = append(o.opened, url)
+	return nil
+}
 func (o *opener) OpenApp(_ context.Context, name string) error {
 	o.opened = append(o.opened, name)
 	return nil

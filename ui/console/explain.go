@@ -38,7 +38,11 @@ func explainLines(x *client.Explanation, t *common.Theme, width int) []string {
 		return nil
 	}
 	w := max(width-4, 8)
-	line := func(s string) string { return "  " + t.Muted.Render(common.AnsiFit(common.OneLine(s), w)) }
+	// indent shows the details belong to the ⓘ line; OneLine would eat it.
+	line := func(s string) string {
+		indent := s[:len(s)-len(strings.TrimLeft(s, " "))]
+		return "  " + t.Muted.Render(common.AnsiFit(indent+common.OneLine(s), w))
+	}
 	head := fmt.Sprintf("ⓘ %s (%s) · intent %s", x.Lang, x.LangFrom, x.Intent)
 	lines := []string{line(head)}
 	if x.Pattern != "" {

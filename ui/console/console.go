@@ -348,11 +348,11 @@ func (c *Model) View() string {
 	if c.ref != 0 {
 		status = "follow-ups go to conversation " + common.Itoa(c.ref)
 	}
+	if c.explain {
+		status = "explain on · " + status // first: a long ref must not push it out of sight
+	}
 	if l := c.languageStatus(); l != "" {
 		status += " · " + l
-	}
-	if c.explain {
-		status += " · explain on"
 	}
 	if c.scroll > 0 {
 		status += " · scrolled up " + common.Itoa(int64(c.scroll)) + " lines"

@@ -46,14 +46,14 @@ type StreamAnswer struct {
 // microphone gives it), as the chunked body of /query/audio/stream, so the
 // server recognises while the user speaks. It returns once the answer
 // starts: the MP3 keeps arriving through StreamAnswer.Audio.
-func (s *DialogueService) Stream(ctx context.Context, wav io.Reader, rate int, ref int64) (*StreamAnswer, error) {
+func (s *DialogueService) Stream(ctx context.Context, wav io.Reader, rate int, ref int64, opts ...QueryOption) (*StreamAnswer, error) {
 	ct, err := audioContentType(rate)
 	if err != nil {
 		return nil, err
 	}
 	resp, err := s.c.do(ctx, &request{method: http.MethodPost, path: "/query/audio/stream", auth: authToken,
 		body: func() (io.Reader, error) { return wav, nil }, length: -1, contentType: ct, requestInfo: true,
-		ref: ref, noRetry: true, header: http.Header{"Accept": {"application/octet-stream"}}})
+		ref: ref, noRetry: true, header: queryHeader(opts, http.Header{"Accept": {"application/octet-stream"}})})
 	if err != nil {
 		return nil, err
 	}
@@ -63,6 +63,7 @@ func (s *DialogueService) Stream(ctx context.Context, wav io.Reader, rate int, r
 		resp.Body.Close()
 		return nil, fmt.Errorf("stream answer: malformed Service-Response-Info: %w", err)
 	}
+	ans.Answer.Lang = answerLanguage(resp.Header)
 	ans.Audio = resp.Body
 	return &ans, nil
 }

@@ -60,6 +60,7 @@ func TestVoice(t *testing.T) {
 		"AudioData": testAudioDataRecognisesAndAnswers, "StreamReallyStreams": testAudioStreamReallyStreams,
 		"OpenASRLoop": testAudioStreamOpenASRLoop, "BadInput": testAudioBadInput, "StallIsBounded": testAudioStreamStallIsBounded,
 		"ClientDisconnects": testAudioStreamClientDisconnects, "TextAnswerAudio": testTextAnswerAudio,
+		"StreamExplain": testAudioStreamExplain,
 	} {
 		t.Run(name, func(t *testing.T) { fn(t, c, p) })
 	}
@@ -346,5 +347,31 @@ func testTextAnswerAudio(t *testing.T, c *client.Client, p *servertest.Platform)
 	resp.Body.Close()
 	if resp.StatusCode != 206 || len(part) != 100 || resp.Header.Get("Content-Type") != "audio/mpeg" {
 		t.Fatalf("range: %d, %d bytes, %s", resp.StatusCode, len(part), resp.Header.Get("Content-Type"))
+	}
+}
+
+// A spoken query is explained like a typed one when asked (the console's
+// explain view): the explanation travels in Service-Response-Info.
+func testAudioStreamExplain(t *testing.T, c *client.Client, _ *servertest.Platform) {
+	ctx := ctxT(t)
+	wav := flite(t, "set a timer for five minutes")
+	for _, explain := range []bool{true, false} {
+		var opts []client.QueryOption
+		if explain {
+			opts = append(opts, client.Explain())
+		}
+		ans, err := c.Dialogue.Stream(ctx, bytes.NewReader(wav), 16000, 0, opts...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.Copy(io.Discard, ans.Audio)
+		ans.Audio.Close()
+		x := ans.Answer.Explain
+		switch {
+		case !explain && x != nil:
+			t.Errorf("an explanation nobody asked for: %+v", x)
+		case explain && (x == nil || x.Intent != "SET_TIMER" || len(x.Slots) == 0):
+			t.Errorf("spoken explanation %+v (heard %q)", x, ans.Answer.Responses.Query)
+		}
 	}
 }

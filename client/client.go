@@ -34,7 +34,9 @@ type Config struct {
 	PrivateKey string
 	HTTPClient *http.Client // defaults to a client without overall timeout (streams)
 	// Language (Accept-Language) and TimeZone (IANA name) go with every
-	// dialogue and item request; defaults "en" and the local zone.
+	// dialogue and item request. An empty Language sends none: the server
+	// answers a query in its own language. TimeZone defaults to the local
+	// zone.
 	Language string
 	TimeZone string
 	// MaxRetries for 429 and 503 answers; default 3, negative disables.
@@ -83,9 +85,6 @@ func New(cfg Config) (*Client, error) {
 	}
 	if cfg.RecommURL == "" {
 		cfg.RecommURL = strings.TrimSuffix(cfg.BaseURL, "/") + "/recomm"
-	}
-	if cfg.Language == "" {
-		cfg.Language = "en"
 	}
 	if cfg.TimeZone == "" {
 		cfg.TimeZone = localZoneName()
@@ -172,7 +171,8 @@ func (c *Client) Config() Config {
 }
 
 // SetLanguage changes the Accept-Language of the requests that follow
-// ("en" or "es"), as a person switches language in the app.
+// ("en" or "es"; "" sends none, so each query is answered in its own
+// language), as a person switches language in the app.
 func (c *Client) SetLanguage(lang string) {
 	c.mu.Lock()
 	c.cfg.Language = lang
@@ -322,7 +322,9 @@ func (c *Client) build(ctx context.Context, r *request) (*http.Request, error) {
 		c.mu.RLock()
 		lang := c.cfg.Language
 		c.mu.RUnlock()
-		req.Header.Set("Accept-Language", lang)
+		if lang != "" {
+			req.Header.Set("Accept-Language", lang)
+		}
 		req.Header.Set("Time-Zone", c.cfg.TimeZone)
 	}
 	return req, nil

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"strings"
 )
 
 // DialogueService covers /query/*.
@@ -23,6 +24,65 @@ type DialogueResponse struct {
 		Query  string `json:"query"`
 	} `json:"responses"`
 	NextActions []Action `json:"nextActions"`
+	// Explain is how the server read the query; only when asked for
+	// (the Explain option).
+	Explain *Explanation `json:"explain,omitempty"`
+	// Lang is the language the answer is in (Content-Language): the one
+	// asked for, or the query's own when the client named none.
+	Lang string `json:"-"`
+}
+
+// Explanation is the "explain" member of an answer: how the query was read
+// (README, Dialogue).
+type Explanation struct {
+	Lang string `json:"lang"`
+	// LangFrom says where Lang came from: "request", "detected", or a
+	// detection that overrode the request's language.
+	LangFrom string `json:"langFrom"`
+	Intent   string `json:"intent"`
+	// Pattern is the phrase that matched and Cost its edit distance to the
+	// query (lower is closer); empty when nothing matched or the query
+	// answered a question, which Answers then names.
+	Pattern     string          `json:"pattern,omitempty"`
+	Cost        float64         `json:"cost"`
+	Answers     string          `json:"answers,omitempty"`
+	Slots       []ExplainedSlot `json:"slots"`
+	Corrections []Correction    `json:"corrections"`
+}
+
+// ExplainedSlot is one slot: the words of the query it took and its value.
+type ExplainedSlot struct {
+	Name  string `json:"name"`
+	Words string `json:"words,omitempty"`
+	Value string `json:"value"`
+}
+
+// Correction is a typed word the server read as another.
+type Correction struct {
+	Typed string `json:"typed"`
+	Read  string `json:"read"`
+}
+
+// QueryOption changes one dialogue request.
+type QueryOption func(*queryOptions)
+
+type queryOptions struct{ explain bool }
+
+// Explain asks the server to add how it read the query (Service-Explain: 1).
+func Explain() QueryOption { return func(o *queryOptions) { o.explain = true } }
+
+func queryHeader(opts []QueryOption, h http.Header) http.Header {
+	var o queryOptions
+	for _, f := range opts {
+		f(&o)
+	}
+	if h == nil {
+		h = http.Header{}
+	}
+	if o.explain {
+		h.Set("Service-Explain", "1")
+	}
+	return h
 }
 
 // Action is one next action for the client to carry out.
@@ -74,16 +134,31 @@ func (r *DialogueResponse) Asks() bool {
 
 // Text sends a typed query. ref continues a conversation (0 starts one);
 // the position comes from the client's RequestInfo.
-func (s *DialogueService) Text(ctx context.Context, q string, ref int64) (*DialogueResponse, error) {
+func (s *DialogueService) Text(ctx context.Context, q string, ref int64, opts ...QueryOption) (*DialogueResponse, error) {
 	body, n, err := jsonBody(map[string]string{"q": q})
 	if err != nil {
 		return nil, err
 	}
-	var out DialogueResponse
-	err = s.c.doJSON(ctx, &request{method: http.MethodPost, path: "/query/text", auth: authToken,
-		body: body, length: n, contentType: "application/json", requestInfo: true, ref: ref}, &out)
+	resp, err := s.c.do(ctx, &request{method: http.MethodPost, path: "/query/text", auth: authToken,
+		body: body, length: n, contentType: "application/json", requestInfo: true, ref: ref,
+		header: queryHeader(opts, nil)})
 	if err != nil {
 		return nil, err
 	}
+	defer resp.Body.Close()
+	var out DialogueResponse
+	if err := decodeBody(resp, &out); err != nil {
+		return nil, err
+	}
+	out.Lang = answerLanguage(resp.Header)
 	return &out, nil
+}
+
+// answerLanguage is the primary tag of Content-Language ("es" of "es-ES").
+func answerLanguage(h http.Header) string {
+	l := strings.TrimSpace(h.Get("Content-Language"))
+	if i := strings.IndexAny(l, ",;-_ "); i >= 0 {
+		l = l[:i]
+	}
+	return strings.ToLower(l)
 }

@@ -160,3 +160,47 @@ func TestDialoguePlayMusic(t *testing.T) {
 		t.Fatalf("unknown track answered %d", resp.StatusCode)
 	}
 }
+
+// Without a chosen language no Accept-Language goes out, and the server
+// answers each query in its own language, named in Content-Language; the
+// Explain option brings the typed explanation, absent otherwise.
+func TestDialogueAutoLanguageAndExplain(t *testing.T) {
+	c := signedIn(t)
+	ctx := ctxT(t)
+	if c.Config().Language != "" {
+		t.Fatalf("a new client forces %q", c.Config().Language)
+	}
+	es, err := c.Dialogue.Text(ctx, "pon un temporizador de diez minutos", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if es.Lang != "es" || es.Explain != nil {
+		t.Fatalf("Spanish in auto: lang %q, explain %+v (%q)", es.Lang, es.Explain, es.Responses.Text)
+	}
+	en, err := c.Dialogue.Text(ctx, "set a tiemr for 5 minutes", 0, client.Explain())
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := en.Explain
+	if en.Lang != "en" || x == nil {
+		t.Fatalf("English with Explain: lang %q, explain %+v", en.Lang, x)
+	}
+	if x.Lang != "en" || x.LangFrom != "detected" || x.Intent != "SET_TIMER" || x.Pattern == "" {
+		t.Errorf("explanation %+v", x)
+	}
+	if len(x.Corrections) != 1 || x.Corrections[0] != (client.Correction{Typed: "tiemr", Read: "timer"}) {
+		t.Errorf("corrections %+v", x.Corrections)
+	}
+	if len(x.Slots) != 1 || x.Slots[0].Name != "duration" || x.Slots[0].Words != "5 minutes" {
+		t.Errorf("slots %+v", x.Slots)
+	}
+	// A chosen language is sent and named back.
+	c.SetLanguage("es")
+	chosen, err := c.Dialogue.Text(ctx, "hola", 0, client.Explain())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if chosen.Lang != "es" || chosen.Explain == nil || chosen.Explain.LangFrom != "request" {
+		t.Errorf("chosen Spanish: lang %q, explain %+v", chosen.Lang, chosen.Explain)
+	}
+}

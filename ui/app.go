@@ -464,7 +464,11 @@ func (a *App) globalKey(msg tea.KeyMsg) (tea.Cmd, bool) {
 			}
 		}
 		a.ctx.Client.SetLanguage(next.code)
-		return tea.Batch(common.Toast("answers are now in "+next.name+": alt+g switches the language"),
+		text := "answers are now in " + next.name + ": alt+g switches the language"
+		if next.code == "" {
+			text = "answers are now in the language of each question (auto): alt+g switches the language"
+		}
+		return tea.Batch(common.Toast(text),
 			func() tea.Msg { return common.LanguageChangedMsg{Lang: next.code} }), true
 	case key.Matches(msg, a.keys.Logout):
 		c, store := a.ctx.Client, a.ctx.Sessions

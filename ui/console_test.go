@@ -28,14 +28,27 @@ func TestConsoleTurnsRefHistoryAndNewConversation(t *testing.T) {
 	}
 	press(t, a, "enter")
 	v := a.View()
-	for _, want := range []string{"you: wake me at 7", "You said wake me at 7 & I heard.", "• one", "SET_ALARM", `{"label":"wake","time":"07:00"}`, "conversation 77"} {
+	for _, want := range []string{"you: wake me at 7", "You said wake me at 7 & I heard.", "• one", "not carried out", "conversation 77",
+		"auto: answered in English"} {
 		if !strings.Contains(v, want) {
 			t.Errorf("view lacks %q:\n%s", want, v)
+		}
+	}
+	// By default the transcript is human text: no action codes, no JSON.
+	for _, not := range []string{"SET_ALARM", `"time"`, "ⓘ"} {
+		if strings.Contains(v, not) {
+			t.Errorf("the default transcript shows %q:\n%s", not, v)
 		}
 	}
 	reqs := f.Seen("POST /v2/query/text")
 	if len(reqs) != 2 {
 		t.Fatalf("%d queries sent", len(reqs))
+	}
+	for _, r := range reqs {
+		if r.Header.Get("Service-Explain") != "" || r.Header.Get("Accept-Language") != "" {
+			t.Errorf("the default console sent Service-Explain %q, Accept-Language %q",
+				r.Header.Get("Service-Explain"), r.Header.Get("Accept-Language"))
+		}
 	}
 	if info := reqs[0].Header.Get("Service-Request-Info"); strings.Contains(info, `"ref"`) {
 		t.Errorf("first query carried a ref: %s", info)
@@ -153,5 +166,51 @@ func TestNarrowTerminalStaysInside(t *testing.T) {
 	}
 	if n := len(strings.Split(a.View(), "\n")); n > 8 {
 		t.Fatalf("%d lines in an 8-line terminal", n)
+	}
+}
+
+// alt+e toggles the explain view: how the query was read and the action
+// codes with their data under each answer; off again, human text only.
+func TestConsoleExplainToggle(t *testing.T) {
+	f := uitest.NewFakePlatform(t)
+	uitest.AnswerWith(f)
+	a := newTestApp(t, testOptions(f.Client(t), true), 100, 30)
+	if v := a.View(); !strings.Contains(v, "alt+e explain") {
+		t.Fatalf("the footer does not offer the explain key:\n%s", v)
+	}
+	press(t, a, "alt+e")
+	c := a.screens[common.ScreenConsole].(*console.Model)
+	if !c.Explaining() {
+		t.Fatal("alt+e did not turn the explain view on")
+	}
+	typeText(t, a, "wak me at 7")
+	press(t, a, "enter")
+	if got := f.Seen("POST /v2/query/text")[0].Header.Get("Service-Explain"); got != "1" {
+		t.Fatalf("explain on, Service-Explain %q", got)
+	}
+	v := a.View()
+	for _, want := range []string{"ⓘ en (detected) · intent SET_ALARM", `pattern "wake me at {time}" · cost 0.50`,
+		`slot time: "7" = 07:00`, `corrected "wak" → "wake"`, "SET_ALARM", `{"label":"wake","time":"07:00"}`,
+		"explain on", "alt+e explain off"} {
+		if !strings.Contains(v, want) {
+			t.Errorf("explain view lacks %q:\n%s", want, v)
+		}
+	}
+	press(t, a, "?")
+	if v := a.View(); !strings.Contains(v, "alt+e") {
+		t.Errorf("the full help lacks the explain key:\n%s", v)
+	}
+	press(t, a, "esc")
+	press(t, a, "alt+e")
+	v = a.View()
+	for _, not := range []string{"ⓘ", "SET_ALARM", `"time"`, "explain on"} {
+		if strings.Contains(v, not) {
+			t.Errorf("explain off still shows %q:\n%s", not, v)
+		}
+	}
+	typeText(t, a, "again")
+	press(t, a, "enter")
+	if got := f.Seen("POST /v2/query/text")[1].Header.Get("Service-Explain"); got != "" {
+		t.Errorf("explain off, Service-Explain %q", got)
 	}
 }

@@ -138,8 +138,14 @@ var goldenScreens = []goldenScreen{
 	{name: "console", signedIn: true, setup: uitest.AnswerWith, steps: func(t *testing.T, tm *teatest.TestModel) {
 		tm.Type("wake me at 7")
 		send(tm, "enter")
-		waitFor(t, tm, "SET_ALARM")
+		waitFor(t, tm, "not carried out")
 		tm.Type("and tomorrow?")
+	}},
+	{name: "console-explain", signedIn: true, setup: uitest.AnswerWith, steps: func(t *testing.T, tm *teatest.TestModel) {
+		send(tm, "alt+e")
+		tm.Type("wak me at 7")
+		send(tm, "enter")
+		waitFor(t, tm, "wake me at {time}")
 	}},
 	{name: "storage", signedIn: true, setup: uitest.StorageFixture, steps: func(t *testing.T, tm *teatest.TestModel) {
 		send(tm, "alt+s")

@@ -12,7 +12,12 @@ import (
 )
 
 // languages the platform answers in (Accept-Language), in switching order.
-var languages = []struct{ code, name string }{{"en", "English"}, {"es", "Spanish"}}
+// Auto sends none: each query is answered in its own language.
+var languages = []struct{ code, name string }{{"", "auto"}, {"en", "English"}, {"es", "Spanish"}}
+
+// autoLanguage is how the settings file remembers the auto choice, which
+// must not read as "nothing remembered" (the flag's language then).
+const autoLanguage = "auto"
 
 func languageName(code string) string {
 	for _, l := range languages {
@@ -36,7 +41,11 @@ func (a *App) applySettings(s common.Settings) common.ScreenID {
 	if i := common.CityBySlug(s.City); i >= 0 {
 		common.SetCity(a.ctx.Client, i)
 	}
-	if s.Language != "" {
+	switch s.Language {
+	case "":
+	case autoLanguage:
+		a.ctx.Client.SetLanguage("")
+	default:
 		a.ctx.Client.SetLanguage(s.Language)
 	}
 	for id, n := range screenNames {
@@ -58,6 +67,9 @@ func (a *App) remember() tea.Cmd {
 		a.settings.City = common.Cities()[i].Slug
 	}
 	a.settings.Language = a.ctx.Client.Config().Language
+	if a.settings.Language == "" {
+		a.settings.Language = autoLanguage
+	}
 	s := a.settings
 	return func() tea.Msg {
 		if err := store.Save(s); err != nil {

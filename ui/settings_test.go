@@ -23,7 +23,11 @@ func TestSettingsStickAcrossRestarts(t *testing.T) {
 	press(t, a, "alt+i")
 	press(t, a, "c") // the next city
 	city := common.PositionName(opt.Client)
-	press(t, a, "alt+g")
+	if opt.Client.Config().Language != "" {
+		t.Fatalf("the console forces %q before any choice", opt.Client.Config().Language)
+	}
+	press(t, a, "alt+g") // auto → English
+	press(t, a, "alt+g") // → Spanish
 	if opt.Client.Config().Language != "es" || !strings.Contains(a.View(), "answers are now in Spanish") {
 		t.Fatalf("alt+g did not switch to Spanish (%q):\n%s", opt.Client.Config().Language, a.View())
 	}
@@ -67,5 +71,31 @@ func TestSettingsFileUnreadableIsNoSettings(t *testing.T) {
 	opt.Settings = FileSettings(path)
 	if a := newTestApp(t, opt, 80, 24); a.active != common.ScreenConsole {
 		t.Fatalf("a broken settings file opened %v", a.active)
+	}
+}
+
+// alt+g offers auto, English and Spanish in turn; auto is remembered as
+// auto, not as "nothing chosen" (which would bring back --lang's choice).
+func TestLanguageAutoIsRemembered(t *testing.T) {
+	f := uitest.NewFakePlatform(t)
+	path := filepath.Join(t.TempDir(), "settings.json")
+	opt := testOptions(f.Client(t), true)
+	opt.Client.SetLanguage("es") // as --lang es would
+	opt.Settings = FileSettings(path)
+	a := newTestApp(t, opt, 100, 30)
+	press(t, a, "alt+g") // es → auto
+	if opt.Client.Config().Language != "" || !strings.Contains(a.View(), "language of each question (auto)") {
+		t.Fatalf("alt+g after Spanish: %q\n%s", opt.Client.Config().Language, a.View())
+	}
+	press(t, a, "alt+s")
+	if b, _ := os.ReadFile(path); !strings.Contains(string(b), `"language": "auto"`) {
+		t.Fatalf("settings file: %s", b)
+	}
+	next := testOptions(uitest.NewFakePlatform(t).Client(t), true)
+	next.Client.SetLanguage("es")
+	next.Settings = FileSettings(path)
+	newTestApp(t, next, 100, 30)
+	if got := next.Client.Config().Language; got != "" {
+		t.Errorf("auto remembered, yet the next start uses %q", got)
 	}
 }

@@ -40,18 +40,20 @@ A question ("set an alarm" → "For what time?") is answered with --ref: hark sa
 		return err
 	}
 	if *explain {
-		resp, x, raw, err := sayExplained(e.ctx, p.Client, q, *ref)
+		resp, err := p.Client.Dialogue.Text(e.ctx, q, *ref, client.Explain())
 		if err != nil {
 			return err
 		}
+		if resp.Explain == nil {
+			return errors.New("the server sent no explanation (an older harkd?)")
+		}
 		if *asJSON {
-			_, err := e.stdout.Write(append(raw, '\n'))
-			return err
+			return writeJSON(e.stdout, resp)
 		}
 		if err := printAnswer(e.stdout, e.stderr, resp); err != nil {
 			return err
 		}
-		printExplanation(e.stdout, x)
+		printExplanation(e.stdout, resp.Explain)
 		return nil
 	}
 	resp, err := p.Client.Dialogue.Text(e.ctx, q, *ref)

@@ -121,6 +121,7 @@ func (a *Audio) recognise(w http.ResponseWriter, r *http.Request, body io.Reader
 		return a.Engine.NotHeard(lang, req.Ref), lang, nil
 	}
 	req.Query = res.Text
+	req.Explain = explainRequested(r) // as on /query/text, for the console's explain view
 	resp, err := a.Engine.Answer(r.Context(), req)
 	absoluteURLs(r, &resp)
 	return resp, lang, err

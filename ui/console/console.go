@@ -26,13 +26,14 @@ type turn struct {
 	pending bool
 	answer  string // plain text (from html where present)
 	actions []client.Action
+	explain *client.Explanation // how the query was read, when the explain view asked
 	err     string
 	ref     int64
 	voice   *voice.Turn // spoken audio, timings and action outcomes (ui/voice)
 }
 
 type consoleKeys struct {
-	Send, HistoryUp, HistoryDown, NewConversation, ScrollUp, ScrollDown key.Binding
+	Send, HistoryUp, HistoryDown, NewConversation, ScrollUp, ScrollDown, Explain key.Binding
 }
 
 // console is the home screen: a transcript of turns and an input line.
@@ -54,6 +55,11 @@ type Model struct {
 	voice   *voice.Model
 	// placeholder is the input's own hint while it shows that the assistant is asking.
 	placeholder string
+	// explain is the developers' view: how each query was read, and the
+	// action codes with their data. Off, the transcript is human text.
+	explain bool
+	// lang is the language of the last answer (Content-Language).
+	lang string
 }
 
 // New is the console on pc; voiceCfg nil keeps it typed-only.
@@ -70,6 +76,7 @@ func New(pc *common.Context, voiceCfg *voice.Config) *Model {
 		NewConversation: key.NewBinding(key.WithKeys("ctrl+n"), key.WithHelp("ctrl+n", "new conversation")),
 		ScrollUp:        key.NewBinding(key.WithKeys("pgup"), key.WithHelp("pgup/pgdn", "scroll")),
 		ScrollDown:      key.NewBinding(key.WithKeys("pgdown")),
+		Explain:         key.NewBinding(key.WithKeys("alt+e"), key.WithHelp("alt+e", "explain")),
 	}}
 }
 
@@ -78,11 +85,24 @@ func (c *Model) SetSize(w, h int) { c.width, c.height = w, h; c.input.Width = ma
 func (c *Model) Typing() bool     { return true }
 func (c *Model) InputEmpty() bool { return c.input.Value() == "" }
 func (c *Model) ShortHelp() []key.Binding {
-	return append([]key.Binding{c.keys.Send, c.keys.HistoryUp, c.keys.NewConversation}, c.voice.Help()...)
+	// The explain key before ctrl+n: at 80 columns the footer has room
+	// for one of them, and ctrl+n is in the full help.
+	return append([]key.Binding{c.keys.Send, c.keys.HistoryUp, c.explainKey(), c.keys.NewConversation}, c.voice.Help()...)
 }
 func (c *Model) FullHelp() [][]key.Binding {
-	return append([][]key.Binding{{c.keys.Send, c.keys.HistoryUp, c.keys.NewConversation, c.keys.ScrollUp}}, c.voice.FullHelp()...)
+	return append([][]key.Binding{{c.keys.Send, c.keys.HistoryUp, c.keys.NewConversation, c.keys.ScrollUp, c.explainKey()}}, c.voice.FullHelp()...)
 }
+
+// explainKey is the toggle described by what pressing it does now.
+func (c *Model) explainKey() key.Binding {
+	if c.explain {
+		return common.WithHelp(c.keys.Explain, "alt+e", "explain off")
+	}
+	return common.WithHelp(c.keys.Explain, "alt+e", "explain")
+}
+
+// Explaining tells whether the explain view is on.
+func (c *Model) Explaining() bool { return c.explain }
 
 type answerMsg struct {
 	seq  int
@@ -124,6 +144,13 @@ func (c *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		case !c.voice.Enabled() && (msg.String() == "ctrl+t" || msg.String() == "f2" || msg.String() == "ctrl+r"):
 			// Without voice the keys still answer, with the reason.
 			return c, common.Toast("voice is off in this run (the log says why): type instead")
+		case key.Matches(msg, c.keys.Explain):
+			c.explain = !c.explain
+			c.voice.SetExplain(c.explain)
+			if c.explain {
+				return c, common.Toast("explain on: queries from now on show how they were read, and actions their codes (alt+e hides)")
+			}
+			return c, common.Toast("explain off: the transcript shows what was done")
 		case key.Matches(msg, c.keys.NewConversation):
 			c.ref = 0
 			c.turns = append(c.turns, turn{query: "", answer: "— new conversation —", at: c.ctx.Now()})
@@ -177,10 +204,14 @@ func (c *Model) send() tea.Cmd {
 	c.turns = append(c.turns, turn{seq: c.seq, query: q, at: c.ctx.Now(), pending: true, ref: c.ref})
 	c.scroll = 0
 	cl, seq, ref := c.ctx.Client, c.seq, c.ref
+	var opts []client.QueryOption
+	if c.explain {
+		opts = append(opts, client.Explain())
+	}
 	// A new turn makes the notices of the last one (a declined
 	// confirmation, a failed action) stale.
 	return tea.Batch(common.ClearToast, c.ctx.Task("asking", func(ctx context.Context) tea.Msg {
-		resp, err := cl.Dialogue.Text(ctx, q, ref)
+		resp, err := cl.Dialogue.Text(ctx, q, ref, opts...)
 		return answerMsg{seq: seq, resp: resp, err: err}
 	}))
 }
@@ -213,7 +244,11 @@ func (c *Model) answered(m answerMsg) *turn {
 		t.answer = components.HTMLText(r.Responses.HTML)
 	}
 	t.actions = r.NextActions
+	t.explain = r.Explain
 	c.ref = r.Context.Ref
+	if r.Lang != "" {
+		c.lang = r.Lang
+	}
 	return t
 }
 
@@ -260,12 +295,20 @@ func (c *Model) transcript() []string {
 					lines = append(lines, "  "+t.Answer.Render(l))
 				}
 			}
-			for _, a := range tr.actions {
-				chip := t.Chip.Render(" " + common.OneLine(a.Action) + " ")
-				if d := actionData(a.Data); d != "" {
-					chip += " " + t.Muted.Render(common.AnsiFit(d, max(w-common.CellWidth(chip)-3, 8)))
+			if c.explain {
+				lines = append(lines, explainLines(tr.explain, t, w)...)
+				for _, a := range tr.actions {
+					chip := t.Chip.Render(" " + common.OneLine(a.Action) + " ")
+					if d := actionData(a.Data); d != "" {
+						chip += " " + t.Muted.Render(common.AnsiFit(d, max(w-common.CellWidth(chip)-3, 8)))
+					}
+					lines = append(lines, "  "+chip)
 				}
-				lines = append(lines, "  "+chip)
+			} else if len(tr.actions) > 0 && !c.voice.Enabled() {
+				// Nothing carries actions out in this run: say so rather
+				// than show codes (the explain view has them).
+				lines = append(lines, "  "+t.Muted.Render(common.AnsiFit("· not carried out: actions are off in this run ("+
+					c.keys.Explain.Help().Key+" shows them)", max(w-4, 8))))
 			}
 			lines = append(lines, c.voice.TurnLines(tr.voice, t, w)...)
 		}
@@ -304,6 +347,12 @@ func (c *Model) View() string {
 	status := "new conversation"
 	if c.ref != 0 {
 		status = "follow-ups go to conversation " + common.Itoa(c.ref)
+	}
+	if c.explain {
+		status = "explain on · " + status // first: a long ref must not push it out of sight
+	}
+	if l := c.languageStatus(); l != "" {
+		status += " · " + l
 	}
 	if c.scroll > 0 {
 		status += " · scrolled up " + common.Itoa(int64(c.scroll)) + " lines"

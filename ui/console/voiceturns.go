@@ -112,7 +112,11 @@ func (c *Model) answerTurn(vt *voice.Turn, heard string, r *client.DialogueRespo
 		t.answer = components.HTMLText(r.Responses.HTML)
 	}
 	t.actions = r.NextActions
+	t.explain = r.Explain
 	c.ref = r.Context.Ref
+	if r.Lang != "" {
+		c.lang = r.Lang
+	}
 	if heard != "(nothing recognised)" {
 		if n := len(c.history); n == 0 || c.history[n-1] != heard {
 			c.history = append(c.history, heard)

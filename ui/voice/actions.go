@@ -1,6 +1,8 @@
 package voice
 
 import (
+	"strings"
+
 	"github.com/harkhq/hark/ui/common"
 
 	tea "github.com/charmbracelet/bubbletea"
@@ -17,6 +19,7 @@ type outcomesMsg struct {
 }
 
 type confirmedMsg struct {
+	outcome *actions.Outcome // in its turn's outcomes: the transcript shows what came of it
 	summary string
 	err     error
 }
@@ -114,13 +117,45 @@ func (v *Model) confirm(yes bool) tea.Cmd {
 	o := v.confirms[0]
 	v.confirms = v.confirms[1:]
 	if !yes {
+		// Ignored without an error: declined, not unknown.
+		o.Kind, o.Summary = actions.Ignored, confirmedText(o, false)
 		return common.Toast("not done: " + common.OneLine(o.Confirm.Prompt))
 	}
 	do, target, ctx := o.Confirm.Do, o.Confirm.Target, v.ctx
 	return func() tea.Msg {
 		err := do(ctx)
-		return confirmedMsg{summary: "done: " + common.OneLine(target), err: err}
+		return confirmedMsg{outcome: o, summary: "done: " + common.OneLine(target), err: err}
 	}
+}
+
+// confirmed records in the turn what came of a yes.
+func confirmed(m confirmedMsg) {
+	o := m.outcome
+	if o == nil {
+		return
+	}
+	if m.err != nil {
+		o.Kind, o.Err = actions.Failed, m.err
+		o.Summary = "Not done: " + strings.TrimSuffix(common.OneLine(o.Confirm.Prompt), "?") + ": " + common.Describe(m.err)
+		return
+	}
+	o.Kind, o.Summary = actions.Done, confirmedText(o, true)
+}
+
+// confirmedText is the transcript's line for an answered confirmation, in
+// the past tense of its question.
+func confirmedText(o *actions.Outcome, yes bool) string {
+	opens := o.Code == "OPEN_URL" || o.Code == "OPEN_BROWSER" || o.Code == "OPEN_APP"
+	q := strings.TrimSuffix(common.OneLine(o.Confirm.Prompt), "?")
+	switch {
+	case opens && yes:
+		return "Opened " + common.OneLine(o.Confirm.Target)
+	case opens:
+		return "Not opened"
+	case yes:
+		return "Done: " + q
+	}
+	return "Not done: " + q
 }
 
 // event turns an action event into the panel's state and, when something is due, the

@@ -228,8 +228,12 @@ func (v *Model) micOpened(m micOpenedMsg) tea.Cmd {
 // upload streams the spoken query while it is being recorded.
 func (v *Model) upload(ctx context.Context, cl *client.Client, body io.Reader, ref int64, vt *Turn) tea.Cmd {
 	gen := v.gen
+	var opts []client.QueryOption
+	if v.explain {
+		opts = append(opts, client.Explain())
+	}
 	return func() tea.Msg {
-		ans, err := cl.Dialogue.Stream(ctx, body, audio.CaptureRate, ref)
+		ans, err := cl.Dialogue.Stream(ctx, body, audio.CaptureRate, ref, opts...)
 		return streamedMsg{gen: gen, vt: vt, answer: ans, err: err, at: time.Now()}
 	}
 }

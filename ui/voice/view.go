@@ -66,9 +66,17 @@ func (v *Model) TurnLines(vt *Turn, t *common.Theme, width int) []string {
 		case actions.Failed:
 			mark, style = "✗", t.Error
 		}
-		text := common.OneLine(o.Code) + ": " + common.OneLine(o.Summary)
-		if o.Kind == actions.Ignored {
-			text = "unknown action " + common.OneLine(o.Code) + " (ignored)"
+		// By default the transcript says what happened; the explain view
+		// names the action code too.
+		text := common.OneLine(o.Summary)
+		if v.explain {
+			text = common.OneLine(o.Code) + ": " + text
+		}
+		if o.Kind == actions.Ignored && o.Err != nil {
+			text = "an action this device does not know (ignored)"
+			if v.explain {
+				text = "unknown action " + common.OneLine(o.Code) + " (ignored)"
+			}
 		}
 		lines = append(lines, "  "+style.Render(mark+" "+common.AnsiFit(text, max(width-6, 8))))
 	}

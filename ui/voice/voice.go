@@ -138,7 +138,10 @@ type Model struct {
 
 	confirms []*actions.Outcome
 	panel    panelState
-	ticking  bool
+	// explain shows action codes in the transcript and asks the server how
+	// it read spoken queries (the console's explain view).
+	explain bool
+	ticking bool
 }
 
 // New is the voice part of a console on pc; a nil cfg makes it inert.
@@ -156,6 +159,14 @@ func (v *Model) on() bool { return v != nil && v.cfg != nil && v.cfg.Actions != 
 // waits for a spoken reply.
 func (v *Model) Busy() bool {
 	return v.on() && (v.phase != voiceIdle || v.replaying || v.conv.Asking())
+}
+
+// SetExplain turns the explain view on or off: action codes in the
+// transcript, and spoken queries sent with the Explain option.
+func (v *Model) SetExplain(on bool) {
+	if v != nil {
+		v.explain = on
+	}
 }
 
 // Enabled tells whether voice and next actions are configured at all.
@@ -254,6 +265,7 @@ func (v *Model) update(msg tea.Msg) (tea.Cmd, bool) {
 	case outcomesMsg:
 		return v.outcomesArrived(msg), true
 	case confirmedMsg:
+		confirmed(msg)
 		text := msg.summary
 		if msg.err != nil {
 			return common.ToastErr(common.OneLine(text + ": " + common.Describe(msg.err))), true

@@ -90,14 +90,24 @@ func TestVoiceNoDevicesTypedTurnsCarryOutActions(t *testing.T) {
 	// The panel follows the registry's events, the last of which may come after the outcomes.
 	r.until("every outcome and the device panel shown", 5*time.Second, func() bool {
 		view := r.view()
-		for _, want := range []string{"TV on ch 5", "✓ POWER: TV on", "lights on 40%", "on: Wi-Fi",
-			"· unknown action FLY_TO_THE_MOON (ignored)", "✗ SET_TIMER: SET_TIMER data"} {
+		for _, want := range []string{"TV on ch 5", "✓ TV on", "lights on 40%", "on: Wi-Fi",
+			"· an action this device does not know (ignored)", "✗ SET_TIMER data"} {
 			if !strings.Contains(view, want) {
 				return false
 			}
 		}
 		return true
 	})
+	// The transcript says what happened; the codes are the explain view's.
+	if view := r.view(); strings.Contains(view, "POWER:") || strings.Contains(view, "FLY_TO_THE_MOON") {
+		t.Errorf("action codes in the default transcript:\n%s", view)
+	}
+	c.voice.SetExplain(true)
+	for _, want := range []string{"✓ POWER: TV on", "· unknown action FLY_TO_THE_MOON (ignored)", "✗ SET_TIMER: SET_TIMER data"} {
+		if view := r.view(); !strings.Contains(view, want) {
+			t.Errorf("explain view lacks %q:\n%s", want, view)
+		}
+	}
 	if d := reg.Devices(); !d.Power["tv"] || d.Channel != "5" || d.Brightness != 40 || !d.Features["wifi"] {
 		t.Errorf("devices %+v", d)
 	}
@@ -134,6 +144,9 @@ func TestVoiceConfirmationOnlyAfterYes(t *testing.T) {
 	if !strings.Contains(r.view(), "kim@example.com") {
 		t.Fatalf("the e-mail draft is not shown next:\n%s", r.view())
 	}
+	if !strings.Contains(r.view(), "· Not opened") {
+		t.Errorf("the declined outcome is not in the transcript:\n%s", r.view())
+	}
 	r.update(keys("y"))
 	r.until("the mail is handed over", 5*time.Second, func() bool { return len(desk.list()) == 1 })
 	if got := desk.list()[0]; !strings.HasPrefix(got, "open mailto:kim@example.com?") || !strings.Contains(got, "subject=Hi") {
@@ -142,6 +155,9 @@ func TestVoiceConfirmationOnlyAfterYes(t *testing.T) {
 	if len(c.voice.confirms) != 0 {
 		t.Errorf("%d confirmations left", len(c.voice.confirms))
 	}
+	r.until("the outcome recorded", 5*time.Second, func() bool {
+		return strings.Contains(r.view(), "✓ Done: Open this e-mail draft to kim@example.com in your mail client")
+	})
 	r.update(keys("y")) // with no dialog, y is typed
 	if c.input.Value() != "y" {
 		t.Errorf("input %q", c.input.Value())

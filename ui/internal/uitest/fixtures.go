@@ -120,16 +120,26 @@ func OnboardingFlow(f *FakePlatform, answers *[]map[string]string) {
 }
 
 // AnswerWith makes the fake dialogue answer every query with ref 77, an
-// HTML answer and one action, echoing the query.
+// HTML answer and one action, echoing the query, in English
+// (Content-Language); with Service-Explain: 1 it adds an explanation of the
+// server's shape.
 func AnswerWith(f *FakePlatform) {
 	f.Handle("POST /v2/query/text", func(w http.ResponseWriter, r *http.Request) {
 		var in struct{ Q string }
 		json.NewDecoder(r.Body).Decode(&in)
-		json.NewEncoder(w).Encode(map[string]any{
+		body := map[string]any{
 			"context":     map[string]any{"id": "c1", "ref": 77},
 			"responses":   map[string]any{"html": "<p>You said <b>" + in.Q + "</b> &amp; I heard.</p><ul><li>one</li><li>two</li></ul>", "text": "plain"},
 			"nextActions": []map[string]any{{"action": "SET_ALARM", "data": map[string]any{"time": "07:00", "label": "wake"}}},
-		})
+		}
+		if r.Header.Get("Service-Explain") == "1" {
+			body["explain"] = map[string]any{"lang": "en", "langFrom": "detected", "intent": "SET_ALARM",
+				"pattern": "wake me at {time}", "cost": 0.5,
+				"slots":       []map[string]any{{"name": "time", "words": "7", "value": "07:00"}},
+				"corrections": []map[string]any{{"typed": "wak", "read": "wake"}}}
+		}
+		w.Header().Set("Content-Language", "en")
+		json.NewEncoder(w).Encode(body)
 	})
 }
 

@@ -3,7 +3,7 @@
 // recommendation service, from one process and one data directory.
 //
 //	harkd serve --addr 127.0.0.1:8700 --data DIR [--public-key K --private-key S]
-//	            [--token-ttl 720h] [--min-interactions 500] [--fetch-allow HOST[,HOST...]]
+//	            [--token-ttl 720h] [--min-interactions 500] [--recomm-candidates 100] [--fetch-allow HOST[,HOST...]]
 //	            [--training-budget 0] [--recommendation-quota 10000000] [--rate 50 --burst 100]
 //	            [--auth-memory 128] [--auth-rate 5 --auth-burst 20]
 //	            [--auth-workspace-rate 20 --auth-workspace-burst 60] [--max-conns-per-addr 256]
@@ -27,6 +27,7 @@ import (
 	"time"
 
 	"github.com/harkhq/hark/server"
+	"github.com/harkhq/hark/server/recomm/recommend"
 	"github.com/harkhq/hark/server/accounts"
 	"github.com/harkhq/hark/server/httpapi"
 	"github.com/harkhq/hark/server/httpapi/connguard"
@@ -36,7 +37,7 @@ import (
 
 const usage = `usage:
   harkd serve --addr 127.0.0.1:8700 --data DIR [--public-key K --private-key S]
-              [--token-ttl 720h] [--min-interactions 500] [--fetch-allow HOST[,HOST...]]
+              [--token-ttl 720h] [--min-interactions 500] [--recomm-candidates 100] [--fetch-allow HOST[,HOST...]]
               [--training-budget 0] [--recommendation-quota 10000000] [--rate 50 --burst 100]
               [--auth-memory 128] [--auth-rate 5 --auth-burst 20]
               [--auth-workspace-rate 20 --auth-workspace-burst 60] [--max-conns-per-addr 256]
@@ -73,6 +74,7 @@ func serve(args []string, stdout, stderr io.Writer) error {
 	priv := fs.String("private-key", "", "the private key of --public-key")
 	ttl := fs.Duration("token-ttl", 30*24*time.Hour, "lifetime of access tokens")
 	minInter := fs.Int("min-interactions", 500, "records an interaction type needs to take part in training")
+	cands := fs.Int("recomm-candidates", recommend.DefaultCandidates, "items-to-user candidates precomputed per user after training, beyond the user's records (0: none, rank every item per request)")
 	allow := fs.String("fetch-allow", "", "comma-separated hosts (host or host:port) that dataset and import URLs may name; the server's own address is always allowed")
 	budget := fs.Duration("training-budget", 0, "training time each workspace may spend (0: unlimited); then training answers 403 TrainingTimeOut")
 	quota := fs.Int64("recommendation-quota", 10_000_000, "batch recommendations each workspace may order; over it: 403 QuotaExceeded")
@@ -105,6 +107,9 @@ func serve(args []string, stdout, stderr io.Writer) error {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
 
+	if *cands <= 0 {
+		*cands = -1 // server.Config reads 0 as the default
+	}
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
 		return err
@@ -115,6 +120,7 @@ func serve(args []string, stdout, stderr io.Writer) error {
 		PrivateKey:          *priv,
 		TokenTTL:            *ttl,
 		MinInteractions:     *minInter,
+		RecommCandidates:    *cands,
 		TrainingBudget:      *budget,
 		RecommendationQuota: *quota,
 		FetchAllow:          append(splitList(*allow), ln.Addr().String()),

@@ -27,10 +27,10 @@ import (
 	"time"
 
 	"github.com/harkhq/hark/server"
-	"github.com/harkhq/hark/server/recomm/recommend"
 	"github.com/harkhq/hark/server/accounts"
 	"github.com/harkhq/hark/server/httpapi"
 	"github.com/harkhq/hark/server/httpapi/connguard"
+	"github.com/harkhq/hark/server/recomm/recommend"
 	"github.com/harkhq/hark/server/store"
 	"github.com/harkhq/hark/server/workspaces"
 )

@@ -10,6 +10,7 @@ import (
 	"math"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/harkhq/hark/server/apierr"
@@ -33,6 +34,9 @@ type Recommender struct {
 	ensembles map[ensembleKey]*builtEnsemble
 	eligible  map[eligibleKey]*eligibility
 	watchOnce sync.Once
+	// served counts the answers ranked from candidates and those that ranked every item although
+	// the model has candidates (the list missing or too short).
+	served, fellBack atomic.Int64
 }
 
 // eligibility is the result of the request-independent checks: by position in the snapshot, and as
@@ -474,12 +478,25 @@ func (p *Plan) fromCandidates(subjectID string, limit int, admit func(id string)
 	}
 	l := p.precomputed.list(subjectID)
 	if l == nil {
+		p.r.fellBack.Add(1)
 		return nil, false
 	}
-	return fromCandidates(l, limit, func(id string) bool {
+	out, ok := fromCandidates(l, limit, func(id string) bool {
 		i, ok := p.candidates.Index(id)
 		return ok && p.eligible[i] && admit(id)
 	})
+	if ok {
+		p.r.served.Add(1)
+	} else {
+		p.r.fellBack.Add(1)
+	}
+	return out, ok
+}
+
+// CandidateStats counts the items-to-user answers taken from precomputed candidates and those that
+// ranked every item although the model has candidates.
+func (r *Recommender) CandidateStats() (served, fellBack int64) {
+	return r.served.Load(), r.fellBack.Load()
 }
 
 // Explanations: at most maxExplained results of a page get reasons, each at most maxReasons.

@@ -13,8 +13,10 @@ import (
 	"syscall"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/harkhq/hark/server/recomm/catalog"
+	"github.com/harkhq/hark/server/recomm/engines"
 	"github.com/harkhq/hark/server/recomm/recommend"
 	"github.com/harkhq/hark/server/recomm/rsql"
 	"github.com/harkhq/hark/server/store"
@@ -212,6 +214,8 @@ func BenchmarkItemsForUserHybrid(b *testing.B) {
 				if r == rec {
 					u, entries := rec.CandidateEntries()
 					b.ReportMetric(float64(entries), "candidates")
+					// an entry is an engines.Scored: id string header, score, match
+					b.ReportMetric(float64(entries)*float64(unsafe.Sizeof(engines.Scored{}))/(1<<20), "candidates-MiB")
 					b.ReportMetric(float64(u), "users")
 					b.ReportMetric(build.Seconds(), "build-s")
 				}

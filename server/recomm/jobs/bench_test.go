@@ -198,6 +198,7 @@ func BenchmarkItemsForUserHybrid(b *testing.B) {
 			} else {
 				name += "/candidates"
 			}
+			served0, fellBack0 := rec.CandidateStats()
 			b.Run(name, func(b *testing.B) {
 				q := recommend.Query{Slot: catalog.SlotItemsToUser, Filter: filter, Limit: 20}
 				i := 0
@@ -212,6 +213,9 @@ func BenchmarkItemsForUserHybrid(b *testing.B) {
 				}
 				b.ReportMetric(float64((cpuTime()-cpu0).Microseconds())/1000/float64(b.N), "cpu-ms/op")
 				if r == rec {
+					served, fellBack := rec.CandidateStats()
+					served, fellBack = served-served0, fellBack-fellBack0
+					b.ReportMetric(100*float64(served)/float64(served+fellBack), "from-candidates-%")
 					u, entries := rec.CandidateEntries()
 					b.ReportMetric(float64(entries), "candidates")
 					// an entry is an engines.Scored: id string header, score, match

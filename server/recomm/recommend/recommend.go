@@ -26,8 +26,8 @@ type Recommender struct {
 	Models  *Models
 	Now     func() time.Time // default time.Now; decides which items have expired
 	// Candidates is N, the items-to-user candidates precomputed per user beyond the user's records
-	// (candidates.go): 0 means DefaultCandidates, a negative value none (every request ranks every
-	// item).
+	// (candidates.go): 0 means DefaultCandidates, a negative value none: every request ranks every
+	// item, walking all of them (no pruning by filter either), as before candidates existed.
 	Candidates int
 
 	mu        sync.Mutex
@@ -405,7 +405,17 @@ func (p *Plan) Run(ctx context.Context, subjectID string, paged bool) ([]Result,
 		}
 		return true
 	}
-	q.Accept, q.Among = admit, p.among
+	q.Accept = admit
+	if p.r.candidateN() > 0 {
+		q.Among = p.among
+	} else {
+		// without candidates, every request walks every entity, as before they existed (the
+		// benchmarks' baseline)
+		q.Accept = func(id string) bool {
+			i, ok := p.candidates.Index(id)
+			return ok && p.eligible[i] && admit(id)
+		}
+	}
 	if p.attribute != "" {
 		q.Multiplier = func(id string) float64 {
 			v, _ := p.candidates.Values(id)

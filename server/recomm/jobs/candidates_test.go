@@ -74,7 +74,9 @@ func TestCandidatesAnswerAsFullScoring(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	must(w.cat.AddRecord(ctx, 1, "shop", "view", "u03", "i11", nil, nil))
+	for i := 0; i < 12; i += 2 { // u03 had only jazz (odd items): its isvd ranking turns
+		must(w.cat.AddRecord(ctx, 1, "shop", "view", "u03", fmt.Sprintf("i%02d", i), nil, nil))
+	}
 	must(w.cat.AddEntity(ctx, 1, catalog.Users, "newbie", nil))
 	must(w.cat.AddRecord(ctx, 1, "shop", "view", "newbie", "i04", nil, nil))
 	users = append(users, "newbie")
@@ -82,9 +84,11 @@ func TestCandidatesAnswerAsFullScoring(t *testing.T) {
 	if n, _ := cand.CandidateStats(); n == served {
 		t.Fatal("no answer from candidates after the updates")
 	}
-	// an item isvd did not train on changes every user's isvd scores once it has interactions
+	// an item isvd did not train on changes every user's isvd scores with each interaction
 	must(w.cat.AddEntity(ctx, 1, "shop", "i99", map[string]any{"genre": "rock", "price": 5.0}))
-	must(w.cat.AddRecord(ctx, 1, "shop", "view", "u05", "i99", nil, nil))
+	for u := 1; u < 16; u += 2 { // half the users of its genre: it ranks high for the other half
+		must(w.cat.AddRecord(ctx, 1, "shop", "view", fmt.Sprintf("u%02d", u), "i99", nil, nil))
+	}
 	compare("right after an interaction on a new item", users, []string{"isvd"})
 	cand.WaitCandidates()
 	compare("once the candidates are built again", users, []string{"isvd"})

@@ -9,15 +9,15 @@ import (
 	"github.com/harkhq/hark/server/recomm/engines"
 )
 
-// Precomputed candidates (README "How recommendations are served"). After a model is saved or loaded,
+// Precomputed candidates (README "How items-to-user answers are served"). After a model is saved or loaded,
 // a background build ranks every item for every user the model knows and keeps, per user, the best
 // N + h items with nothing left out, h being the user's records at build time (so the items a user
 // already has do not use up the N). An items-to-user request is answered from the list by keeping, in
 // list order, the items its checks accept (filter, expiry, what the user interacted with since) until
 // the page is full: the same answer as ranking every item, because every accepted item missing from
-// the list ranks below the whole list. When the list runs out first (and does not hold every item),
-// or the request re-ranks (attributeId, diversity, sort, afterId) or names a user the model does not
-// know, the request ranks every item as before.
+// the list ranks below the whole list. When the list runs out first (and does not hold every item;
+// sort and afterId ask for up to 1000), when the request re-ranks (attributeId, diversity), or for a
+// user the model does not know, a content_based model or an ensemble, the request ranks every item.
 
 // DefaultCandidates is N, the candidates kept per user beyond the user's records.
 const DefaultCandidates = 100

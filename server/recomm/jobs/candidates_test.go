@@ -34,7 +34,7 @@ func TestCandidatesAnswerAsFullScoring(t *testing.T) {
 		t.Fatalf("candidates of %d users, %d entries; want every user of hybrid, isvd, fm and popular", users, entries)
 	}
 	shapes := []recommend.Query{
-		{Limit: 1}, {Limit: 2}, {Limit: 3}, {Limit: 10}, {},
+		{Limit: 1}, {Limit: 2}, {Limit: 3}, {Limit: 10}, {Limit: 40},
 		{Filter: "genre==rock", Limit: 2}, {Filter: "price=lt=20", Limit: 5},
 		{InteractionFilter: "view==true", Limit: 2}, {InteractionFilter: "view==false", Limit: 3},
 		{PopularFilter: "5", Limit: 2}, {Limit: 2, Explain: true},
@@ -44,8 +44,8 @@ func TestCandidatesAnswerAsFullScoring(t *testing.T) {
 		t.Helper()
 		for _, e := range engines {
 			for i, u := range users {
-				// four shapes per user, every shape for some users, kept few for the race detector
-				for k := range 4 {
+				// three shapes per user, every shape for some users, kept few for the race detector
+				for k := range 3 {
 					q := shapes[(i+k*4)%len(shapes)]
 					q.Slot, q.SubjectID, q.Engine = catalog.SlotItemsToUser, u, e
 					got, err1 := cand.Recommend(ctx, 1, "shop", q)
@@ -61,7 +61,12 @@ func TestCandidatesAnswerAsFullScoring(t *testing.T) {
 	for u := range 30 {
 		users = append(users, fmt.Sprintf("u%02d", u))
 	}
-	compare("after training", users, engineList)
+	compare("after training", users, []string{"hybrid", "isvd"})
+	var third []string // fm and popular take the same path: fewer users keep the test quick
+	for i := 0; i < len(users); i += 3 {
+		third = append(third, users[i])
+	}
+	compare("after training", third, []string{"fm", "popular"})
 	served, fellBack := cand.CandidateStats()
 	if served == 0 || fellBack == 0 {
 		t.Fatalf("%d answers from candidates, %d fell back: the test must exercise both", served, fellBack)

@@ -369,14 +369,20 @@ func (p *Plan) Run(ctx context.Context, subjectID string, paged bool) ([]Result,
 		return nil, err
 	}
 	sub := engines.Subject{ID: subjectID, Attrs: EntityAttrs(p.subjects, p.subjectIsUser, values)}
-	// past interactions with each candidate, by definition
+	// the candidates interacted with, and with an interactionFilter by which definitions
+	had := make(map[string]bool, len(history))
 	past := map[string]map[string]bool{}
+	sub.History = make([]engines.Event, 0, len(history))
 	for _, e := range history {
 		sub.History = append(sub.History, engines.Event{UserID: e.UserID, ItemID: e.ItemID, Value: e.Value,
 			Weight: e.Def.Weight, Positive: e.Def.Polarity != catalog.Negative, Timestamp: e.Timestamp, Type: e.Def.ID})
 		other := e.ItemID
 		if !p.subjectIsUser {
 			other = e.UserID
+		}
+		had[other] = true
+		if p.interFilter == nil {
+			continue
 		}
 		if past[other] == nil {
 			past[other] = map[string]bool{}
@@ -395,7 +401,7 @@ func (p *Plan) Run(ctx context.Context, subjectID string, paged bool) ([]Result,
 		}
 		if pairsApply {
 			if p.interFilter == nil {
-				return len(past[id]) == 0
+				return !had[id]
 			}
 			seen := rsql.MapValues{}
 			for _, d := range p.defIDs {

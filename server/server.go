@@ -46,6 +46,9 @@ type Config struct {
 	// MinInteractions is the least number of records an interaction type
 	// needs to take part in training (recommendation document: 500).
 	MinInteractions int
+	// RecommCandidates is the items-to-user candidates precomputed per user (0: the default, negative:
+	// none, every request ranks every item).
+	RecommCandidates int
 	// FetchAllow lists the hosts (host or host:port) that tracking uploads
 	// and recommendation imports may fetch from; the server's own address is
 	// always allowed.
@@ -234,6 +237,7 @@ func (s *Server) build(ctx context.Context) error {
 		Logger:         cfg.Logger}); err != nil {
 		return err
 	}
+	s.Recomm.Recommender.Candidates = cfg.RecommCandidates
 
 	music, err := media.New(filepath.Join(cfg.DataDir, "music"))
 	if err != nil {

@@ -3,7 +3,7 @@
 // recommendation service, from one process and one data directory.
 //
 //	harkd serve --addr 127.0.0.1:8700 --data DIR [--public-key K --private-key S]
-//	            [--token-ttl 720h] [--min-interactions 500] [--fetch-allow HOST[,HOST...]]
+//	            [--token-ttl 720h] [--min-interactions 500] [--recomm-candidates 100] [--fetch-allow HOST[,HOST...]]
 //	            [--training-budget 0] [--tuning-budget 40s] [--recommendation-quota 10000000] [--rate 50 --burst 100]
 //	            [--auth-memory 128] [--auth-rate 5 --auth-burst 20]
 //	            [--auth-workspace-rate 20 --auth-workspace-burst 60] [--max-conns-per-addr 256]
@@ -31,6 +31,7 @@ import (
 	"github.com/harkhq/hark/server/httpapi"
 	"github.com/harkhq/hark/server/httpapi/connguard"
 	"github.com/harkhq/hark/server/recomm/jobs"
+	"github.com/harkhq/hark/server/recomm/recommend"
 	"github.com/harkhq/hark/server/speechworker"
 	"github.com/harkhq/hark/server/store"
 	"github.com/harkhq/hark/server/workspaces"
@@ -38,7 +39,7 @@ import (
 
 const usage = `usage:
   harkd serve --addr 127.0.0.1:8700 --data DIR [--public-key K --private-key S]
-              [--token-ttl 720h] [--min-interactions 500] [--fetch-allow HOST[,HOST...]]
+              [--token-ttl 720h] [--min-interactions 500] [--recomm-candidates 100] [--fetch-allow HOST[,HOST...]]
               [--training-budget 0] [--tuning-budget 40s] [--recommendation-quota 10000000] [--rate 50 --burst 100]
               [--auth-memory 128] [--auth-rate 5 --auth-burst 20]
               [--auth-workspace-rate 20 --auth-workspace-burst 60] [--max-conns-per-addr 256]
@@ -78,6 +79,7 @@ func serve(args []string, stdout, stderr io.Writer) error {
 	priv := fs.String("private-key", "", "the private key of --public-key")
 	ttl := fs.Duration("token-ttl", 30*24*time.Hour, "lifetime of access tokens")
 	minInter := fs.Int("min-interactions", 500, "records an interaction type needs to take part in training")
+	cands := fs.Int("recomm-candidates", recommend.DefaultCandidates, "items-to-user candidates precomputed per user after training, beyond the user's records (0: none, rank every item per request)")
 	allow := fs.String("fetch-allow", "", "comma-separated host:port entries that dataset and import URLs may name (a host alone allows ports 80 and 443); the server's own address is always allowed")
 	budget := fs.Duration("training-budget", 0, "training time each workspace may spend (0: unlimited); then training answers 403 TrainingTimeOut")
 	tuning := fs.Duration("tuning-budget", jobs.DefaultTuningBudget, "hyperparameter search time of each training (0: no search, the engines' defaults); at most half of what --training-budget leaves")
@@ -111,6 +113,9 @@ func serve(args []string, stdout, stderr io.Writer) error {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
 
+	if *cands <= 0 {
+		*cands = -1 // server.Config reads 0 as the default
+	}
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
 		return err
@@ -121,6 +126,7 @@ func serve(args []string, stdout, stderr io.Writer) error {
 		PrivateKey:          *priv,
 		TokenTTL:            *ttl,
 		MinInteractions:     *minInter,
+		RecommCandidates:    *cands,
 		TrainingBudget:      *budget,
 		TuningBudget:        *tuning,
 		RecommendationQuota: *quota,

@@ -64,6 +64,9 @@ type Query struct {
 	After string
 	// Diversity in [0,1] re-ranks with maximal marginal relevance (hybrid only; others ignore it).
 	Diversity float64
+	// Among, when set, is the only entities the ranking considers: the engine walks its members and
+	// never scores the others (a filter pruned before scoring). Accept still applies to the members.
+	Among *Subset
 }
 
 // DefaultLimit and MaxLimit follow DECISIONS.md §12.

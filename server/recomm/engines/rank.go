@@ -81,13 +81,31 @@ func (s scoring) relevance(c candidate, q Query) float64 {
 	return clamp01(clamp01(s.unit(c.raw)) * q.multiplier(s.ids[c.idx]))
 }
 
-// top returns the best limit candidates after the q.After id, best first.
-func (s scoring) top(q Query) []Scored {
-	limit := q.limit()
+// top returns the best q.limit() candidates after the q.After id, best first.
+func (s scoring) top(q Query) []Scored { return s.topN(q, q.limit()) }
+
+// each calls fn with every entity the query lets the ranking consider: the members of q.Among, or all.
+func (s scoring) each(q Query, fn func(i int32)) {
+	if q.Among != nil {
+		for _, i := range q.Among.positions(s.ids) {
+			fn(i)
+		}
+		return
+	}
+	for i := range s.ids {
+		fn(int32(i))
+	}
+}
+
+// topN is top with an explicit limit (candidate lists go past MaxLimit).
+func (s scoring) topN(q Query, limit int) []Scored {
 	var bound candidate
 	if q.After != "" {
 		i := slices.Index(s.ids, q.After)
 		if i < 0 {
+			return []Scored{}
+		}
+		if q.Among != nil && !q.Among.has(q.After) {
 			return []Scored{}
 		}
 		c, ok := s.candidate(int32(i), q)
@@ -96,11 +114,11 @@ func (s scoring) top(q Query) []Scored {
 		}
 		bound = c
 	}
-	h := make(minHeap, 0, limit)
-	for i := range s.ids {
-		c, ok := s.candidate(int32(i), q)
+	h := make(minHeap, 0, min(limit, len(s.ids)))
+	s.each(q, func(i int32) {
+		c, ok := s.candidate(i, q)
 		if !ok || (q.After != "" && !before(bound, c)) {
-			continue
+			return
 		}
 		if len(h) < limit {
 			heap.Push(&h, c)
@@ -108,7 +126,7 @@ func (s scoring) top(q Query) []Scored {
 			h[0] = c
 			heap.Fix(&h, 0)
 		}
-	}
+	})
 	best := []candidate(h)
 	sort.Slice(best, func(a, b int) bool { return before(best[a], best[b]) })
 	return s.results(best, q)
@@ -163,11 +181,11 @@ func indexOf(ids []string) map[string]int32 {
 // the most relevant candidates (three times the page, or the largest page when paging with After).
 func (s scoring) mmr(q Query) []Scored {
 	var cands []candidate
-	for i := range s.ids {
-		if c, ok := s.candidate(int32(i), q); ok {
+	s.each(q, func(i int32) {
+		if c, ok := s.candidate(i, q); ok {
 			cands = append(cands, c)
 		}
-	}
+	})
 	sort.Slice(cands, func(a, b int) bool { return before(cands[a], cands[b]) })
 	limit := q.limit()
 	pool := 3*limit + 100

@@ -13,8 +13,10 @@ import (
 	"syscall"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/harkhq/hark/server/recomm/catalog"
+	"github.com/harkhq/hark/server/recomm/engines"
 	"github.com/harkhq/hark/server/recomm/recommend"
 	"github.com/harkhq/hark/server/recomm/rsql"
 	"github.com/harkhq/hark/server/store"
@@ -166,5 +168,62 @@ func BenchmarkRatingToRecommendations(b *testing.B) {
 			b.Fatalf("recommend %s: %v %v", user, out, err)
 		}
 		i++
+	}
+}
+
+// BenchmarkItemsForUserHybrid measures items-for-user requests on MovieLens with the hybrid engine,
+// in process (no HTTP), unfiltered and filtered on the indexed genres and year, each ranking every
+// item (full, today's path) and from the precomputed candidates, in the same run.
+func BenchmarkItemsForUserHybrid(b *testing.B) {
+	cat, tr, rec := movieLensCatalog(b)
+	ctx := context.Background()
+	full := &recommend.Recommender{Catalog: cat, Models: rec.Models, Candidates: -1}
+	status, res, err := tr.Run(ctx, Job{WS: 1, Scope: "movies", Kind: Train, Request: []byte(`{"engine":"hybrid"}`)})
+	if err != nil || status != Completed {
+		b.Fatal(status, res, err)
+	}
+	start := time.Now()
+	rec.Recommend(ctx, 1, "movies", recommend.Query{Slot: catalog.SlotItemsToUser, SubjectID: "1", Limit: 1})
+	rec.WaitCandidates()
+	build := time.Since(start)
+	users, _ := cat.Snapshot(ctx, 1, catalog.Users)
+	for _, filter := range []string{"", "genres==Comedy;year=ge=1990"} {
+		for _, r := range []*recommend.Recommender{full, rec} {
+			name := "unfiltered"
+			if filter != "" {
+				name = "filtered"
+			}
+			if r == full {
+				name += "/full"
+			} else {
+				name += "/candidates"
+			}
+			served0, fellBack0 := rec.CandidateStats()
+			b.Run(name, func(b *testing.B) {
+				q := recommend.Query{Slot: catalog.SlotItemsToUser, Filter: filter, Limit: 20}
+				i := 0
+				cpu0 := cpuTime()
+				for b.Loop() {
+					q.SubjectID = users.IDs[i%len(users.IDs)]
+					i++
+					out, err := r.Recommend(ctx, 1, "movies", q)
+					if err != nil || len(out) == 0 {
+						b.Fatalf("recommend %s: %v %v", q.SubjectID, out, err)
+					}
+				}
+				b.ReportMetric(float64((cpuTime()-cpu0).Microseconds())/1000/float64(b.N), "cpu-ms/op")
+				if r == rec {
+					served, fellBack := rec.CandidateStats()
+					served, fellBack = served-served0, fellBack-fellBack0
+					b.ReportMetric(100*float64(served)/float64(served+fellBack), "from-candidates-%")
+					u, entries := rec.CandidateEntries()
+					b.ReportMetric(float64(entries), "candidates")
+					// an entry is an engines.Scored: id string header, score, match
+					b.ReportMetric(float64(entries)*float64(unsafe.Sizeof(engines.Scored{}))/(1<<20), "candidates-MiB")
+					b.ReportMetric(float64(u), "users")
+					b.ReportMetric(build.Seconds(), "build-s")
+				}
+			})
+		}
 	}
 }

@@ -24,6 +24,9 @@ type Models struct {
 	saves  sync.WaitGroup
 	mu     sync.Mutex
 	m      map[modelKey]*atomic.Pointer[modelBox]
+	// replaced, when set, is told of every new model swapped in (a training), after it is saved.
+	replaced func(ws int64, table string, m engines.Model)
+	cands    candidateStore
 }
 
 type modelKey struct {
@@ -199,8 +202,41 @@ func (ms *Models) save(ws int64, table, engine string, m engines.Model) error {
 	if err := os.Rename(tmp.Name(), filepath.Join(dir, engine+".model")); err != nil {
 		return err
 	}
-	ms.holder(modelKey{ws, table, engine}).Store(&modelBox{m})
+	old := ms.holder(modelKey{ws, table, engine}).Swap(&modelBox{m})
+	ms.mu.Lock()
+	replaced := ms.replaced
+	ms.mu.Unlock()
+	if replaced != nil && (old == nil || old.model != m) {
+		replaced(ws, table, m)
+	}
 	return nil
+}
+
+func (ms *Models) setReplaced(fn func(ws int64, table string, m engines.Model)) {
+	ms.mu.Lock()
+	defer ms.mu.Unlock()
+	ms.replaced = fn
+}
+
+// keys lists the models held.
+func (ms *Models) keys() []modelKey {
+	ms.mu.Lock()
+	defer ms.mu.Unlock()
+	out := make([]modelKey, 0, len(ms.m))
+	for k := range ms.m {
+		out = append(out, k)
+	}
+	return out
+}
+
+// current reports whether m is one of a table's current models.
+func (ms *Models) current(ws int64, table string, m engines.Model) bool {
+	for _, cur := range ms.Table(ws, table) {
+		if cur == m {
+			return true
+		}
+	}
+	return false
 }
 
 // DeleteTable forgets and removes the models of a deleted table.
@@ -214,5 +250,6 @@ func (ms *Models) DeleteTable(ws int64, table string) error {
 		}
 	}
 	ms.mu.Unlock()
+	ms.cands.drop(func(s *candidateSet) bool { return s.ws != ws || s.table != table })
 	return os.RemoveAll(filepath.Join(ms.dir, strconv.FormatInt(ws, 10), table))
 }

@@ -37,7 +37,28 @@ func (r *Recommender) Learn(ws int64, table string, e catalog.Event) {
 		if _, only, filtered := strings.Cut(name, "@"); filtered && !slices.Contains(strings.Split(only, "+"), e.Def.ID) {
 			continue
 		}
-		if err := u.Update([]engines.Event{ev}); err != nil {
+		set := r.Models.cands.get(m)
+		var refresh func()
+		switch {
+		case set == nil:
+		case engines.FoldsItem(m, e.ItemID):
+			// the item's vector changes, and with it every user's scores
+			epoch := set.invalidateAll()
+			refresh = func() { r.refill(set, epoch) }
+		default:
+			done := set.invalidate(e.UserID)
+			refresh = func() {
+				records, stamp, epoch := done()
+				if err := set.compute(e.UserID, records+1, stamp, epoch); err != nil {
+					slog.Warn("recomm: refreshing candidates failed", "table", table, "model", name, "err", err)
+				}
+			}
+		}
+		err := u.Update([]engines.Event{ev})
+		if refresh != nil {
+			refresh() // after a failed update too: the list was dropped
+		}
+		if err != nil {
 			slog.Warn("recomm: online update failed", "table", table, "model", name, "err", err)
 			continue
 		}

@@ -10,6 +10,7 @@ import (
 	"math"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/harkhq/hark/server/apierr"
@@ -24,10 +25,25 @@ type Recommender struct {
 	Catalog *catalog.Catalog
 	Models  *Models
 	Now     func() time.Time // default time.Now; decides which items have expired
+	// Candidates is N, the items-to-user candidates precomputed per user beyond the user's records
+	// (candidates.go): 0 means DefaultCandidates, a negative value none: every request ranks every
+	// item, walking all of them (no pruning by filter either), as before candidates existed.
+	Candidates int
 
 	mu        sync.Mutex
 	ensembles map[ensembleKey]*builtEnsemble
-	eligible  map[eligibleKey][]bool
+	eligible  map[eligibleKey]*eligibility
+	watchOnce sync.Once
+	// served counts the answers ranked from candidates and those that ranked every item although
+	// the model has candidates (the list missing or too short).
+	served, fellBack atomic.Int64
+}
+
+// eligibility is the result of the request-independent checks: by position in the snapshot, and as
+// the subset the engines walk instead of every entity.
+type eligibility struct {
+	ok    []bool
+	among *engines.Subset
 }
 
 // eligibleKey names one computation of the candidates that pass the
@@ -124,6 +140,8 @@ type Plan struct {
 	explain       bool
 	now           int64
 	eligible      []bool // by position in candidates: passes expiry, popularFilter and filter
+	among         *engines.Subset
+	precomputed   *candidateSet // the model's items-to-user candidates, when they can answer
 }
 
 // Recommend answers one request.
@@ -137,6 +155,7 @@ func (r *Recommender) Recommend(ctx context.Context, ws int64, table string, q Q
 
 // Prepare checks a query against the catalog and the trained models.
 func (r *Recommender) Prepare(ctx context.Context, ws int64, table string, q Query) (*Plan, error) {
+	r.watch()
 	t, err := r.Catalog.Table(ctx, ws, table)
 	if err != nil {
 		return nil, err
@@ -236,27 +255,37 @@ func (r *Recommender) Prepare(ctx context.Context, ws int64, table string, q Que
 		now = r.Now
 	}
 	p.now = now().UnixMilli()
-	p.eligible = r.eligibleFor(p, eligibleKey{p.candidates, q.Filter, q.PopularFilter, p.now / 60000})
+	e := r.eligibleFor(p, eligibleKey{p.candidates, q.Filter, q.PopularFilter, p.now / 60000})
+	p.eligible, p.among = e.ok, e.among
+	if r.candidateN() > 0 && p.kind == engines.ItemsToUser && p.attribute == "" && p.diversity == 0 {
+		// the precomputed ranking is the model's with no multiplier and no re-ranking
+		p.precomputed = r.Models.cands.get(p.model)
+	}
 	return p, nil
 }
 
-func (r *Recommender) eligibleFor(p *Plan, k eligibleKey) []bool {
+func (r *Recommender) eligibleFor(p *Plan, k eligibleKey) *eligibility {
 	r.mu.Lock()
 	if e, ok := r.eligible[k]; ok {
 		r.mu.Unlock()
 		return e
 	}
 	r.mu.Unlock()
-	e := make([]bool, len(p.candidates.IDs))
+	ok := make([]bool, len(p.candidates.IDs))
 	for i, id := range p.candidates.IDs {
 		if p.candidates == p.items && p.items.Expired(id, p.now) || p.popular[id] {
 			continue
 		}
-		e[i] = p.filter == nil || p.filter.Eval(p.candidates.At(i))
+		ok[i] = p.filter == nil || p.filter.Eval(p.candidates.At(i))
 	}
+	snap := p.candidates
+	e := &eligibility{ok: ok, among: engines.NewSubset(func(id string) bool {
+		i, found := snap.Index(id)
+		return found && ok[i]
+	})}
 	r.mu.Lock()
 	if r.eligible == nil || len(r.eligible) >= maxEligible {
-		r.eligible = map[eligibleKey][]bool{}
+		r.eligible = map[eligibleKey]*eligibility{}
 	}
 	r.eligible[k] = e
 	r.mu.Unlock()
@@ -340,19 +369,20 @@ func (p *Plan) Run(ctx context.Context, subjectID string, paged bool) ([]Result,
 		return nil, err
 	}
 	sub := engines.Subject{ID: subjectID, Attrs: EntityAttrs(p.subjects, p.subjectIsUser, values)}
-	if p.subjectIsUser {
-		if sub.Keywords, err = p.r.Catalog.Keywords(ctx, p.ws, subjectID); err != nil {
-			return nil, err
-		}
-	}
-	// past interactions with each candidate, by definition
+	// the candidates interacted with, and with an interactionFilter by which definitions
+	had := make(map[string]bool, len(history))
 	past := map[string]map[string]bool{}
+	sub.History = make([]engines.Event, 0, len(history))
 	for _, e := range history {
 		sub.History = append(sub.History, engines.Event{UserID: e.UserID, ItemID: e.ItemID, Value: e.Value,
 			Weight: e.Def.Weight, Positive: e.Def.Polarity != catalog.Negative, Timestamp: e.Timestamp, Type: e.Def.ID})
 		other := e.ItemID
 		if !p.subjectIsUser {
 			other = e.UserID
+		}
+		had[other] = true
+		if p.interFilter == nil {
+			continue
 		}
 		if past[other] == nil {
 			past[other] = map[string]bool{}
@@ -364,14 +394,14 @@ func (p *Plan) Run(ctx context.Context, subjectID string, paged bool) ([]Result,
 	if paged && (p.sort != nil || p.afterID != "") {
 		q.Limit = engines.MaxLimit
 	}
-	q.Accept = func(id string) bool {
-		i, ok := p.candidates.Index(id)
-		if !ok || !p.eligible[i] || id == subjectID && p.candidates == p.subjects {
+	// admit is the per-subject check; the engines walk only the eligible entities (p.among)
+	admit := func(id string) bool {
+		if id == subjectID && p.candidates == p.subjects {
 			return false
 		}
 		if pairsApply {
 			if p.interFilter == nil {
-				return len(past[id]) == 0
+				return !had[id]
 			}
 			seen := rsql.MapValues{}
 			for _, d := range p.defIDs {
@@ -380,6 +410,17 @@ func (p *Plan) Run(ctx context.Context, subjectID string, paged bool) ([]Result,
 			return p.interFilter.Eval(seen)
 		}
 		return true
+	}
+	q.Accept = admit
+	if p.r.candidateN() > 0 {
+		q.Among = p.among
+	} else {
+		// without candidates, every request walks every entity, as before they existed (the
+		// benchmarks' baseline)
+		q.Accept = func(id string) bool {
+			i, ok := p.candidates.Index(id)
+			return ok && p.eligible[i] && admit(id)
+		}
 	}
 	if p.attribute != "" {
 		q.Multiplier = func(id string) float64 {
@@ -393,12 +434,20 @@ func (p *Plan) Run(ctx context.Context, subjectID string, paged bool) ([]Result,
 			return 0
 		}
 	}
-	scored, err := p.model.Recommend(p.kind, sub, q)
-	if errors.Is(err, engines.ErrNoSignal) {
-		scored, err = nil, nil // nothing known about a cold subject: no recommendations
-	}
-	if err != nil {
-		return nil, err
+	scored, ok := p.fromCandidates(subjectID, q.Limit, admit)
+	if !ok {
+		if p.subjectIsUser {
+			if sub.Keywords, err = p.r.Catalog.Keywords(ctx, p.ws, subjectID); err != nil {
+				return nil, err
+			}
+		}
+		scored, err = p.model.Recommend(p.kind, sub, q)
+		if errors.Is(err, engines.ErrNoSignal) {
+			scored, err = nil, nil // nothing known about a cold subject: no recommendations
+		}
+		if err != nil {
+			return nil, err
+		}
 	}
 	out := make([]Result, len(scored))
 	for i, s := range scored {
@@ -435,6 +484,35 @@ func (p *Plan) Run(ctx context.Context, subjectID string, paged bool) ([]Result,
 	out = out[start:min(start+p.limit, len(out))]
 	p.explainAll(out, sub.History)
 	return out, nil
+}
+
+// fromCandidates answers from the subject's precomputed candidates when they can (see
+// candidates.go); ok is false when the model must rank every item.
+func (p *Plan) fromCandidates(subjectID string, limit int, admit func(id string) bool) ([]engines.Scored, bool) {
+	if p.precomputed == nil {
+		return nil, false
+	}
+	l := p.precomputed.list(subjectID)
+	if l == nil {
+		p.r.fellBack.Add(1)
+		return nil, false
+	}
+	out, ok := fromCandidates(l, limit, func(id string) bool {
+		i, ok := p.candidates.Index(id)
+		return ok && p.eligible[i] && admit(id)
+	})
+	if ok {
+		p.r.served.Add(1)
+	} else {
+		p.r.fellBack.Add(1)
+	}
+	return out, ok
+}
+
+// CandidateStats counts the items-to-user answers taken from precomputed candidates and those that
+// ranked every item although the model has candidates.
+func (r *Recommender) CandidateStats() (served, fellBack int64) {
+	return r.served.Load(), r.fellBack.Load()
 }
 
 // Explanations: at most maxExplained results of a page get reasons, each at most maxReasons.

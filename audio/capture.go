@@ -205,6 +205,14 @@ func (c *Capture) Device() string {
 	return c.device
 }
 
+// PreRollHeld is how much audio the armed pre-roll holds now: a recording
+// started at once begins with that much from before Start.
+func (c *Capture) PreRollHeld() time.Duration {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return time.Duration(c.ringCount) * FrameDuration
+}
+
 // Arm starts the stream: levels flow and the pre-roll fills. Arming an armed capture does
 // nothing.
 func (c *Capture) Arm() error {

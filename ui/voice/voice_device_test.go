@@ -483,8 +483,13 @@ func TestVoiceArmedMicStartsWithThePreRoll(t *testing.T) {
 	if !strings.Contains(r.view(), "○ mic armed") {
 		t.Errorf("no armed indicator:\n%s", r.view())
 	}
-	time.Sleep(500 * time.Millisecond) // the pre-roll fills
 	for n := 1; n <= 2; n++ {
+		// the pre-roll fills at the device's pace, slower on a loaded machine
+		for deadline := time.Now().Add(20 * time.Second); armed.PreRollHeld() < audio.DefaultPreRoll; time.Sleep(10 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatalf("turn %d: the pre-roll holds %v after 20 s", n, armed.PreRollHeld())
+			}
+		}
 		r.ctrl("ctrl+t")
 		r.until("answered", 20*time.Second, func() bool {
 			tr, vt := lastSpoken(c)

@@ -201,6 +201,12 @@ func IsCode(err error, code string) bool {
 	return errors.As(err, &e) && e.Code == code
 }
 
+// IsNotFound reports whether err is the platform's 404.
+func IsNotFound(err error) bool {
+	var e *APIError
+	return errors.As(err, &e) && e.Status == http.StatusNotFound
+}
+
 // Sign returns the Base64 HMAC-SHA1 of "<resource>:<timestamp>:<nonce>".
 func Sign(privateKey, resource, timestamp, nonce string) string {
 	m := hmac.New(sha1.New, []byte(privateKey))

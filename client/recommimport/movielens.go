@@ -10,7 +10,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/http"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -291,7 +290,7 @@ func EnsureTable(ctx context.Context, rc *client.RecommService, table string, ta
 	lo, hi := 0.5, 5.0
 	rating := client.Interaction{InteractionID: Rating, Weight: 1, Type: client.InteractionContinuous, MinValue: &lo, MaxValue: &hi}
 	_, err := rc.Table(ctx, table, false)
-	if isNotFound(err) {
+	if client.IsNotFound(err) {
 		if err := rc.CreateTable(ctx, client.NewTable{TableID: table, Engines: client.Engines{client.SlotDefault: client.EngineHybrid},
 			Attributes: want}); err != nil {
 			return false, err
@@ -312,7 +311,7 @@ func EnsureTable(ctx context.Context, rc *client.RecommService, table string, ta
 		case i < 0:
 			missing = append(missing, a)
 		case have[i].Type != a.Type:
-			return false, fmt.Errorf("table %s has %s as %s, MovieLens needs %s (its attributes: %s)", table, a.AttributeID, have[i].Type, a.Type, attributeNames(have))
+			return false, fmt.Errorf("table %s has %s as %s, MovieLens needs %s (its attributes: %s)", table, a.AttributeID, have[i].Type, a.Type, AttributeNames(have))
 		}
 	}
 	if len(missing) > 0 {
@@ -320,7 +319,7 @@ func EnsureTable(ctx context.Context, rc *client.RecommService, table string, ta
 			return false, err
 		}
 	}
-	if _, err := rc.Interaction(ctx, table, Rating); isNotFound(err) {
+	if _, err := rc.Interaction(ctx, table, Rating); client.IsNotFound(err) {
 		return false, rc.CreateInteraction(ctx, table, rating)
 	} else if err != nil {
 		return false, err
@@ -328,12 +327,8 @@ func EnsureTable(ctx context.Context, rc *client.RecommService, table string, ta
 	return false, nil
 }
 
-func isNotFound(err error) bool {
-	var ae *client.APIError
-	return errors.As(err, &ae) && ae.Status == http.StatusNotFound
-}
-
-func attributeNames(attrs []client.Attribute) string {
+// AttributeNames lists attribute ids, sorted, for messages.
+func AttributeNames(attrs []client.Attribute) string {
 	ids := make([]string, len(attrs))
 	for i, a := range attrs {
 		ids[i] = a.AttributeID

@@ -7,9 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"net/http"
 	"slices"
-	"sort"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -182,7 +180,7 @@ func recommJSON(w io.Writer, v any) error {
 // table fetches a table; an unknown one is an error naming the tables that exist.
 func (e *recommEnv) table(id string) (client.Table, error) {
 	t, err := e.r.Table(e.ctx, id, false)
-	if isNotFound(err) {
+	if client.IsNotFound(err) {
 		return t, fmt.Errorf("no table %q; %s", id, e.tableList())
 	}
 	return t, err
@@ -194,21 +192,6 @@ func (e *recommEnv) tableList() string {
 		return "there are no tables yet (hark recomm table create NAME, hark recomm sample, or hark recomm import movielens DIR --table NAME)"
 	}
 	return "the tables are: " + strings.Join(ids, ", ")
-}
-
-func isNotFound(err error) bool {
-	var ae *client.APIError
-	return errors.As(err, &ae) && ae.Status == http.StatusNotFound
-}
-
-// attributeNames lists attribute ids for messages.
-func attributeNames(attrs []client.Attribute) string {
-	ids := make([]string, len(attrs))
-	for i, a := range attrs {
-		ids[i] = a.AttributeID
-	}
-	sort.Strings(ids)
-	return strings.Join(ids, ", ")
 }
 
 func cmdRecommTrain(e *recommEnv, args []string) error {

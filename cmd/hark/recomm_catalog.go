@@ -97,7 +97,7 @@ func cmdRecommTableRm(e *recommEnv, args []string) error {
 		return finish(err)
 	}
 	if err := e.r.DeleteTable(e.ctx, pos[0]); err != nil {
-		if isNotFound(err) {
+		if client.IsNotFound(err) {
 			return fmt.Errorf("no table %q; %s", pos[0], e.tableList())
 		}
 		return err

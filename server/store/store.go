@@ -221,3 +221,12 @@ func MigrateSteps(ctx context.Context, db *sql.DB, component string, steps []Ste
 	}
 	return tx.Commit()
 }
+
+// Flag is the value of an INTEGER 0/1 column: SQLite's driver stores a Go
+// bool as 0 or 1, but pgx refuses to encode a bool into an integer column.
+func Flag(b bool) int64 {
+	if b {
+		return 1
+	}
+	return 0
+}

@@ -37,10 +37,32 @@ func Engine() store.Engine {
 	return store.SQLite
 }
 
-// Spec returns the store spec for a new, empty store on Engine: "" (SQLite
-// under the caller's data directory) or the URL of a new PostgreSQL
-// database. Opening the spec again reaches the same data, as a restarted
-// harkd would.
+// Open stands in for store.Open(dir) in tests: SQLite at dir, or on
+// PostgreSQL a database of its own per dir, so that opening the same dir
+// again (a restarted harkd) reaches the same data. The database closes when
+// the test ends.
+func Open(t testing.TB, dir string) (*sql.DB, error) {
+	t.Helper()
+	if Engine() != store.Postgres {
+		return store.Open(dir)
+	}
+	dirsMu.Lock()
+	url, ok := dirs[dir]
+	if !ok {
+		url = PostgresURL(t)
+		dirs[dir] = url
+	}
+	dirsMu.Unlock()
+	db, err := store.OpenPostgres(context.Background(), url)
+	if err == nil {
+		t.Cleanup(func() { db.Close() })
+	}
+	return db, err
+}
+
+// Spec returns the store spec of a new, empty store on Engine for a
+// server.Config: "" (SQLite under its data directory) or the URL of a new
+// PostgreSQL database.
 func Spec(t testing.TB) string {
 	t.Helper()
 	if Engine() == store.Postgres {
@@ -49,16 +71,7 @@ func Spec(t testing.TB) string {
 	return ""
 }
 
-// Open returns a migrated-nothing store on Engine that closes when the test
-// ends, and the spec and directory to open it again with store.Connect.
-func Open(t testing.TB) (db *sql.DB, spec, dir string) {
-	t.Helper()
-	spec, dir = Spec(t), t.TempDir()
-	db = Reopen(t, spec, dir)
-	return db, spec, dir
-}
-
-// Reopen opens the store of an earlier Open, closing it when the test ends.
+// Reopen opens the store spec and dir name, closing it when the test ends.
 func Reopen(t testing.TB, spec, dir string) *sql.DB {
 	t.Helper()
 	db, err := store.Connect(context.Background(), spec, dir)
@@ -68,6 +81,11 @@ func Reopen(t testing.TB, spec, dir string) *sql.DB {
 	t.Cleanup(func() { db.Close() })
 	return db
 }
+
+var (
+	dirsMu sync.Mutex
+	dirs   = map[string]string{}
+)
 
 // PostgresURL creates a new database in this binary's cluster and returns
 // its URL; it skips the test when PostgreSQL is not installed.

@@ -181,7 +181,7 @@ func New(ctx context.Context, db *sql.DB, ws Workspaces, cfg Config) (*Service, 
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	if err := store.MigrateSteps(ctx, db, "accounts", migrations); err != nil {
+	if err := Migrate(ctx, db); err != nil {
 		return nil, err
 	}
 	return &Service{db: db, ws: ws, cfg: cfg, fails: make(map[string]*failures),
@@ -665,4 +665,9 @@ func isUniqueViolation(err error) bool {
 		return pgErr.Code == "23505"
 	}
 	return err != nil && strings.Contains(err.Error(), "UNIQUE constraint failed")
+}
+
+// Migrate brings the accounts tables of db up to this harkd's schema.
+func Migrate(ctx context.Context, db *sql.DB) error {
+	return store.MigrateSteps(ctx, db, "accounts", migrations)
 }

@@ -123,7 +123,7 @@ func (cs *conversations) len() int {
 // must not wait for a database write; the returned close writes what is
 // pending and must run before db closes.
 func (e *Engine) KeepConversationsIn(ctx context.Context, db *sql.DB) (close func(), err error) {
-	if err := store.MigrateSteps(ctx, db, "dialogue", conversationMigrations); err != nil {
+	if err := MigrateConversations(ctx, db); err != nil {
 		return nil, err
 	}
 	s := &conversationStore{db: db, e: e, pending: map[int64]pendingConversation{},
@@ -383,4 +383,10 @@ func (s *conversationStore) sweep() {
 		(SELECT ref FROM dialogue_conversations ORDER BY seen_ms DESC LIMIT `+all+` OFFSET $1)`, s.e.cfg.MaxConversations); err != nil {
 		s.e.log.Warn("bound kept conversations", "err", err)
 	}
+}
+
+// MigrateConversations brings the kept-conversation table of db up to this
+// harkd's schema.
+func MigrateConversations(ctx context.Context, db *sql.DB) error {
+	return store.MigrateSteps(ctx, db, "dialogue", conversationMigrations)
 }

@@ -158,7 +158,7 @@ func New(db *sql.DB, cfg Config) (*Service, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := store.MigrateSteps(context.Background(), db, "onboarding", migrations); err != nil {
+	if err := Migrate(context.Background(), db); err != nil {
 		return nil, err
 	}
 	preference, err := db.Prepare(`SELECT value FROM onboarding_preferences WHERE user_id = $1 AND key = $2`)
@@ -608,4 +608,9 @@ func surveyAnswer(obj []byte, sp *surveyPayload) ([]int, error) {
 		return nil, apierr.InvalidArgumentf("select at least %d items (%d selected)", sp.MinOptions, len(ids))
 	}
 	return ids, nil
+}
+
+// Migrate brings the onboarding tables of db up to this harkd's schema.
+func Migrate(ctx context.Context, db *sql.DB) error {
+	return store.MigrateSteps(ctx, db, "onboarding", migrations)
 }

@@ -86,7 +86,7 @@ type registration struct {
 // synthesizer, or an error (an *apierr.Error naming what is missing) while
 // none is available. Files a crash left half-written are removed.
 func New(ctx context.Context, db *sql.DB, dir string, synth func() (Synthesizer, error), now func() time.Time) (*Store, error) {
-	if err := store.MigrateSteps(ctx, db, "spoken", migrations); err != nil {
+	if err := Migrate(ctx, db); err != nil {
 		return nil, err
 	}
 	if err := os.MkdirAll(dir, 0o750); err != nil {
@@ -418,4 +418,9 @@ func (s *Store) removeFiles(doomed func(name string, fi fs.FileInfo) bool) error
 		}
 	}
 	return nil
+}
+
+// Migrate brings the spoken tables of db up to this harkd's schema.
+func Migrate(ctx context.Context, db *sql.DB) error {
+	return store.MigrateSteps(ctx, db, "spoken", migrations)
 }

@@ -187,7 +187,7 @@ func New(db *sql.DB) (*Service, error) {
 	if _, err := icons(); err != nil {
 		return nil, err
 	}
-	if err := store.MigrateSteps(context.Background(), db, "surveys", migrations); err != nil {
+	if err := Migrate(context.Background(), db); err != nil {
 		return nil, err
 	}
 	profile, err := db.Prepare(`SELECT survey_id, item_id, weight FROM survey_answers WHERE user_id = $1 AND weight > 0`)
@@ -381,4 +381,9 @@ func (s *Service) Profile(ctx context.Context, userID int64) (Profile, error) {
 		}
 	}
 	return p, rows.Err()
+}
+
+// Migrate brings the surveys tables of db up to this harkd's schema.
+func Migrate(ctx context.Context, db *sql.DB) error {
+	return store.MigrateSteps(ctx, db, "surveys", migrations)
 }

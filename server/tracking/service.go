@@ -160,7 +160,7 @@ func New(db *sql.DB, cfg Config) (*Service, error) {
 		cfg.Logger = slog.Default()
 	}
 	ctx := context.Background()
-	if err := store.MigrateSteps(ctx, db, "tracking", migrations); err != nil {
+	if err := Migrate(ctx, db); err != nil {
 		return nil, err
 	}
 	if _, err := db.ExecContext(ctx, `UPDATE tracking_jobs SET status = $1, description = $2, updated_ms = $3
@@ -383,4 +383,9 @@ func (s *Service) Points(ctx context.Context, userID int64, day string) ([]Point
 		return nil, fmt.Errorf("tracking: read points of %s: %w", day, err)
 	}
 	return pts, nil
+}
+
+// Migrate brings the tracking tables of db up to this harkd's schema.
+func Migrate(ctx context.Context, db *sql.DB) error {
+	return store.MigrateSteps(ctx, db, "tracking", migrations)
 }

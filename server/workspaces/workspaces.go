@@ -58,7 +58,7 @@ type Service struct {
 
 // New migrates the workspace tables.
 func New(ctx context.Context, db *sql.DB) (*Service, error) {
-	if err := store.MigrateSteps(ctx, db, "workspaces", migrations); err != nil {
+	if err := Migrate(ctx, db); err != nil {
 		return nil, err
 	}
 	return &Service{db: db, cache: make(map[string]Workspace)}, nil
@@ -168,4 +168,9 @@ func (s *Service) All(ctx context.Context) ([]Workspace, error) {
 func (s *Service) RegistrationOpen(ctx context.Context, publicKey string) (bool, error) {
 	w, err := s.ByPublicKey(ctx, publicKey)
 	return w.RegistrationOpen, err
+}
+
+// Migrate brings the workspaces tables of db up to this harkd's schema.
+func Migrate(ctx context.Context, db *sql.DB) error {
+	return store.MigrateSteps(ctx, db, "workspaces", migrations)
 }

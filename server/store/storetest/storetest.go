@@ -169,7 +169,10 @@ func start() (*pgCluster, error) {
 	if err != nil {
 		return nil, err
 	}
-	dir, err := os.MkdirTemp("", "harkpg")
+	// The unix socket lives in dir, and socket paths are short (107
+	// bytes); the unprivileged user must also reach dir, which a TMPDIR
+	// under root's home would forbid. /tmp satisfies both.
+	dir, err := os.MkdirTemp("/tmp", "harkpg")
 	if err != nil {
 		return nil, err
 	}

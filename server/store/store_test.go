@@ -2,6 +2,7 @@ package store_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"github.com/harkhq/hark/server/store"
@@ -40,5 +41,23 @@ func TestMigrateBothEngines(t *testing.T) {
 				t.Fatal("a database newer than the steps was migrated")
 			}
 		})
+	}
+}
+
+// TestConnectHidesPassword: a store URL's password reaches neither an
+// error nor, through it, a log.
+func TestConnectHidesPassword(t *testing.T) {
+	for _, spec := range []string{
+		"postgres://hark:s3cret@127.0.0.1:1/db?sslmode=disable&connect_timeout=2",
+		"postgres://hark:s3cret@/db?sslmode=bogus",
+		"mysql://hark:s3cret@host/db",
+	} {
+		_, err := store.Connect(context.Background(), spec, t.TempDir())
+		if err == nil {
+			t.Fatalf("Connect(%q) succeeded", spec)
+		}
+		if strings.Contains(err.Error(), "s3cret") {
+			t.Fatalf("Connect error shows the password: %v", err)
+		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"io"
+	"strings"
 	"testing"
 
 	"github.com/harkhq/hark/server/store"
@@ -37,6 +38,28 @@ func TestMigrateAndWorkspaceOnPostgres(t *testing.T) {
 	}
 	if err := db.QueryRow(`SELECT count(*) FROM workspaces WHERE name = 'demo'`).Scan(&spaces); err != nil || spaces != 1 {
 		t.Fatalf("%d workspaces named demo (%v)", spaces, err)
+	}
+}
+
+// TestServeOnPostgres starts the harkd binary with HARKD_STORE naming a
+// PostgreSQL database, registers an account, then starts another harkd on
+// the same database with a different, empty data directory: the account
+// logs in there, so it lived in PostgreSQL and not under --data. The log
+// says where the recommendation catalog stays.
+func TestServeOnPostgres(t *testing.T) {
+	t.Setenv("HARKD_STORE", storetest.PostgresURL(t))
+	ctx := context.Background()
+	var log1 syncBuffer
+	h1 := startHarkdLogging(t, &log1, serveArgs(t.TempDir())...)
+	if _, err := h1.client(t).Auth.Register(ctx, "ana@example.com", "correct horse", "Ana", "dev-1"); err != nil {
+		t.Fatal(err)
+	}
+	h2 := startHarkd(t, serveArgs(t.TempDir())...)
+	if _, err := h2.client(t).Auth.Login(ctx, "ana@example.com", "correct horse", "dev-2"); err != nil {
+		t.Fatalf("login on a second harkd sharing the database: %v", err)
+	}
+	if !strings.Contains(log1.String(), "recommendation catalog stays in SQLite") {
+		t.Fatalf("no notice of the SQLite recommendation catalog in the log:\n%s", log1.String())
 	}
 }
 

@@ -4,6 +4,11 @@
 export PATH := /usr/local/go/bin:$(PATH)
 GO ?= go
 
+# The services already on both store engines: their tests run again on a
+# throwaway PostgreSQL cluster (server/store/storetest).
+PG_PACKAGES = ./server ./server/accounts/... ./server/surveys/... ./server/onboarding/... ./server/tracking/... \
+	./server/spoken/... ./server/dialogue/...
+
 .PHONY: run test deps build bench eval vet fmt-check
 
 deps:
@@ -26,6 +31,7 @@ fmt-check:
 
 test: deps vet fmt-check
 	$(GO) test -race -timeout 30m ./...
+	HARK_TEST_STORE=postgres $(GO) test -race -timeout 15m $(PG_PACKAGES)
 	# The recommendation quality targets and the hyperparameter search tests,
 	# without -race (training under the race detector takes minutes); reads
 	# ../shared/data/movielens-small.

@@ -10,6 +10,7 @@ packages=(
   espeak-ng libespeak-ng-dev libmp3lame-dev       # synthesis, MP3 encoding
   flite                                           # speech fixtures for tests
   tmux                                            # end-to-end terminal tests
+  postgresql                                      # the store's PostgreSQL engine, for its tests
 )
 
 missing=()

@@ -40,6 +40,10 @@ import (
 // DECISIONS §3-4.
 type Config struct {
 	DataDir string
+	// Store is where the services keep their tables: empty for SQLite at
+	// DataDir/harkd.db, or a postgres:// URL. The recommendation catalog
+	// stays in SQLite under DataDir until it is ported (issue 15).
+	Store string
 	// PublicKey and PrivateKey, when set, make sure that workspace exists.
 	PublicKey, PrivateKey string
 	TokenTTL              time.Duration
@@ -103,6 +107,7 @@ type Config struct {
 type Server struct {
 	cfg        Config
 	db         *sql.DB
+	recommDB   *sql.DB // db, or SQLite under DataDir while db is PostgreSQL
 	api        *httpapi.API
 	Workspaces *workspaces.Service
 	Accounts   *accounts.Service
@@ -163,19 +168,59 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	if err := os.MkdirAll(cfg.DataDir, 0o750); err != nil {
 		return nil, fmt.Errorf("data directory: %w", err)
 	}
-	db, err := store.Open(cfg.DataDir)
+	db, err := store.Connect(ctx, cfg.Store, cfg.DataDir)
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{cfg: cfg, db: db}
+	s := &Server{cfg: cfg, db: db, recommDB: db}
+	if store.EngineOf(db) == store.Postgres {
+		// The recommendation catalog, jobs and models still speak SQLite
+		// only: they keep their tables in the data directory, so this
+		// process alone may serve them.
+		if s.recommDB, err = store.Open(cfg.DataDir); err != nil {
+			db.Close()
+			return nil, err
+		}
+		cfg.Logger.Warn("store is PostgreSQL; the recommendation catalog stays in SQLite under the data directory until it is ported, so processes sharing this database must not share recommendations",
+			"sqlite", filepath.Join(cfg.DataDir, "harkd.db"))
+	}
 	if err := s.build(ctx); err != nil {
 		if s.closeConversations != nil {
 			s.closeConversations()
 		}
-		db.Close()
+		s.closeStores()
 		return nil, err
 	}
 	return s, nil
+}
+
+// closeStores closes the store and, when it is separate, the
+// recommendation catalog's.
+func (s *Server) closeStores() error {
+	err := s.db.Close()
+	if s.recommDB != s.db {
+		err = errors.Join(err, s.recommDB.Close())
+	}
+	return err
+}
+
+// Migrate applies the migrations of every service on store spec (see
+// Config.Store) without building or serving anything, so a deployment can
+// migrate before it starts its processes. The recommendation catalog is
+// not among them: it migrates its SQLite tables when serve starts.
+func Migrate(ctx context.Context, spec, dataDir string) error {
+	db, err := store.Connect(ctx, spec, dataDir)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	for _, m := range []func(context.Context, *sql.DB) error{workspaces.Migrate, accounts.Migrate, surveys.Migrate,
+		tracking.Migrate, onboarding.Migrate, dialogue.MigrateConversations, spoken.Migrate} {
+		if err := m(ctx, db); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func (s *Server) build(ctx context.Context) error {
@@ -229,7 +274,7 @@ func (s *Server) build(ctx context.Context) error {
 		return err
 	}
 
-	if s.Recomm, err = recommhttp.New(ctx, recommhttp.Config{DB: s.db, DataDir: cfg.DataDir, FetchAllow: cfg.FetchAllow,
+	if s.Recomm, err = recommhttp.New(ctx, recommhttp.Config{DB: s.recommDB, DataDir: cfg.DataDir, FetchAllow: cfg.FetchAllow,
 		MaxImportBytes: cfg.MaxImport, Storage: recommStorage{s.Storage, cfg.MaxUpload}, MinInteractions: cfg.MinInteractions,
 		TrainingBudget: func(int64) time.Duration { return cfg.TrainingBudget },
 		TuningBudget:   cfg.TuningBudget,
@@ -394,7 +439,7 @@ func (s *Server) Close() error {
 	s.answers.Close()
 	s.closeConversations()
 	s.Recomm.Close()
-	return errors.Join(s.Tracking.Close(), s.db.Close())
+	return errors.Join(s.Tracking.Close(), s.closeStores())
 }
 
 // recommStorage is the workspace storage as the recommendation jobs see it:

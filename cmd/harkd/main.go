@@ -2,13 +2,14 @@
 // onboarding, domain items, tracking datasets, storage and the
 // recommendation service, from one process and one data directory.
 //
-//	harkd serve --addr 127.0.0.1:8700 --data DIR [--public-key K --private-key S]
+//	harkd serve --addr 127.0.0.1:8700 --data DIR [--store postgres://USER@HOST/DB] [--public-key K --private-key S]
 //	            [--token-ttl 720h] [--min-interactions 500] [--recomm-candidates 100] [--fetch-allow HOST[,HOST...]]
 //	            [--training-budget 0] [--tuning-budget 40s] [--recommendation-quota 10000000] [--rate 50 --burst 100]
 //	            [--auth-memory 128] [--auth-rate 5 --auth-burst 20]
 //	            [--auth-workspace-rate 20 --auth-workspace-burst 60] [--max-conns-per-addr 256]
 //	            [--min-body-rate 240 --body-grace 5s] [--drain-timeout 75s] [--print-keys]
-//	harkd workspace create --data DIR --name NAME
+//	harkd workspace create --data DIR [--store URL] --name NAME
+//	harkd migrate --store postgres://USER@HOST/DB | --data DIR
 package main
 
 import (
@@ -38,13 +39,15 @@ import (
 )
 
 const usage = `usage:
-  harkd serve --addr 127.0.0.1:8700 --data DIR [--public-key K --private-key S]
+  harkd serve --addr 127.0.0.1:8700 --data DIR [--store postgres://USER@HOST/DB] [--public-key K --private-key S]
               [--token-ttl 720h] [--min-interactions 500] [--recomm-candidates 100] [--fetch-allow HOST[,HOST...]]
               [--training-budget 0] [--tuning-budget 40s] [--recommendation-quota 10000000] [--rate 50 --burst 100]
               [--auth-memory 128] [--auth-rate 5 --auth-burst 20]
               [--auth-workspace-rate 20 --auth-workspace-burst 60] [--max-conns-per-addr 256]
               [--min-body-rate 240 --body-grace 5s] [--drain-timeout 75s] [--print-keys]
-  harkd workspace create --data DIR --name NAME
+  harkd workspace create --data DIR [--store URL] --name NAME
+  harkd migrate --store postgres://USER@HOST/DB | --data DIR
+The store defaults to $HARKD_STORE, else SQLite under --data.
 harkd serve -h describes each flag.
 `
 
@@ -64,6 +67,8 @@ func run(args []string, stdout, stderr io.Writer) error {
 	case len(args) >= 1 && args[0] == speechworker.Subcommand:
 		// Hidden: harkd runs its speech engines in workers of its own binary.
 		return speechworker.Main(args[1:])
+	case len(args) >= 1 && args[0] == "migrate":
+		return migrate(args[1:], stdout, stderr)
 	default:
 		fmt.Fprint(stderr, usage)
 		return errors.New("unknown command")
@@ -74,7 +79,8 @@ func serve(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	addr := fs.String("addr", "127.0.0.1:8700", "address to listen on")
-	data := fs.String("data", "", "data directory (database, storage, models)")
+	data := fs.String("data", "", "data directory (SQLite database, storage files, spoken answers, recommendation catalog and models)")
+	st := storeFlag(fs)
 	pub := fs.String("public-key", "", "make sure a workspace with this public key exists")
 	priv := fs.String("private-key", "", "the private key of --public-key")
 	ttl := fs.Duration("token-ttl", 30*24*time.Hour, "lifetime of access tokens")
@@ -122,6 +128,7 @@ func serve(args []string, stdout, stderr io.Writer) error {
 	}
 	srv, err := server.New(ctx, server.Config{
 		DataDir:             *data,
+		Store:               *st,
 		PublicKey:           *pub,
 		PrivateKey:          *priv,
 		TokenTTL:            *ttl,
@@ -187,6 +194,7 @@ func printWorkspace(ctx context.Context, srv *server.Server, pub, addr string, w
 func createWorkspace(args []string, stdout io.Writer) error {
 	fs := flag.NewFlagSet("workspace create", flag.ContinueOnError)
 	data := fs.String("data", "", "data directory")
+	st := storeFlag(fs)
 	name := fs.String("name", "", "workspace name")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -197,12 +205,12 @@ func createWorkspace(args []string, stdout io.Writer) error {
 	if err := os.MkdirAll(*data, 0o750); err != nil {
 		return err
 	}
-	db, err := store.Open(*data)
+	ctx := context.Background()
+	db, err := store.Connect(ctx, *st, *data)
 	if err != nil {
 		return err
 	}
 	defer db.Close()
-	ctx := context.Background()
 	svc, err := workspaces.New(ctx, db)
 	if err != nil {
 		return err
@@ -212,6 +220,37 @@ func createWorkspace(args []string, stdout io.Writer) error {
 		return err
 	}
 	return json.NewEncoder(stdout).Encode(map[string]string{"publicKey": ws.PublicKey, "privateKey": ws.PrivateKey})
+}
+
+// storeFlag is --store, defaulting to $HARKD_STORE.
+func storeFlag(fs *flag.FlagSet) *string {
+	return fs.String("store", os.Getenv("HARKD_STORE"),
+		"postgres://USER@HOST/DB?sslmode=disable to keep the services' tables in PostgreSQL (default $HARKD_STORE, else SQLite under --data)")
+}
+
+// migrate applies the services' migrations without serving, so a
+// deployment migrates once before it starts its processes.
+func migrate(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("migrate", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	data := fs.String("data", "", "data directory of a SQLite store")
+	st := storeFlag(fs)
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if *st == "" && *data == "" {
+		return errors.New("migrate: --store (or HARKD_STORE) or --data is required")
+	}
+	if *st == "" {
+		if err := os.MkdirAll(*data, 0o750); err != nil {
+			return err
+		}
+	}
+	if err := server.Migrate(context.Background(), *st, *data); err != nil {
+		return err
+	}
+	fmt.Fprintln(stdout, "migrated; the recommendation catalog migrates its SQLite tables when harkd serve starts")
+	return nil
 }
 
 // orNegative maps a flag's 0 ("none") to the negative value server.Config

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/harkhq/hark/server/apierr"
-	"github.com/harkhq/hark/server/store"
+	"github.com/harkhq/hark/server/store/storetest"
 	"github.com/harkhq/hark/server/workspaces"
 )
 
@@ -16,7 +16,7 @@ import (
 // registration too.
 func TestHashBudgetAnswersBusy(t *testing.T) {
 	ctx := context.Background()
-	db, err := store.Open(t.TempDir())
+	db, err := storetest.Open(t, t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,13 +5,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/harkhq/hark/server/store"
+	"github.com/harkhq/hark/server/store/storetest"
 	"github.com/harkhq/hark/server/workspaces"
 )
 
 func TestPurgeExpiredKeepsOnlyUsableTokens(t *testing.T) {
 	ctx := context.Background()
-	db, err := store.Open(t.TempDir())
+	db, err := storetest.Open(t, t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -123,7 +123,7 @@ func (cs *conversations) len() int {
 // must not wait for a database write; the returned close writes what is
 // pending and must run before db closes.
 func (e *Engine) KeepConversationsIn(ctx context.Context, db *sql.DB) (close func(), err error) {
-	if err := store.Migrate(ctx, db, "dialogue", conversationMigrations); err != nil {
+	if err := MigrateConversations(ctx, db); err != nil {
 		return nil, err
 	}
 	s := &conversationStore{db: db, e: e, pending: map[int64]pendingConversation{},
@@ -276,7 +276,7 @@ func (s *conversationStore) take(ref, userID int64) *conversation {
 	ctx := context.Background()
 	var seenMs int64
 	var state []byte
-	err := s.db.QueryRowContext(ctx, `SELECT seen_ms, state FROM dialogue_conversations WHERE ref = ? AND user_id = ?`,
+	err := s.db.QueryRowContext(ctx, `SELECT seen_ms, state FROM dialogue_conversations WHERE ref = $1 AND user_id = $2`,
 		ref, userID).Scan(&seenMs, &state)
 	if err != nil {
 		if !errors.Is(err, sql.ErrNoRows) {
@@ -284,7 +284,7 @@ func (s *conversationStore) take(ref, userID int64) *conversation {
 		}
 		return nil
 	}
-	res, err := s.db.ExecContext(ctx, `DELETE FROM dialogue_conversations WHERE ref = ? AND seen_ms = ?`, ref, seenMs)
+	res, err := s.db.ExecContext(ctx, `DELETE FROM dialogue_conversations WHERE ref = $1 AND seen_ms = $2`, ref, seenMs)
 	if err != nil {
 		s.e.log.Warn("take a kept conversation", "err", err)
 		return nil
@@ -350,9 +350,9 @@ func (s *conversationStore) write(batch map[int64]pendingConversation) error {
 	defer tx.Rollback()
 	for ref, p := range batch {
 		if p.gone {
-			_, err = tx.Exec(`DELETE FROM dialogue_conversations WHERE ref = ?`, ref)
+			_, err = tx.Exec(`DELETE FROM dialogue_conversations WHERE ref = $1`, ref)
 		} else {
-			_, err = tx.Exec(`INSERT INTO dialogue_conversations(ref, user_id, seen_ms, state) VALUES(?, ?, ?, ?)
+			_, err = tx.Exec(`INSERT INTO dialogue_conversations(ref, user_id, seen_ms, state) VALUES($1, $2, $3, $4)
 				ON CONFLICT(ref) DO UPDATE SET user_id = excluded.user_id, seen_ms = excluded.seen_ms, state = excluded.state`,
 				ref, p.userID, p.seenMs, p.state)
 		}
@@ -370,12 +370,23 @@ func (s *conversationStore) sweep() {
 	s.mu.Lock()
 	s.swept = now
 	s.mu.Unlock()
-	if _, err := s.db.Exec(`DELETE FROM dialogue_conversations WHERE seen_ms < ?`, now.Add(-ConversationTTL).UnixMilli()); err != nil {
+	if _, err := s.db.Exec(`DELETE FROM dialogue_conversations WHERE seen_ms < $1`, now.Add(-ConversationTTL).UnixMilli()); err != nil {
 		s.e.log.Warn("expire kept conversations", "err", err)
 		return
 	}
+	// SQLite has no OFFSET without LIMIT, and PostgreSQL no negative LIMIT.
+	all := "-1"
+	if store.EngineOf(s.db) == store.Postgres {
+		all = "ALL"
+	}
 	if _, err := s.db.Exec(`DELETE FROM dialogue_conversations WHERE ref IN
-		(SELECT ref FROM dialogue_conversations ORDER BY seen_ms DESC LIMIT -1 OFFSET ?)`, s.e.cfg.MaxConversations); err != nil {
+		(SELECT ref FROM dialogue_conversations ORDER BY seen_ms DESC LIMIT `+all+` OFFSET $1)`, s.e.cfg.MaxConversations); err != nil {
 		s.e.log.Warn("bound kept conversations", "err", err)
 	}
+}
+
+// MigrateConversations brings the kept-conversation table of db up to this
+// harkd's schema.
+func MigrateConversations(ctx context.Context, db *sql.DB) error {
+	return store.MigrateSteps(ctx, db, "dialogue", conversationMigrations)
 }

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/harkhq/hark/server/store"
+	"github.com/harkhq/hark/server/store/storetest"
 )
 
 // testClock is a clock the test moves while the store's writer reads it.
@@ -33,7 +33,7 @@ func (c *testClock) Add(d time.Duration) {
 // dir, as one process of harkd (or one run of hark) does.
 func storedEngine(t *testing.T, dir string, clock *testClock) (*Engine, func()) {
 	t.Helper()
-	db, err := store.Open(dir)
+	db, err := storetest.Open(t, dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -107,13 +107,13 @@ func TestKeptConversationExpires(t *testing.T) {
 		t.Fatalf("a conversation idle past %s continued: %s ref %d", ConversationTTL, got.Intent, got.Context.Ref)
 	}
 	closeSecond()
-	db, err := store.Open(dir)
+	db, err := storetest.Open(t, dir)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer db.Close()
 	var n int
-	if err := db.QueryRow(`SELECT count(*) FROM dialogue_conversations WHERE ref = ?`, r.Context.Ref).Scan(&n); err != nil || n != 0 {
+	if err := db.QueryRow(`SELECT count(*) FROM dialogue_conversations WHERE ref = $1`, r.Context.Ref).Scan(&n); err != nil || n != 0 {
 		t.Fatalf("the expired conversation is still stored (%d rows, %v)", n, err)
 	}
 }
@@ -131,7 +131,7 @@ func TestKeptConversationsAreBounded(t *testing.T) {
 	clock.Add(time.Second)
 	_, done = storedEngine(t, dir, clock) // sweeps on start
 	done()
-	db, err := store.Open(dir)
+	db, err := storetest.Open(t, dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -171,7 +171,7 @@ func TestStoredConversationCoversEveryField(t *testing.T) {
 // a store: the difference is what keeping them costs an answer.
 func BenchmarkAnswerStored(b *testing.B) {
 	e, req := benchEngine()
-	db, err := store.Open(b.TempDir())
+	db, err := storetest.Open(b, b.TempDir())
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -99,8 +99,8 @@ func (s *Service) lock(userID int64) func() {
 // PreferenceUsername is the preference the name step sets.
 const PreferenceUsername = "USERNAME"
 
-var migrations = []string{
-	`CREATE TABLE onboarding_progress (
+var migrations = []store.Step{
+	{SQLite: `CREATE TABLE onboarding_progress (
 		user_id    INTEGER PRIMARY KEY,
 		position   TEXT NOT NULL,            -- first step of the current batch
 		failures   INTEGER NOT NULL DEFAULT 0, -- failed WAIT_INPUT attempts at the current step
@@ -120,6 +120,26 @@ var migrations = []string{
 		value   TEXT NOT NULL,
 		PRIMARY KEY (user_id, key)
 	) WITHOUT ROWID;`,
+		Postgres: `CREATE TABLE onboarding_progress (
+		user_id    BIGINT PRIMARY KEY,
+		position   TEXT NOT NULL,            -- first step of the current batch
+		failures   BIGINT NOT NULL DEFAULT 0, -- failed WAIT_INPUT attempts at the current step
+		completed  BIGINT NOT NULL DEFAULT 0,
+		updated_ms BIGINT NOT NULL
+	);
+	CREATE TABLE onboarding_answers (
+		user_id     BIGINT NOT NULL,
+		step_id     TEXT NOT NULL,
+		answer      TEXT NOT NULL, -- JSON as received (after unwrapping a JSON string)
+		answered_ms BIGINT NOT NULL,
+		PRIMARY KEY (user_id, step_id)
+	) ;
+	CREATE TABLE onboarding_preferences (
+		user_id BIGINT NOT NULL,
+		key     TEXT NOT NULL,
+		value   TEXT NOT NULL,
+		PRIMARY KEY (user_id, key)
+	) ;`},
 }
 
 // New loads and checks the flow and migrates the "onboarding" tables.
@@ -138,10 +158,10 @@ func New(db *sql.DB, cfg Config) (*Service, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := store.Migrate(context.Background(), db, "onboarding", migrations); err != nil {
+	if err := Migrate(context.Background(), db); err != nil {
 		return nil, err
 	}
-	preference, err := db.Prepare(`SELECT value FROM onboarding_preferences WHERE user_id = ? AND key = ?`)
+	preference, err := db.Prepare(`SELECT value FROM onboarding_preferences WHERE user_id = $1 AND key = $2`)
 	if err != nil {
 		return nil, fmt.Errorf("onboarding: %w", err)
 	}
@@ -159,7 +179,7 @@ type progress struct {
 
 func (s *Service) progress(ctx context.Context, userID int64) (progress, error) {
 	var p progress
-	err := s.db.QueryRowContext(ctx, `SELECT position, failures, completed FROM onboarding_progress WHERE user_id = ?`,
+	err := s.db.QueryRowContext(ctx, `SELECT position, failures, completed FROM onboarding_progress WHERE user_id = $1`,
 		userID).Scan(&p.position, &p.failures, &p.completed)
 	if errors.Is(err, sql.ErrNoRows) {
 		return progress{position: s.flow.start}, nil
@@ -294,12 +314,12 @@ func (s *Service) move(ctx context.Context, userID int64, from progress, positio
 	now := time.Now().UnixMilli()
 	var res sql.Result
 	if from.exists {
-		res, err = tx.ExecContext(ctx, `UPDATE onboarding_progress SET position = ?, failures = 0, completed = ?, updated_ms = ?
-			WHERE user_id = ? AND position = ? AND failures = ? AND completed = 0`,
-			position, completed, now, userID, from.stored, from.failures)
+		res, err = tx.ExecContext(ctx, `UPDATE onboarding_progress SET position = $1, failures = 0, completed = $2, updated_ms = $3
+			WHERE user_id = $4 AND position = $5 AND failures = $6 AND completed = 0`,
+			position, store.Flag(completed), now, userID, from.stored, from.failures)
 	} else {
-		res, err = tx.ExecContext(ctx, `INSERT INTO onboarding_progress(user_id, position, completed, updated_ms) VALUES(?, ?, ?, ?)
-			ON CONFLICT(user_id) DO NOTHING`, userID, position, completed, now)
+		res, err = tx.ExecContext(ctx, `INSERT INTO onboarding_progress(user_id, position, completed, updated_ms) VALUES($1, $2, $3, $4)
+			ON CONFLICT(user_id) DO NOTHING`, userID, position, store.Flag(completed), now)
 	}
 	if err != nil {
 		return fmt.Errorf("onboarding: save: %w", err)
@@ -308,13 +328,13 @@ func (s *Service) move(ctx context.Context, userID int64, from progress, positio
 		return apierr.BadRequestf("the onboarding moved on in another request; fetch the current steps again")
 	}
 	if ans != nil {
-		if _, err := tx.ExecContext(ctx, `INSERT INTO onboarding_answers(user_id, step_id, answer, answered_ms) VALUES(?, ?, ?, ?)
+		if _, err := tx.ExecContext(ctx, `INSERT INTO onboarding_answers(user_id, step_id, answer, answered_ms) VALUES($1, $2, $3, $4)
 			ON CONFLICT(user_id, step_id) DO UPDATE SET answer = excluded.answer, answered_ms = excluded.answered_ms`,
 			userID, ans.stepID, string(ans.answer), now); err != nil {
 			return fmt.Errorf("onboarding: save answer: %w", err)
 		}
 		for k, v := range ans.prefs {
-			if _, err := tx.ExecContext(ctx, `INSERT INTO onboarding_preferences(user_id, key, value) VALUES(?, ?, ?)
+			if _, err := tx.ExecContext(ctx, `INSERT INTO onboarding_preferences(user_id, key, value) VALUES($1, $2, $3)
 				ON CONFLICT(user_id, key) DO UPDATE SET value = excluded.value`, userID, k, v); err != nil {
 				return fmt.Errorf("onboarding: save preference: %w", err)
 			}
@@ -457,8 +477,8 @@ func (s *Service) checkInput(ctx context.Context, userID int64, p progress, st *
 		}
 		p.failures = 0
 	}
-	res, err := s.db.ExecContext(ctx, `UPDATE onboarding_progress SET failures = failures + 1, updated_ms = ?
-		WHERE user_id = ? AND position = ? AND failures = ? AND completed = 0`,
+	res, err := s.db.ExecContext(ctx, `UPDATE onboarding_progress SET failures = failures + 1, updated_ms = $1
+		WHERE user_id = $2 AND position = $3 AND failures = $4 AND completed = 0`,
 		time.Now().UnixMilli(), userID, p.position, p.failures)
 	if err != nil {
 		return "", fmt.Errorf("onboarding: count failed attempt: %w", err)
@@ -588,4 +608,9 @@ func surveyAnswer(obj []byte, sp *surveyPayload) ([]int, error) {
 		return nil, apierr.InvalidArgumentf("select at least %d items (%d selected)", sp.MinOptions, len(ids))
 	}
 	return ids, nil
+}
+
+// Migrate brings the onboarding tables of db up to this harkd's schema.
+func Migrate(ctx context.Context, db *sql.DB) error {
+	return store.MigrateSteps(ctx, db, "onboarding", migrations)
 }

@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"github.com/harkhq/hark/server/apierr"
-	"github.com/harkhq/hark/server/store"
+	"github.com/harkhq/hark/server/store/storetest"
 )
 
 type surveyCall struct {
@@ -55,7 +55,7 @@ func (h *hooks) config() Config {
 
 func openDB(t *testing.T) *sql.DB {
 	t.Helper()
-	db, err := store.Open(t.TempDir())
+	db, err := storetest.Open(t, t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -169,7 +169,7 @@ func TestWholeFlow(t *testing.T) {
 
 	steps = answer(t, s, u, "6", `{"LOCATION": true, "NOTIFICATIONS": "denied"}`, "7")
 	var stored string
-	if err := s.db.QueryRow(`SELECT answer FROM onboarding_answers WHERE user_id = ? AND step_id = '6'`, u).Scan(&stored); err != nil ||
+	if err := s.db.QueryRow(`SELECT answer FROM onboarding_answers WHERE user_id = $1 AND step_id = '6'`, u).Scan(&stored); err != nil ||
 		stored != `{"LOCATION":true,"NOTIFICATIONS":"denied"}` {
 		t.Errorf("stored permissions answer %q (%v)", stored, err)
 	}

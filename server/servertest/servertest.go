@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/harkhq/hark/server"
+	"github.com/harkhq/hark/server/store/storetest"
 )
 
 // Platform is a running harkd.
@@ -31,6 +32,11 @@ func Start(t testing.TB, cfg server.Config) *Platform {
 	t.Helper()
 	if cfg.DataDir == "" {
 		cfg.DataDir = t.TempDir()
+	}
+	if cfg.Store == "" {
+		// HARK_TEST_STORE=postgres runs every test that starts a platform
+		// on a fresh PostgreSQL database.
+		cfg.Store = storetest.Spec(t)
 	}
 	if cfg.PublicKey == "" {
 		cfg.PublicKey, cfg.PrivateKey = "pk_test", "test-private-key"

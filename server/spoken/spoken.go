@@ -30,14 +30,20 @@ import (
 // TTL is how long an answer's audio is kept.
 const TTL = 24 * time.Hour
 
-var migrations = []string{
-	`CREATE TABLE spoken (
+var migrations = []store.Step{
+	{SQLite: `CREATE TABLE spoken (
 		id         INTEGER PRIMARY KEY,
 		lang       TEXT NOT NULL,
 		speech     TEXT NOT NULL,
 		created_ms INTEGER NOT NULL
 	)`,
-	`CREATE INDEX spoken_created ON spoken(created_ms)`,
+		Postgres: `CREATE TABLE spoken (
+		id         BIGINT PRIMARY KEY,
+		lang       TEXT NOT NULL,
+		speech     TEXT NOT NULL,
+		created_ms BIGINT NOT NULL
+	)`},
+	store.Same(`CREATE INDEX spoken_created ON spoken(created_ms)`),
 }
 
 // Synthesizer turns text into MP3.
@@ -80,7 +86,7 @@ type registration struct {
 // synthesizer, or an error (an *apierr.Error naming what is missing) while
 // none is available. Files a crash left half-written are removed.
 func New(ctx context.Context, db *sql.DB, dir string, synth func() (Synthesizer, error), now func() time.Time) (*Store, error) {
-	if err := store.Migrate(ctx, db, "spoken", migrations); err != nil {
+	if err := Migrate(ctx, db); err != nil {
 		return nil, err
 	}
 	if err := os.MkdirAll(dir, 0o750); err != nil {
@@ -145,7 +151,7 @@ func (s *Store) flush() {
 			return err
 		}
 		defer tx.Rollback()
-		st, err := tx.Prepare(`INSERT OR IGNORE INTO spoken(id, lang, speech, created_ms) VALUES(?, ?, ?, ?)`)
+		st, err := tx.Prepare(`INSERT INTO spoken(id, lang, speech, created_ms) VALUES($1, $2, $3, $4) ON CONFLICT DO NOTHING`)
 		if err != nil {
 			return err
 		}
@@ -265,7 +271,7 @@ func fileAudio(f *os.File) (*Audio, error) {
 func (s *Store) Open(ctx context.Context, id int64) (*Audio, error) {
 	var lang, speech string
 	var created int64
-	err := s.db.QueryRowContext(ctx, `SELECT lang, speech, created_ms FROM spoken WHERE id = ?`, id).Scan(&lang, &speech, &created)
+	err := s.db.QueryRowContext(ctx, `SELECT lang, speech, created_ms FROM spoken WHERE id = $1`, id).Scan(&lang, &speech, &created)
 	if errors.Is(err, sql.ErrNoRows) || (err == nil && s.now().Sub(time.UnixMilli(created)) > TTL) {
 		return nil, apierr.NotFoundf("no answer audio %d (they are kept 24 hours)", id)
 	}
@@ -366,7 +372,7 @@ const staleTemp = time.Hour
 // never older than its record) and stale temporary files.
 func (s *Store) Sweep(ctx context.Context) error {
 	cutoff := s.now().Add(-TTL).UnixMilli()
-	rows, err := s.db.QueryContext(ctx, `SELECT id FROM spoken WHERE created_ms < ?`, cutoff)
+	rows, err := s.db.QueryContext(ctx, `SELECT id FROM spoken WHERE created_ms < $1`, cutoff)
 	if err != nil {
 		return err
 	}
@@ -381,7 +387,7 @@ func (s *Store) Sweep(ctx context.Context) error {
 	for _, id := range ids {
 		os.Remove(s.path(id))
 	}
-	if _, err = s.db.ExecContext(ctx, `DELETE FROM spoken WHERE created_ms < ?`, cutoff); err != nil {
+	if _, err = s.db.ExecContext(ctx, `DELETE FROM spoken WHERE created_ms < $1`, cutoff); err != nil {
 		return err
 	}
 	now := s.now()
@@ -412,4 +418,9 @@ func (s *Store) removeFiles(doomed func(name string, fi fs.FileInfo) bool) error
 		}
 	}
 	return nil
+}
+
+// Migrate brings the spoken tables of db up to this harkd's schema.
+func Migrate(ctx context.Context, db *sql.DB) error {
+	return store.MigrateSteps(ctx, db, "spoken", migrations)
 }

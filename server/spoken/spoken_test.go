@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/harkhq/hark/server/apierr"
-	"github.com/harkhq/hark/server/store"
+	"github.com/harkhq/hark/server/store/storetest"
 )
 
 // recorder stands in for text-to-speech: the store only keeps and serves
@@ -41,7 +41,7 @@ func (c *clock) add(d time.Duration) {
 
 func newStore(t *testing.T, dir string, now func() time.Time) (*Store, *recorder) {
 	t.Helper()
-	db, err := store.OpenFile(filepath.Join(dir, "harkd.db"))
+	db, err := storetest.Open(t, dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -225,7 +225,7 @@ func TestExpiryAndSweep(t *testing.T) {
 		t.Fatal(err)
 	}
 	var n int
-	if err := s.db.QueryRow(`SELECT count(*) FROM spoken WHERE id = ?`, old).Scan(&n); err != nil || n != 0 {
+	if err := s.db.QueryRow(`SELECT count(*) FROM spoken WHERE id = $1`, old).Scan(&n); err != nil || n != 0 {
 		t.Errorf("expired record kept: %d %v", n, err)
 	}
 	for p, want := range map[string]bool{s.path(old): false, orphan: false, stale: false, fresh: true, s.path(young): true} {

@@ -160,14 +160,21 @@ type Service struct {
 	profile *sql.Stmt
 }
 
-var migrations = []string{
-	`CREATE TABLE survey_answers (
+var migrations = []store.Step{
+	{SQLite: `CREATE TABLE survey_answers (
 		user_id   INTEGER NOT NULL,
 		survey_id INTEGER NOT NULL,
 		item_id   INTEGER NOT NULL,
 		selected  INTEGER NOT NULL,
 		weight    REAL NOT NULL,
 		PRIMARY KEY (user_id, survey_id, item_id))`,
+		Postgres: `CREATE TABLE survey_answers (
+		user_id   BIGINT NOT NULL,
+		survey_id BIGINT NOT NULL,
+		item_id   BIGINT NOT NULL,
+		selected  BIGINT NOT NULL,
+		weight    DOUBLE PRECISION NOT NULL,
+		PRIMARY KEY (user_id, survey_id, item_id))`},
 }
 
 // New migrates the surveys tables and draws the icons, so a broken
@@ -180,10 +187,10 @@ func New(db *sql.DB) (*Service, error) {
 	if _, err := icons(); err != nil {
 		return nil, err
 	}
-	if err := store.Migrate(context.Background(), db, "surveys", migrations); err != nil {
+	if err := Migrate(context.Background(), db); err != nil {
 		return nil, err
 	}
-	profile, err := db.Prepare(`SELECT survey_id, item_id, weight FROM survey_answers WHERE user_id = ? AND weight > 0`)
+	profile, err := db.Prepare(`SELECT survey_id, item_id, weight FROM survey_answers WHERE user_id = $1 AND weight > 0`)
 	if err != nil {
 		return nil, fmt.Errorf("surveys: %w", err)
 	}
@@ -217,7 +224,7 @@ func (s *Service) answers(ctx context.Context, q interface {
 	QueryContext(context.Context, string, ...any) (*sql.Rows, error)
 }, userID int64, surveyID int) (map[int]answer, error) {
 	rows, err := q.QueryContext(ctx, `SELECT item_id, selected, weight FROM survey_answers
-		WHERE user_id = ? AND survey_id = ?`, userID, surveyID)
+		WHERE user_id = $1 AND survey_id = $2`, userID, surveyID)
 	if err != nil {
 		return nil, fmt.Errorf("read answers of survey %d: %w", surveyID, err)
 	}
@@ -299,9 +306,9 @@ func (s *Service) Select(ctx context.Context, userID int64, surveyID int, itemID
 		}
 		ans[it.ID] = a
 		if _, err := tx.ExecContext(ctx, `INSERT INTO survey_answers(user_id, survey_id, item_id, selected, weight)
-			VALUES(?, ?, ?, ?, ?) ON CONFLICT(user_id, survey_id, item_id)
+			VALUES($1, $2, $3, $4, $5) ON CONFLICT(user_id, survey_id, item_id)
 			DO UPDATE SET selected = excluded.selected, weight = excluded.weight`,
-			userID, surveyID, it.ID, a.selected, a.weight); err != nil {
+			userID, surveyID, it.ID, store.Flag(a.selected), a.weight); err != nil {
 			return Detail{}, fmt.Errorf("select survey %d: %w", surveyID, err)
 		}
 	}
@@ -339,8 +346,8 @@ func (s *Service) Nudge(ctx context.Context, userID int64, topic string) (int, e
 	defer tx.Rollback()
 	for _, tg := range targets {
 		if _, err := tx.ExecContext(ctx, `INSERT INTO survey_answers(user_id, survey_id, item_id, selected, weight)
-			VALUES(?, ?, ?, 0, ?) ON CONFLICT(user_id, survey_id, item_id)
-			DO UPDATE SET weight = weight + ? * (1 - weight)`,
+			VALUES($1, $2, $3, 0, $4) ON CONFLICT(user_id, survey_id, item_id)
+			DO UPDATE SET weight = survey_answers.weight + $5 * (1 - survey_answers.weight)`,
 			userID, tg.survey, tg.item, NudgeStep, NudgeStep); err != nil {
 			return 0, fmt.Errorf("nudge %q: %w", topic, err)
 		}
@@ -374,4 +381,9 @@ func (s *Service) Profile(ctx context.Context, userID int64) (Profile, error) {
 		}
 	}
 	return p, rows.Err()
+}
+
+// Migrate brings the surveys tables of db up to this harkd's schema.
+func Migrate(ctx context.Context, db *sql.DB) error {
+	return store.MigrateSteps(ctx, db, "surveys", migrations)
 }

@@ -11,12 +11,12 @@ import (
 	"testing"
 
 	"github.com/harkhq/hark/server/apierr"
-	"github.com/harkhq/hark/server/store"
+	"github.com/harkhq/hark/server/store/storetest"
 )
 
 func newService(t *testing.T) *Service {
 	t.Helper()
-	db, err := store.Open(t.TempDir())
+	db, err := storetest.Open(t, t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}

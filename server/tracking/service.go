@@ -74,8 +74,8 @@ type queued struct {
 	url    string
 }
 
-var migrations = []string{
-	`CREATE TABLE tracking_jobs (
+var migrations = []store.Step{
+	{SQLite: `CREATE TABLE tracking_jobs (
 		id          TEXT PRIMARY KEY,
 		user_id     INTEGER NOT NULL,
 		url         TEXT NOT NULL,
@@ -107,6 +107,38 @@ var migrations = []string{
 		radius        REAL NOT NULL,
 		PRIMARY KEY (user_id, id)
 	) WITHOUT ROWID;`,
+		Postgres: `CREATE TABLE tracking_jobs (
+		id          TEXT PRIMARY KEY,
+		user_id     BIGINT NOT NULL,
+		url         TEXT NOT NULL,
+		status      TEXT NOT NULL,
+		description TEXT NOT NULL DEFAULT '',
+		points      BIGINT NOT NULL DEFAULT 0,
+		places      BIGINT NOT NULL DEFAULT 0,
+		created_ms  BIGINT NOT NULL,
+		updated_ms  BIGINT NOT NULL
+	);
+	CREATE INDEX tracking_jobs_status ON tracking_jobs(status);
+	-- Points are read a day at a time, never one by one: one row per local
+	-- day keeps a month's upload to a few dozen rows.
+	CREATE TABLE tracking_points (
+		user_id BIGINT NOT NULL,
+		day     TEXT NOT NULL,    -- YYYY-MM-DD of the stamps, local time
+		count   BIGINT NOT NULL,
+		points  BYTEA NOT NULL,    -- JSON array of Point, in time order
+		PRIMARY KEY (user_id, day)
+	) ;
+	CREATE TABLE tracking_places (
+		user_id       BIGINT NOT NULL,
+		id            BIGINT NOT NULL,
+		label         TEXT NOT NULL,
+		lat           DOUBLE PRECISION NOT NULL,
+		lon           DOUBLE PRECISION NOT NULL,
+		visits        BIGINT NOT NULL,
+		dwell_minutes BIGINT NOT NULL,
+		radius        DOUBLE PRECISION NOT NULL,
+		PRIMARY KEY (user_id, id)
+	) ;`},
 }
 
 // New migrates the "tracking" tables, ends jobs a previous run left
@@ -128,11 +160,11 @@ func New(db *sql.DB, cfg Config) (*Service, error) {
 		cfg.Logger = slog.Default()
 	}
 	ctx := context.Background()
-	if err := store.Migrate(ctx, db, "tracking", migrations); err != nil {
+	if err := Migrate(ctx, db); err != nil {
 		return nil, err
 	}
-	if _, err := db.ExecContext(ctx, `UPDATE tracking_jobs SET status = ?, description = ?, updated_ms = ?
-		WHERE status IN (?, ?)`, StatusError, "the server restarted before the upload finished; upload again",
+	if _, err := db.ExecContext(ctx, `UPDATE tracking_jobs SET status = $1, description = $2, updated_ms = $3
+		WHERE status IN ($4, $5)`, StatusError, "the server restarted before the upload finished; upload again",
 		time.Now().UnixMilli(), StatusQueued, StatusProcessing); err != nil {
 		return nil, fmt.Errorf("tracking: end interrupted jobs: %w", err)
 	}
@@ -169,14 +201,14 @@ func (s *Service) Upload(ctx context.Context, userID int64, rawURL string) (Job,
 	job := queued{id: uuid.NewString(), userID: userID, url: u.String()}
 	now := time.Now().UnixMilli()
 	if _, err := s.db.ExecContext(ctx, `INSERT INTO tracking_jobs(id, user_id, url, status, created_ms, updated_ms)
-		VALUES(?, ?, ?, ?, ?, ?)`, job.id, userID, job.url, StatusQueued, now, now); err != nil {
+		VALUES($1, $2, $3, $4, $5, $6)`, job.id, userID, job.url, StatusQueued, now, now); err != nil {
 		return Job{}, fmt.Errorf("tracking: queue upload: %w", err)
 	}
 	select {
 	case s.queue <- job:
 		return Job{RequestID: job.id, Status: StatusQueued}, nil
 	default:
-		if _, err := s.db.ExecContext(ctx, `DELETE FROM tracking_jobs WHERE id = ?`, job.id); err != nil {
+		if _, err := s.db.ExecContext(ctx, `DELETE FROM tracking_jobs WHERE id = $1`, job.id); err != nil {
 			return Job{}, fmt.Errorf("tracking: drop refused upload: %w", err)
 		}
 		return Job{}, apierr.Unavailablef("too many dataset uploads are waiting; try again later")
@@ -187,7 +219,7 @@ func (s *Service) Upload(ctx context.Context, userID int64, rawURL string) (Job,
 func (s *Service) Job(ctx context.Context, userID int64, requestID string) (Job, error) {
 	j := Job{RequestID: requestID}
 	err := s.db.QueryRowContext(ctx, `SELECT status, description, points, places FROM tracking_jobs
-		WHERE id = ? AND user_id = ?`, requestID, userID).Scan(&j.Status, &j.Description, &j.Points, &j.Places)
+		WHERE id = $1 AND user_id = $2`, requestID, userID).Scan(&j.Status, &j.Description, &j.Points, &j.Places)
 	if errors.Is(err, sql.ErrNoRows) {
 		return Job{}, apierr.NotFoundf("no upload request %q", requestID)
 	}
@@ -201,7 +233,7 @@ func (s *Service) Job(ctx context.Context, userID int64, requestID string) (Job,
 // dwell first; empty (not nil) when there are none.
 func (s *Service) POIs(ctx context.Context, userID int64) ([]Place, error) {
 	rows, err := s.db.QueryContext(ctx, `SELECT id, label, lat, lon, visits, dwell_minutes, radius
-		FROM tracking_places WHERE user_id = ? ORDER BY id`, userID)
+		FROM tracking_places WHERE user_id = $1 ORDER BY id`, userID)
 	if err != nil {
 		return nil, fmt.Errorf("tracking: list places: %w", err)
 	}
@@ -251,14 +283,14 @@ func (s *Service) run(job queued) {
 		}
 		return
 	}
-	if _, err := s.db.ExecContext(record, `UPDATE tracking_jobs SET status = ?, points = ?, places = ?, updated_ms = ?
-		WHERE id = ?`, StatusCompleted, points, places, time.Now().UnixMilli(), job.id); err != nil {
+	if _, err := s.db.ExecContext(record, `UPDATE tracking_jobs SET status = $1, points = $2, places = $3, updated_ms = $4
+		WHERE id = $5`, StatusCompleted, points, places, time.Now().UnixMilli(), job.id); err != nil {
 		s.log.Error("tracking: record job success", "job", job.id, "err", err)
 	}
 }
 
 func (s *Service) setStatus(ctx context.Context, id, status, description string) error {
-	_, err := s.db.ExecContext(ctx, `UPDATE tracking_jobs SET status = ?, description = ?, updated_ms = ? WHERE id = ?`,
+	_, err := s.db.ExecContext(ctx, `UPDATE tracking_jobs SET status = $1, description = $2, updated_ms = $3 WHERE id = $4`,
 		status, description, time.Now().UnixMilli(), id)
 	return err
 }
@@ -294,7 +326,7 @@ func (s *Service) save(userID int64, fixes []fix, places []Place) error {
 		return fmt.Errorf("tracking: save: %w", err)
 	}
 	defer tx.Rollback()
-	for _, q := range []string{`DELETE FROM tracking_points WHERE user_id = ?`, `DELETE FROM tracking_places WHERE user_id = ?`} {
+	for _, q := range []string{`DELETE FROM tracking_points WHERE user_id = $1`, `DELETE FROM tracking_places WHERE user_id = $1`} {
 		if _, err := tx.ExecContext(s.ctx, q, userID); err != nil {
 			return fmt.Errorf("tracking: save: %w", err)
 		}
@@ -315,14 +347,14 @@ func (s *Service) save(userID int64, fixes []fix, places []Place) error {
 		if err != nil {
 			return fmt.Errorf("tracking: save points: %w", err)
 		}
-		if _, err := tx.ExecContext(s.ctx, `INSERT INTO tracking_points(user_id, day, count, points) VALUES(?, ?, ?, ?)`,
+		if _, err := tx.ExecContext(s.ctx, `INSERT INTO tracking_points(user_id, day, count, points) VALUES($1, $2, $3, $4)`,
 			userID, day, len(byDay[day]), blob); err != nil {
 			return fmt.Errorf("tracking: save points: %w", err)
 		}
 	}
 	for _, p := range places {
 		if _, err := tx.ExecContext(s.ctx, `INSERT INTO tracking_places(user_id, id, label, lat, lon, visits, dwell_minutes, radius)
-			VALUES(?, ?, ?, ?, ?, ?, ?, ?)`, userID, p.ID, p.Label, p.Lat, p.Lon, p.Visits, p.DwellMinutes, p.Radius); err != nil {
+			VALUES($1, $2, $3, $4, $5, $6, $7, $8)`, userID, p.ID, p.Label, p.Lat, p.Lon, p.Visits, p.DwellMinutes, p.Radius); err != nil {
 			return fmt.Errorf("tracking: save places: %w", err)
 		}
 	}
@@ -339,7 +371,7 @@ func (s *Service) Points(ctx context.Context, userID int64, day string) ([]Point
 		return nil, apierr.InvalidArgumentf("day %q is not YYYY-MM-DD", day)
 	}
 	var blob []byte
-	err := s.db.QueryRowContext(ctx, `SELECT points FROM tracking_points WHERE user_id = ? AND day = ?`, userID, day).Scan(&blob)
+	err := s.db.QueryRowContext(ctx, `SELECT points FROM tracking_points WHERE user_id = $1 AND day = $2`, userID, day).Scan(&blob)
 	if errors.Is(err, sql.ErrNoRows) {
 		return []Point{}, nil
 	}
@@ -351,4 +383,9 @@ func (s *Service) Points(ctx context.Context, userID int64, day string) ([]Point
 		return nil, fmt.Errorf("tracking: read points of %s: %w", day, err)
 	}
 	return pts, nil
+}
+
+// Migrate brings the tracking tables of db up to this harkd's schema.
+func Migrate(ctx context.Context, db *sql.DB) error {
+	return store.MigrateSteps(ctx, db, "tracking", migrations)
 }

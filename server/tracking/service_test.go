@@ -14,12 +14,12 @@ import (
 	"time"
 
 	"github.com/harkhq/hark/server/apierr"
-	"github.com/harkhq/hark/server/store"
+	"github.com/harkhq/hark/server/store/storetest"
 )
 
 func openDB(t testing.TB) *sql.DB {
 	t.Helper()
-	db, err := store.Open(t.TempDir())
+	db, err := storetest.Open(t, t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -281,7 +281,7 @@ func TestUnfinishedJobsEndInErrorAfterRestart(t *testing.T) {
 	s := newService(t, db, Config{FetchAllow: []string{"data.example.org"}})
 	s.Close()
 	for _, st := range []string{StatusQueued, StatusProcessing, StatusCompleted} {
-		if _, err := db.Exec(`INSERT INTO tracking_jobs(id, user_id, url, status, points, created_ms, updated_ms) VALUES(?, 3, 'http://data.example.org/x', ?, 9, 0, 0)`, st, st); err != nil {
+		if _, err := db.Exec(`INSERT INTO tracking_jobs(id, user_id, url, status, points, created_ms, updated_ms) VALUES($1, 3, 'http://data.example.org/x', $2, 9, 0, 0)`, st, st); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -80,6 +80,9 @@ func (s *speller) correct(w string) string {
 	if best != "" || len(w) < 4 {
 		return best
 	}
+	if stem := s.stem(w); stem != "" {
+		return stem
+	}
 	// The first letter is the one the buckets trust; a word of five
 	// letters or more may still have lost it ("larma").
 	for c := byte('a'); c <= 'z'; c++ {
@@ -304,4 +307,40 @@ func spellingData(f langFile) (known map[string]bool, freq map[string]int) {
 		words(w, true)
 	}
 	return known, freq
+}
+
+// stem reads an inflected form of a pattern word as that word: verb
+// forms ("setting", "cancelled", "starts") and Spanish pronouns written
+// onto the verb ("ponme", "abrirme", "despiertame", "cancelarlo"), with
+// an infinitive standing for its imperative and back ("cancelar",
+// "cancela"). Patterns then need one form of each verb, not every one.
+func (s *speller) stem(w string) string {
+	var cands []string
+	for _, e := range []string{"ing", "ed", "es", "s", "d"} {
+		if b, ok := strings.CutSuffix(w, e); ok && len(b) >= 3 {
+			cands = append(cands, b, b+"e")
+			if n := len(b); b[n-1] == b[n-2] {
+				cands = append(cands, b[:n-1]) // "setting", "stopped"
+			}
+		}
+	}
+	for _, e := range []string{"selo", "sela", "melo", "mela", "noslo", "me", "te", "le", "lo", "la", "les", "los", "las", "nos"} {
+		if b, ok := strings.CutSuffix(w, e); ok && len(b) >= 3 {
+			cands = append(cands, b)
+		}
+	}
+	for _, b := range append([]string{w}, cands...) {
+		if n := len(b); n >= 4 && b[n-1] == 'r' {
+			cands = append(cands, b[:n-1]) // "cancelar" -> "cancela"
+		} else if n >= 3 && strings.ContainsRune("aei", rune(b[n-1])) {
+			cands = append(cands, b+"r") // "cancela" -> "cancelar"
+		}
+	}
+	best, bestFreq := "", 0
+	for _, c := range cands {
+		if len(c) >= 3 && c != w && s.freq[c] > bestFreq {
+			best, bestFreq = c, s.freq[c]
+		}
+	}
+	return best
 }

@@ -379,6 +379,16 @@ func (t *turn) respond(conv *conversation) reply {
 		return r
 	}
 	mt, ok := t.m.understand(t.toks)
+	if moved := t.m.verbFirst(t.toks); moved != nil {
+		// "the bluetooth disconnect please", "the hour now, what is": the
+		// same words with the verb first, as the patterns have it. The
+		// words are the same, so the costs compare; the usual order wins
+		// ties. The verb alone is not enough ("recommend a good book" is
+		// no booking): the moved reading must anchor on two words.
+		if alt, altOK := t.m.understand(moved); altOK && alt.literals >= 2 && (!ok || alt.cost < mt.cost) {
+			t.toks, mt, ok = moved, alt, true
+		}
+	}
 	if !ok {
 		return t.handle("fallback", nil)
 	}

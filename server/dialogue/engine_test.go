@@ -730,3 +730,24 @@ func TestNotHeardAsksAgainInTheConversation(t *testing.T) {
 		}
 	}
 }
+
+// Speakers whose language puts the verb last ("to the channel 9 change") are
+// read as if the verb came first; a verb alone does not turn an unknown
+// request into one ("recommend a good book" is no booking).
+func TestVerbLast(t *testing.T) {
+	h := newHarness(t)
+	for _, c := range []struct{ q, want string }{
+		{"to the channel 9 change", "CHANNEL_SELECT"},
+		{"the bluetooth disconnect please", "DEACTIVATE"},
+		{"recommend a good book", ""},
+	} {
+		r := h.ask("en", c.q, 0)
+		got := ""
+		if len(r.NextActions) > 0 {
+			got = r.NextActions[0].Action
+		}
+		if got != c.want {
+			t.Errorf("%q: action %q, want %q (%s)", c.q, got, c.want, r.Intent)
+		}
+	}
+}

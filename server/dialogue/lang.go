@@ -112,6 +112,7 @@ type langModel struct {
 	patterns  []Pattern
 	variants  []variant
 	index     map[string][]int32 // indexed word -> variants containing it
+	leads     map[string]bool    // words a pattern starts with ("set", "pon")
 	vocab     map[string]int32   // every pattern word -> id
 	say       map[string]string
 	grammar   map[string][]string
@@ -234,6 +235,7 @@ func compileModel(lang string, f langFile) (*langModel, error) {
 		slotIndex: map[string]int{},
 		index:     map[string][]int32{},
 		vocab:     map[string]int32{},
+		leads:     map[string]bool{},
 		say:       f.Say,
 		grammar:   map[string][]string{},
 		spoken:    map[string]string{},
@@ -432,6 +434,11 @@ func compileModel(lang string, f langFile) (*langModel, error) {
 					if !m.fillers[w] && !seen[w] {
 						seen[w] = true
 						m.index[w] = append(m.index[w], id)
+					}
+				}
+				if e := v[0]; e.slot < 0 && !e.optional && !e.filler {
+					for _, w := range e.words {
+						m.leads[w] = true
 					}
 				}
 				vr := &m.variants[id]

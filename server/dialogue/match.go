@@ -375,6 +375,14 @@ func (q *queryCtx) align(v *variant, bound float32) (match, bool) {
 			if openEnd > pj {
 				def := q.m.slots[v.elems[pi].slot]
 				end := openEnd
+				if def.perWord == costShortWord {
+					// "phone to Maria", "email to anna@mail.com": a name
+					// starts after the words that lead to it, but keeps
+					// its article or possessive ("the office", "my son").
+					for pj < end-1 && q.m.fillers[q.toks[pj].norm] && !possessives[q.toks[pj].norm] && !articles[q.toks[pj].norm] {
+						pj++
+					}
+				}
 				if !def.verbatim {
 					// "channel 42 please": politeness is not part of a name.
 					for end > pj+1 && q.m.fillers[q.toks[end-1].norm] {
@@ -477,4 +485,28 @@ func (m *langModel) findSlot(name string, toks []token) (slotVal, bool) {
 	v := best.val
 	v.start, v.end = bestStart, best.end
 	return v, bestStart >= 0
+}
+
+// articles belong to the name they precede ("the office", "la vecina").
+var articles = map[string]bool{"the": true, "el": true, "la": true, "los": true, "las": true, "un": true, "una": true, "an": true}
+
+// verbFirst gives the query with its last words moved to the front when
+// they start with a word patterns start with and nothing but fillers
+// follows them ("the maps app open" -> "open the maps app", "on the
+// television now what is" -> "what is on the television now"), the order
+// of speakers whose language puts the verb last. nil when there is
+// nothing to move.
+func (m *langModel) verbFirst(toks []token) []token {
+	k := len(toks) - 1
+	for k > 0 && m.fillers[toks[k].norm] {
+		k--
+	}
+	// The moved part starts at the lead word; a filler before it that
+	// belongs to it ("what is" after "what") is already behind it.
+	if k <= 0 || !m.leads[toks[k].norm] {
+		return nil
+	}
+	out := make([]token, 0, len(toks))
+	out = append(out, toks[k:]...)
+	return append(out, toks[:k]...)
 }

@@ -310,13 +310,13 @@ func spellingData(f langFile) (known map[string]bool, freq map[string]int) {
 }
 
 // stem reads an inflected form of a pattern word as that word: verb
-// forms ("setting", "cancelled", "starts") and Spanish pronouns written
+// forms ("setting", "cancelled"; not "works", a noun as often as a verb) and Spanish pronouns written
 // onto the verb ("ponme", "abrirme", "despiertame", "cancelarlo"), with
 // an infinitive standing for its imperative and back ("cancelar",
 // "cancela"). Patterns then need one form of each verb, not every one.
 func (s *speller) stem(w string) string {
 	var cands []string
-	for _, e := range []string{"ing", "ed", "es", "s", "d"} {
+	for _, e := range []string{"ing", "ed"} {
 		if b, ok := strings.CutSuffix(w, e); ok && len(b) >= 3 {
 			cands = append(cands, b, b+"e")
 			if n := len(b); b[n-1] == b[n-2] {

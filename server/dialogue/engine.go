@@ -436,6 +436,39 @@ func (t *turn) findDay(mt *match) {
 	}
 }
 
+// findCity takes a city named outside the pattern's slots when the
+// intent's patterns ask for one ("forecast madrid tmrw", "tiempo
+// barcelona el sábado": no "in" before it).
+func (t *turn) findCity(mt *match) {
+	if _, ok := mt.slots["city"]; ok {
+		return
+	}
+	if _, ok := mt.slots["place"]; ok {
+		return
+	}
+	// The open "place" slot of information intents takes a city too.
+	name := "city"
+	if !t.m.intentSlots[mt.intent]["city"] {
+		if !t.m.intentSlots[mt.intent]["place"] || mt.intent == "NAVIGATE" {
+			return
+		}
+		name = "place"
+	}
+	v, ok := t.m.findSlot("city", t.toks)
+	if !ok {
+		return
+	}
+	for _, o := range mt.slots {
+		if v.start < o.end && o.start < v.end {
+			return
+		}
+	}
+	if mt.slots == nil {
+		mt.slots = map[string]slotVal{}
+	}
+	mt.slots[name] = v
+}
+
 // completeTime merges time words the pattern left outside its time slot:
 // in "cancel the 6:30 alarm tomorrow" the slot holds 6:30 and "tomorrow"
 // trails the pattern. Only parts the slot lacks are taken, and a lone
@@ -444,6 +477,7 @@ func (t *turn) completeTime(mt *match) {
 	if _, ok := mt.slots["day"]; !ok && (mt.intent == "weather" || mt.intent == "events") {
 		t.findDay(mt)
 	}
+	t.findCity(mt)
 	v, ok := mt.slots["time"]
 	if !ok || v.when.hasRel {
 		return

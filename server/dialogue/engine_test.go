@@ -751,3 +751,23 @@ func TestVerbLast(t *testing.T) {
 		}
 	}
 }
+
+// A city named without "in" before it is still the question's place.
+func TestCityOutsideSlot(t *testing.T) {
+	ms, err := loadModels()
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := ms["en"]
+	toks := tokenize("forecast madrid tmrw")
+	m.correctTokens(toks)
+	mt, ok := m.understand(toks)
+	if !ok || mt.intent != "weather" {
+		t.Fatalf("read as %q", mt.intent)
+	}
+	tr := &turn{m: m, toks: toks}
+	tr.completeTime(&mt)
+	if got := mt.slots["place"].text; got != "Madrid" {
+		t.Errorf("place %q, want Madrid", got)
+	}
+}

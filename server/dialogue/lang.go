@@ -113,10 +113,15 @@ type langModel struct {
 	variants  []variant
 	index     map[string][]int32 // indexed word -> variants containing it
 	leads     map[string]bool    // words a pattern starts with ("set", "pon")
-	vocab     map[string]int32   // every pattern word -> id
-	say       map[string]string
-	grammar   map[string][]string
-	spell     *speller
+	// intentWords holds the words of each intent's patterns, which end
+	// no name of that intent ("channel 3 on the tv", "photos application")
+	intentWords map[string]map[string]bool
+	// intentSlots holds the slots each intent's patterns use
+	intentSlots map[string]map[string]bool
+	vocab       map[string]int32 // every pattern word -> id
+	say         map[string]string
+	grammar     map[string][]string
+	spell       *speller
 	// the parsed texts, for GrammarSpec; typedOnly marks the patterns the
 	// speech grammar leaves out
 	parsedPatterns [][]node
@@ -229,17 +234,19 @@ func loadModel(fsys fs.FS, lang string, cities []city) (*langModel, error) {
 
 func compileModel(lang string, f langFile) (*langModel, error) {
 	m := &langModel{
-		lang:      lang,
-		fillers:   map[string]bool{},
-		numbers:   map[string]int{},
-		slotIndex: map[string]int{},
-		index:     map[string][]int32{},
-		vocab:     map[string]int32{},
-		leads:     map[string]bool{},
-		say:       f.Say,
-		grammar:   map[string][]string{},
-		spoken:    map[string]string{},
-		display:   f.Display,
+		lang:        lang,
+		fillers:     map[string]bool{},
+		numbers:     map[string]int{},
+		slotIndex:   map[string]int{},
+		index:       map[string][]int32{},
+		vocab:       map[string]int32{},
+		leads:       map[string]bool{},
+		intentWords: map[string]map[string]bool{},
+		intentSlots: map[string]map[string]bool{},
+		say:         f.Say,
+		grammar:     map[string][]string{},
+		spoken:      map[string]string{},
+		display:     f.Display,
 	}
 	for w, sym := range f.Spoken {
 		m.spoken[fold(w)] = sym
@@ -434,6 +441,26 @@ func compileModel(lang string, f langFile) (*langModel, error) {
 					if !m.fillers[w] && !seen[w] {
 						seen[w] = true
 						m.index[w] = append(m.index[w], id)
+					}
+				}
+				iw := m.intentWords[intent]
+				if iw == nil {
+					iw = map[string]bool{}
+					m.intentWords[intent] = iw
+				}
+				is := m.intentSlots[intent]
+				if is == nil {
+					is = map[string]bool{}
+					m.intentSlots[intent] = is
+				}
+				for _, e := range v {
+					if e.slot >= 0 {
+						is[m.slots[e.slot].name] = true
+					}
+					if e.slot < 0 {
+						for _, w := range e.words {
+							iw[w] = true
+						}
 					}
 				}
 				if e := v[0]; e.slot < 0 && !e.optional && !e.filler {

@@ -385,7 +385,10 @@ func (q *queryCtx) align(v *variant, bound float32) (match, bool) {
 				}
 				if !def.verbatim {
 					// "channel 42 please": politeness is not part of a name.
-					for end > pj+1 && q.m.fillers[q.toks[end-1].norm] {
+					// Nor are the words that name what the request is
+					// about: "channel 3 on the tv", "the photos application".
+					iw := q.m.intentWords[v.intent]
+					for end > pj+1 && (q.m.fillers[q.toks[end-1].norm] || iw[q.toks[end-1].norm]) {
 						end--
 					}
 				}

@@ -390,6 +390,17 @@ func (t *turn) respond(conv *conversation) reply {
 		}
 	}
 	if !ok {
+		// "well hello, good morning to you, lovely to hear your voice":
+		// people wrap a request in clauses of their own. When the whole
+		// reads as nothing, the clause that reads best is the request.
+		for _, c := range clauses(t.toks) {
+			if alt, altOK := t.m.understand(c); altOK && (!ok || alt.literals > mt.literals ||
+				alt.literals == mt.literals && alt.cost < mt.cost) {
+				t.toks, mt, ok = c, alt, true
+			}
+		}
+	}
+	if !ok {
 		return t.handle("fallback", nil)
 	}
 	mt = t.secondReading(mt)

@@ -771,3 +771,18 @@ func TestCityOutsideSlot(t *testing.T) {
 		t.Errorf("place %q, want Madrid", got)
 	}
 }
+
+// A request wrapped in clauses of the speaker's own is read from the
+// clause that holds it.
+func TestClauses(t *testing.T) {
+	h := newHarness(t)
+	for _, c := range []struct{ lang, q, want string }{
+		{"en", "well hello, good morning to you, lovely to hear your voice", "greeting"},
+		{"en", "that's very kind of you, thank you dear", "thanks"},
+		{"en", "would you remind me what the date is today, I've lost track", "date"},
+	} {
+		if r := h.ask(c.lang, c.q, 0); r.Intent != c.want {
+			t.Errorf("%q: intent %q, want %q", c.q, r.Intent, c.want)
+		}
+	}
+}

@@ -147,3 +147,26 @@ func joinNorm(toks []token) string {
 	}
 	return strings.Join(parts, " ")
 }
+
+// clauses splits toks where the writer put a comma, a full stop, a
+// semicolon or a question or exclamation mark between two words; nil
+// when there is one clause.
+func clauses(toks []token) [][]token {
+	var out [][]token
+	from := 0
+	for k := 0; k+1 < len(toks); k++ {
+		a, b := toks[k], toks[k+1]
+		gapEnd := len(a.src) - len(b.src)
+		if gapEnd < len(a.orig) || gapEnd > len(a.src) {
+			continue
+		}
+		if strings.ContainsAny(a.src[len(a.orig):gapEnd], ",.;!?¿¡") {
+			out = append(out, toks[from:k+1])
+			from = k + 1
+		}
+	}
+	if from == 0 {
+		return nil
+	}
+	return append(out, toks[from:])
+}

@@ -379,7 +379,10 @@ func (t *turn) respond(conv *conversation) reply {
 		return r
 	}
 	mt, ok := t.m.understand(t.toks)
-	if moved := t.m.verbFirst(t.toks); moved != nil {
+	// Second readings are for sentences, not pages: they would double
+	// the work on the longest queries, which no person says in one go.
+	short := len(t.toks) <= maxRereadTokens
+	if moved := t.m.verbFirst(t.toks); short && moved != nil {
 		// "the bluetooth disconnect please", "the hour now, what is": the
 		// same words with the verb first, as the patterns have it. The
 		// words are the same, so the costs compare; the usual order wins
@@ -389,7 +392,7 @@ func (t *turn) respond(conv *conversation) reply {
 			t.toks, mt, ok = moved, alt, true
 		}
 	}
-	if !ok {
+	if !ok && short {
 		// "well hello, good morning to you, lovely to hear your voice":
 		// people wrap a request in clauses of their own. When the whole
 		// reads as nothing, the clause that reads best is the request.
@@ -446,6 +449,10 @@ func (t *turn) findDay(mt *match) {
 		}
 	}
 }
+
+// maxRereadTokens bounds the queries read a second time (verb last,
+// one clause of several).
+const maxRereadTokens = 40
 
 // findCity takes a city named outside the pattern's slots when the
 // intent's patterns ask for one ("forecast madrid tmrw", "tiempo

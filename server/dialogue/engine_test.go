@@ -786,3 +786,13 @@ func TestClauses(t *testing.T) {
 		}
 	}
 }
+
+// A misspelt pattern word is read as that word, not swallowed by an open
+// slot as a name ("start stopwtch" is the stopwatch, not an app).
+func TestTypoNotANName(t *testing.T) {
+	h := newHarness(t)
+	r := h.ask("en", "start stopwtch", 0)
+	if len(r.NextActions) == 0 || r.NextActions[0].Action != "SET_CRONO" {
+		t.Errorf("start stopwtch: %+v", r.NextActions)
+	}
+}

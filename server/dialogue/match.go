@@ -297,7 +297,7 @@ func (q *queryCtx) align(v *variant, bound float32) (match, bool) {
 						relax(from, st(i+1, j, 0), miss, actSkipElem, 0)
 						if q.m.slots[e.slot].kind == slotOpen {
 							if j < n {
-								relax(from, st(i, j+1, 1), q.m.slots[e.slot].perWord, actOpenStart, 0)
+								relax(from, st(i, j+1, 1), q.m.slots[e.slot].perWord+q.typo[j], actOpenStart, 0)
 							}
 						} else if j < n {
 							reward := float32(0)
@@ -314,7 +314,7 @@ func (q *queryCtx) align(v *variant, bound float32) (match, bool) {
 			from = st(i, j, 1)
 			if c := cost[from]; c < inf && i < p {
 				if j < n {
-					relax(from, st(i, j+1, 1), q.m.slots[v.elems[i].slot].perWord, actOpenExt, 0)
+					relax(from, st(i, j+1, 1), q.m.slots[v.elems[i].slot].perWord+q.typo[j], actOpenExt, 0)
 				}
 				relax(from, st(i+1, j, 0), 0, actOpenClose, 0)
 			}

@@ -796,3 +796,18 @@ func TestTypoNotANName(t *testing.T) {
 		t.Errorf("start stopwtch: %+v", r.NextActions)
 	}
 }
+
+// A Spanish question mark closes the "¿" that opened the request, not
+// the message inside it; a message opened by its own "¿" keeps it.
+func TestSpanishQuestionMarks(t *testing.T) {
+	h := newHarness(t)
+	for q, want := range map[string]string{
+		"¿podría mandar un mensaje a mi nieta que la quiero mucho?": `"la quiero mucho"`,
+		"manda un mensaje a Ana que ¿vienes a cenar?":               `"vienes a cenar?"`,
+	} {
+		_, data := actionJSON(t, h.ask("es", q, 0))
+		if !strings.Contains(data, want) {
+			t.Errorf("%q: %s, want text %s", q, data, want)
+		}
+	}
+}

@@ -396,7 +396,13 @@ func (q *queryCtx) align(v *variant, bound float32) (match, bool) {
 				if def.verbatim && end == len(q.toks) {
 					// A message ends with its own question or exclamation
 					// mark ("are you free on friday?").
-					text += closingMarks(q.toks[end-1])
+					// In Spanish a question mark closes what "¿" opened:
+					// "¿podría mandarle que la quiero mucho?" asks the
+					// assistant; only "¿" before the message makes it
+					// the message's.
+					if marks := closingMarks(q.toks[end-1]); q.m.lang != "es" || opensAt(q.toks, pj) {
+						text += marks
+					}
 				}
 				r.slots[def.name] = slotVal{text: text, start: pj, end: end}
 			}

@@ -170,3 +170,17 @@ func clauses(toks []token) [][]token {
 	}
 	return append(out, toks[from:])
 }
+
+// opensAt says whether a Spanish opening mark (¿ ¡) was typed right
+// before toks[j].
+func opensAt(toks []token, j int) bool {
+	if j == 0 || j >= len(toks) {
+		return false
+	}
+	a, b := toks[j-1], toks[j]
+	gapEnd := len(a.src) - len(b.src)
+	if gapEnd < len(a.orig) || gapEnd > len(a.src) {
+		return false
+	}
+	return strings.ContainsAny(a.src[len(a.orig):gapEnd], "¿¡")
+}

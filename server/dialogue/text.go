@@ -91,7 +91,11 @@ func tokenize(q string) []token {
 		w = strings.TrimLeft(w, "%")
 		if w != "" {
 			// "¿qué" and "¡pon" lose their opening marks as separators.
-			out = append(out, token{norm: fold(w), orig: w, src: q[i+lead:]})
+			// "1h30m" is two amounts written as one word.
+			for _, at := range unitRuns(w) {
+				part := w[at[0]:at[1]]
+				out = append(out, token{norm: fold(part), orig: part, src: q[i+lead+at[0]:]})
+			}
 		}
 		i = j
 	}
@@ -183,4 +187,29 @@ func opensAt(toks []token, j int) bool {
 		return false
 	}
 	return strings.ContainsAny(a.src[len(a.orig):gapEnd], "¿¡")
+}
+
+// unitRuns splits a word made of several amounts with short units
+// ("1h30m", "2m30s") into them; any other word is one run.
+func unitRuns(w string) [][2]int {
+	var runs [][2]int
+	for i := 0; i < len(w); {
+		j := i
+		for j < len(w) && w[j] >= '0' && w[j] <= '9' {
+			j++
+		}
+		k := j
+		for k < len(w) && w[k] >= 'a' && w[k] <= 'z' {
+			k++
+		}
+		if j == i || k == j || k-j > 3 {
+			return [][2]int{{0, len(w)}}
+		}
+		runs = append(runs, [2]int{i, k})
+		i = k
+	}
+	if len(runs) < 2 {
+		return [][2]int{{0, len(w)}}
+	}
+	return runs
 }

@@ -1,6 +1,7 @@
 package dialogue
 
 import (
+	"strings"
 	"testing"
 )
 
@@ -86,6 +87,22 @@ func TestSpellerStems(t *testing.T) {
 	} {
 		if got := s.correct(typed); got != want {
 			t.Errorf("correct(%q) = %q, want %q", typed, got, want)
+		}
+	}
+}
+
+// Amounts written as one word ("1h30m") are read as the amounts they are;
+// other words with digits stay whole.
+func TestTokenizeUnitRuns(t *testing.T) {
+	for q, want := range map[string]string{
+		"timer 1h30m": "timer|1h|30m", "2m30s": "2m|30s", "3pm": "3pm", "mp3": "mp3", "5min": "5min",
+	} {
+		var got []string
+		for _, tk := range tokenize(q) {
+			got = append(got, tk.orig)
+		}
+		if g := strings.Join(got, "|"); g != want {
+			t.Errorf("tokenize(%q) = %s, want %s", q, g, want)
 		}
 	}
 }

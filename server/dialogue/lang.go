@@ -25,6 +25,9 @@ type langFile struct {
 	// ("please", "could you"); the speech grammar allows them around every
 	// pattern (the matcher already skips them as fillers).
 	Courtesy []string `json:"courtesy"`
+	// Shorthand maps words people shorten when they type ("vol", "nav",
+	// "rst") to the word the patterns use; read like a typing slip.
+	Shorthand map[string]string `json:"shorthand"`
 	// Numbers maps number words to their values. The slots num_unit (1-9),
 	// num_teen (other atomic numbers under 100) and num_tens (20, 30 ... 90)
 	// and num_hundred are derived from it for the grammar.
@@ -520,6 +523,10 @@ func compileModel(lang string, f langFile) (*langModel, error) {
 		}
 	}
 	m.spell = newSpeller(spellingData(f))
+	m.spell.shorthand = map[string]string{}
+	for k, v := range f.Shorthand {
+		m.spell.shorthand[fold(k)] = fold(v)
+	}
 	return m, nil
 }
 

@@ -11,7 +11,8 @@ import (
 // turned into another, and open slots (names, message bodies) keep what
 // was written because their values come from the original text.
 type speller struct {
-	known map[string]bool
+	known     map[string]bool
+	shorthand map[string]string // typed abbreviations -> pattern words
 	// freq of every target, for the first-letter slips the buckets miss
 	freq map[string]int
 	// targets per first byte: typing errors rarely hit the first letter,
@@ -52,7 +53,13 @@ func newSpeller(known map[string]bool, freq map[string]int) *speller {
 // Among the nearest words (Damerau-Levenshtein, optimal string
 // alignment) the one the patterns use most wins.
 func (s *speller) correct(w string) string {
-	if s == nil || s.known[w] || len(w) < 3 || !lettersOnly(w) {
+	if s == nil || s.known[w] {
+		return ""
+	}
+	if full, ok := s.shorthand[w]; ok {
+		return full
+	}
+	if len(w) < 3 || !lettersOnly(w) {
 		return ""
 	}
 	// A silent h typed before a word ("habre") is the likeliest slip.

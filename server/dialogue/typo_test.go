@@ -24,6 +24,8 @@ func TestSpellerCorrects(t *testing.T) {
 		{"es", "emvia", "envia"},     // keys that touch
 		{"es", "larma", "alarma"},    // a first letter lost
 		{"es", "habre", "abre"},      // a silent first letter added
+		{"en", "vol", "volume"},      // shorthand of the language file
+		{"es", "crono", "cronometro"},
 		// Known words are never turned into others, however close.
 		{"en", "set", ""}, {"en", "of", ""}, {"en", "sam", ""},
 		// Real words the vocabulary lacks, one slip away from one it has.

@@ -320,7 +320,8 @@ func spellingData(f langFile) (known map[string]bool, freq map[string]int) {
 // forms ("setting", "cancelled"; not "works", a noun as often as a verb) and Spanish pronouns written
 // onto the verb ("ponme", "abrirme", "despiertame", "cancelarlo"), with
 // an infinitive standing for its imperative and back ("cancelar",
-// "cancela"). Patterns then need one form of each verb, not every one.
+// "cancela"), and the polite imperative for the familiar one. Patterns
+// then need one form of each verb, not every one.
 func (s *speller) stem(w string) string {
 	var cands []string
 	for _, e := range []string{"ing", "ed"} {
@@ -334,6 +335,20 @@ func (s *speller) stem(w string) string {
 	for _, e := range []string{"selo", "sela", "melo", "mela", "noslo", "me", "te", "le", "lo", "la", "les", "los", "las", "nos"} {
 		if b, ok := strings.CutSuffix(w, e); ok && len(b) >= 3 {
 			cands = append(cands, b)
+		}
+	}
+	// The polite Spanish imperative swaps the verb's vowel ("abra",
+	// "cambie", "ponga" for "abre", "cambia", "pon").
+	for _, b := range append([]string{w}, cands...) {
+		if n := len(b); n >= 4 {
+			switch {
+			case strings.HasSuffix(b, "ga"):
+				cands = append(cands, b[:n-2])
+			case b[n-1] == 'e':
+				cands = append(cands, b[:n-1]+"a")
+			case b[n-1] == 'a':
+				cands = append(cands, b[:n-1]+"e")
+			}
 		}
 	}
 	for _, b := range append([]string{w}, cands...) {

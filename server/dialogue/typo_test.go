@@ -81,11 +81,12 @@ func TestTypedSlipsAreUnderstood(t *testing.T) {
 // Inflected verbs and Spanish pronouns joined to a verb read as the
 // pattern's form of the verb; a known word is never touched.
 func TestSpellerStems(t *testing.T) {
-	known := map[string]bool{"set": true, "pon": true, "cancelar": true, "abrir": true}
-	freq := map[string]int{"set": 5, "pon": 3, "cancelar": 2, "abrir": 2}
+	known := map[string]bool{"set": true, "pon": true, "cancelar": true, "abrir": true, "abre": true}
+	freq := map[string]int{"set": 5, "pon": 3, "cancelar": 2, "abrir": 2, "abre": 3}
 	s := newSpeller(known, freq)
 	for typed, want := range map[string]string{
 		"setting": "set", "ponme": "pon", "cancela": "cancelar", "abrirme": "abrir", "set": "",
+		"ponga": "pon", "abra": "abre",
 	} {
 		if got := s.correct(typed); got != want {
 			t.Errorf("correct(%q) = %q, want %q", typed, got, want)

@@ -297,7 +297,7 @@ func (q *queryCtx) align(v *variant, bound float32) (match, bool) {
 						relax(from, st(i+1, j, 0), miss, actSkipElem, 0)
 						if q.m.slots[e.slot].kind == slotOpen {
 							if j < n {
-								relax(from, st(i, j+1, 1), q.m.slots[e.slot].perWord+q.typo[j], actOpenStart, 0)
+								relax(from, st(i, j+1, 1), q.openCost(e.slot, j), actOpenStart, 0)
 							}
 						} else if j < n {
 							reward := float32(0)
@@ -314,7 +314,7 @@ func (q *queryCtx) align(v *variant, bound float32) (match, bool) {
 			from = st(i, j, 1)
 			if c := cost[from]; c < inf && i < p {
 				if j < n {
-					relax(from, st(i, j+1, 1), q.m.slots[v.elems[i].slot].perWord+q.typo[j], actOpenExt, 0)
+					relax(from, st(i, j+1, 1), q.openCost(v.elems[i].slot, j), actOpenExt, 0)
 				}
 				relax(from, st(i+1, j, 0), 0, actOpenClose, 0)
 			}
@@ -518,4 +518,17 @@ func (m *langModel) verbFirst(toks []token) []token {
 	out := make([]token, 0, len(toks))
 	out = append(out, toks[k:]...)
 	return append(out, toks[:k]...)
+}
+
+// openCost is what an open slot pays for taking query word j. A word the
+// patterns use, taken into a name ("a stopwatch for me" as an app), costs
+// more than a word they do not, so a pattern that reads it as itself
+// wins; message bodies take any word alike.
+func (q *queryCtx) openCost(slot, j int) float32 {
+	def := q.m.slots[slot]
+	c := def.perWord + q.typo[j]
+	if !def.verbatim && q.ids[j] >= 0 && q.skip[j] == costSkipWord {
+		c += costOpenWord
+	}
+	return c
 }

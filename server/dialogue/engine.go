@@ -385,6 +385,30 @@ func (t *turn) respond(conv *conversation) reply {
 		return r
 	}
 	mt, ok := t.m.understand(t.toks)
+	// Second readings are for sentences, not pages: they would double
+	// the work on the longest queries, which no person says in one go.
+	short := len(t.toks) <= maxRereadTokens
+	if moved := t.m.verbFirst(t.toks); short && moved != nil {
+		// "the bluetooth disconnect please", "the hour now, what is": the
+		// same words with the verb first, as the patterns have it. The
+		// words are the same, so the costs compare; the usual order wins
+		// ties. The verb alone is not enough ("recommend a good book" is
+		// no booking): the moved reading must anchor on two words.
+		if alt, altOK := t.m.understand(moved); altOK && alt.literals >= 2 && (!ok || alt.cost < mt.cost) {
+			t.toks, mt, ok = moved, alt, true
+		}
+	}
+	if !ok && short {
+		// "well hello, good morning to you, lovely to hear your voice":
+		// people wrap a request in clauses of their own. When the whole
+		// reads as nothing, the clause that reads best is the request.
+		for _, c := range clauses(t.toks) {
+			if alt, altOK := t.m.understand(c); altOK && (!ok || alt.literals > mt.literals ||
+				alt.literals == mt.literals && alt.cost < mt.cost) {
+				t.toks, mt, ok = c, alt, true
+			}
+		}
+	}
 	if !ok {
 		return t.handle("fallback", nil)
 	}
@@ -432,6 +456,43 @@ func (t *turn) findDay(mt *match) {
 	}
 }
 
+// maxRereadTokens bounds the queries read a second time (verb last,
+// one clause of several).
+const maxRereadTokens = 40
+
+// findCity takes a city named outside the pattern's slots when the
+// intent's patterns ask for one ("forecast madrid tmrw", "tiempo
+// barcelona el sábado": no "in" before it).
+func (t *turn) findCity(mt *match) {
+	if _, ok := mt.slots["city"]; ok {
+		return
+	}
+	if _, ok := mt.slots["place"]; ok {
+		return
+	}
+	// The open "place" slot of information intents takes a city too.
+	name := "city"
+	if !t.m.intentSlots[mt.intent]["city"] {
+		if !t.m.intentSlots[mt.intent]["place"] || mt.intent == "NAVIGATE" {
+			return
+		}
+		name = "place"
+	}
+	v, ok := t.m.findSlot("city", t.toks)
+	if !ok {
+		return
+	}
+	for _, o := range mt.slots {
+		if v.start < o.end && o.start < v.end {
+			return
+		}
+	}
+	if mt.slots == nil {
+		mt.slots = map[string]slotVal{}
+	}
+	mt.slots[name] = v
+}
+
 // completeTime merges time words the pattern left outside its time slot:
 // in "cancel the 6:30 alarm tomorrow" the slot holds 6:30 and "tomorrow"
 // trails the pattern. Only parts the slot lacks are taken, and a lone
@@ -440,6 +501,7 @@ func (t *turn) completeTime(mt *match) {
 	if _, ok := mt.slots["day"]; !ok && (mt.intent == "weather" || mt.intent == "events") {
 		t.findDay(mt)
 	}
+	t.findCity(mt)
 	v, ok := mt.slots["time"]
 	if !ok || v.when.hasRel {
 		return

@@ -730,3 +730,104 @@ func TestNotHeardAsksAgainInTheConversation(t *testing.T) {
 		}
 	}
 }
+
+// Speakers whose language puts the verb last ("to the channel 9 change") are
+// read as if the verb came first; a verb alone does not turn an unknown
+// request into one ("recommend a good book" is no booking).
+func TestVerbLast(t *testing.T) {
+	h := newHarness(t)
+	for _, c := range []struct{ q, want string }{
+		{"to the channel 9 change", "CHANNEL_SELECT"},
+		{"the bluetooth disconnect please", "DEACTIVATE"},
+		{"recommend a good book", ""},
+	} {
+		r := h.ask("en", c.q, 0)
+		got := ""
+		if len(r.NextActions) > 0 {
+			got = r.NextActions[0].Action
+		}
+		if got != c.want {
+			t.Errorf("%q: action %q, want %q (%s)", c.q, got, c.want, r.Intent)
+		}
+	}
+}
+
+// A city named without "in" before it is still the question's place.
+func TestCityOutsideSlot(t *testing.T) {
+	ms, err := loadModels()
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := ms["en"]
+	toks := tokenize("forecast madrid tmrw")
+	m.correctTokens(toks)
+	mt, ok := m.understand(toks)
+	if !ok || mt.intent != "weather" {
+		t.Fatalf("read as %q", mt.intent)
+	}
+	tr := &turn{m: m, toks: toks}
+	tr.completeTime(&mt)
+	if got := mt.slots["place"].text; got != "Madrid" {
+		t.Errorf("place %q, want Madrid", got)
+	}
+}
+
+// A request wrapped in clauses of the speaker's own is read from the
+// clause that holds it.
+func TestClauses(t *testing.T) {
+	h := newHarness(t)
+	for _, c := range []struct{ lang, q, want string }{
+		{"en", "well hello, good morning to you, lovely to hear your voice", "greeting"},
+		{"en", "that's very kind of you, thank you dear", "thanks"},
+		{"en", "would you remind me what the date is today, I've lost track", "date"},
+	} {
+		if r := h.ask(c.lang, c.q, 0); r.Intent != c.want {
+			t.Errorf("%q: intent %q, want %q", c.q, r.Intent, c.want)
+		}
+	}
+}
+
+// A misspelt pattern word is read as that word, not swallowed by an open
+// slot as a name ("start stopwtch" is the stopwatch, not an app).
+func TestTypoNotANName(t *testing.T) {
+	h := newHarness(t)
+	for _, q := range []string{"start stopwtch"} {
+		r := h.ask("en", q, 0)
+		if len(r.NextActions) == 0 || r.NextActions[0].Action != "SET_CRONO" {
+			t.Errorf("%s: %+v", q, r.NextActions)
+		}
+	}
+}
+
+// A Spanish question mark closes the "¿" that opened the request, not
+// the message inside it; a message opened by its own "¿" keeps it.
+func TestSpanishQuestionMarks(t *testing.T) {
+	h := newHarness(t)
+	for q, want := range map[string]string{
+		"¿podría mandar un mensaje a mi nieta que la quiero mucho?": `"la quiero mucho"`,
+		"manda un mensaje a Ana que ¿vienes a cenar?":               `"vienes a cenar?"`,
+	} {
+		_, data := actionJSON(t, h.ask("es", q, 0))
+		if !strings.Contains(data, want) {
+			t.Errorf("%q: %s, want text %s", q, data, want)
+		}
+	}
+}
+
+// A name pays more for a word the patterns use than for one they do not;
+// a message body pays alike for both.
+func TestOpenCostOfPatternWords(t *testing.T) {
+	ms, err := loadModels()
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := ms["en"]
+	q := newQueryCtx(m, tokenize("stopwatch zork"))
+	app, body := m.slotIndex["app"], m.slotIndex["body"]
+	if q.openCost(app, 0) <= q.openCost(app, 1) {
+		t.Errorf("app: %v for a pattern word, %v for another", q.openCost(app, 0), q.openCost(app, 1))
+	}
+	if q.openCost(body, 0) != q.openCost(body, 1) {
+		t.Errorf("body: %v for a pattern word, %v for another", q.openCost(body, 0), q.openCost(body, 1))
+	}
+}

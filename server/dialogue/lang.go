@@ -25,6 +25,9 @@ type langFile struct {
 	// ("please", "could you"); the speech grammar allows them around every
 	// pattern (the matcher already skips them as fillers).
 	Courtesy []string `json:"courtesy"`
+	// Shorthand maps words people shorten when they type ("vol", "nav",
+	// "rst") to the word the patterns use; read like a typing slip.
+	Shorthand map[string]string `json:"shorthand"`
 	// Numbers maps number words to their values. The slots num_unit (1-9),
 	// num_teen (other atomic numbers under 100) and num_tens (20, 30 ... 90)
 	// and num_hundred are derived from it for the grammar.
@@ -112,10 +115,16 @@ type langModel struct {
 	patterns  []Pattern
 	variants  []variant
 	index     map[string][]int32 // indexed word -> variants containing it
-	vocab     map[string]int32   // every pattern word -> id
-	say       map[string]string
-	grammar   map[string][]string
-	spell     *speller
+	leads     map[string]bool    // words a pattern starts with ("set", "pon")
+	// intentWords holds the words of each intent's patterns, which end
+	// no name of that intent ("channel 3 on the tv", "photos application")
+	intentWords map[string]map[string]bool
+	// intentSlots holds the slots each intent's patterns use
+	intentSlots map[string]map[string]bool
+	vocab       map[string]int32 // every pattern word -> id
+	say         map[string]string
+	grammar     map[string][]string
+	spell       *speller
 	// the parsed texts, for GrammarSpec; typedOnly marks the patterns the
 	// speech grammar leaves out
 	parsedPatterns [][]node
@@ -228,16 +237,19 @@ func loadModel(fsys fs.FS, lang string, cities []city) (*langModel, error) {
 
 func compileModel(lang string, f langFile) (*langModel, error) {
 	m := &langModel{
-		lang:      lang,
-		fillers:   map[string]bool{},
-		numbers:   map[string]int{},
-		slotIndex: map[string]int{},
-		index:     map[string][]int32{},
-		vocab:     map[string]int32{},
-		say:       f.Say,
-		grammar:   map[string][]string{},
-		spoken:    map[string]string{},
-		display:   f.Display,
+		lang:        lang,
+		fillers:     map[string]bool{},
+		numbers:     map[string]int{},
+		slotIndex:   map[string]int{},
+		index:       map[string][]int32{},
+		vocab:       map[string]int32{},
+		leads:       map[string]bool{},
+		intentWords: map[string]map[string]bool{},
+		intentSlots: map[string]map[string]bool{},
+		say:         f.Say,
+		grammar:     map[string][]string{},
+		spoken:      map[string]string{},
+		display:     f.Display,
 	}
 	for w, sym := range f.Spoken {
 		m.spoken[fold(w)] = sym
@@ -434,6 +446,31 @@ func compileModel(lang string, f langFile) (*langModel, error) {
 						m.index[w] = append(m.index[w], id)
 					}
 				}
+				iw := m.intentWords[intent]
+				if iw == nil {
+					iw = map[string]bool{}
+					m.intentWords[intent] = iw
+				}
+				is := m.intentSlots[intent]
+				if is == nil {
+					is = map[string]bool{}
+					m.intentSlots[intent] = is
+				}
+				for _, e := range v {
+					if e.slot >= 0 {
+						is[m.slots[e.slot].name] = true
+					}
+					if e.slot < 0 {
+						for _, w := range e.words {
+							iw[w] = true
+						}
+					}
+				}
+				if e := v[0]; e.slot < 0 && !e.optional && !e.filler {
+					for _, w := range e.words {
+						m.leads[w] = true
+					}
+				}
 				vr := &m.variants[id]
 				for k := range v {
 					e := &v[k]
@@ -486,6 +523,10 @@ func compileModel(lang string, f langFile) (*langModel, error) {
 		}
 	}
 	m.spell = newSpeller(spellingData(f))
+	m.spell.shorthand = map[string]string{}
+	for k, v := range f.Shorthand {
+		m.spell.shorthand[fold(k)] = fold(v)
+	}
 	return m, nil
 }
 

@@ -297,7 +297,7 @@ func (q *queryCtx) align(v *variant, bound float32) (match, bool) {
 						relax(from, st(i+1, j, 0), miss, actSkipElem, 0)
 						if q.m.slots[e.slot].kind == slotOpen {
 							if j < n {
-								relax(from, st(i, j+1, 1), q.m.slots[e.slot].perWord, actOpenStart, 0)
+								relax(from, st(i, j+1, 1), q.openCost(e.slot, j), actOpenStart, 0)
 							}
 						} else if j < n {
 							reward := float32(0)
@@ -314,7 +314,7 @@ func (q *queryCtx) align(v *variant, bound float32) (match, bool) {
 			from = st(i, j, 1)
 			if c := cost[from]; c < inf && i < p {
 				if j < n {
-					relax(from, st(i, j+1, 1), q.m.slots[v.elems[i].slot].perWord, actOpenExt, 0)
+					relax(from, st(i, j+1, 1), q.openCost(v.elems[i].slot, j), actOpenExt, 0)
 				}
 				relax(from, st(i+1, j, 0), 0, actOpenClose, 0)
 			}
@@ -375,9 +375,20 @@ func (q *queryCtx) align(v *variant, bound float32) (match, bool) {
 			if openEnd > pj {
 				def := q.m.slots[v.elems[pi].slot]
 				end := openEnd
+				if def.perWord == costShortWord {
+					// "phone to Maria", "email to anna@mail.com": a name
+					// starts after the words that lead to it, but keeps
+					// its article or possessive ("the office", "my son").
+					for pj < end-1 && q.m.fillers[q.toks[pj].norm] && !possessives[q.toks[pj].norm] && !articles[q.toks[pj].norm] {
+						pj++
+					}
+				}
 				if !def.verbatim {
 					// "channel 42 please": politeness is not part of a name.
-					for end > pj+1 && q.m.fillers[q.toks[end-1].norm] {
+					// Nor are the words that name what the request is
+					// about: "channel 3 on the tv", "the photos application".
+					iw := q.m.intentWords[v.intent]
+					for end > pj+1 && (q.m.fillers[q.toks[end-1].norm] || iw[q.toks[end-1].norm]) {
 						end--
 					}
 				}
@@ -385,7 +396,13 @@ func (q *queryCtx) align(v *variant, bound float32) (match, bool) {
 				if def.verbatim && end == len(q.toks) {
 					// A message ends with its own question or exclamation
 					// mark ("are you free on friday?").
-					text += closingMarks(q.toks[end-1])
+					// In Spanish a question mark closes what "¿" opened:
+					// "¿podría mandarle que la quiero mucho?" asks the
+					// assistant; only "¿" before the message makes it
+					// the message's.
+					if marks := closingMarks(q.toks[end-1]); q.m.lang != "es" || opensAt(q.toks, pj) {
+						text += marks
+					}
 				}
 				r.slots[def.name] = slotVal{text: text, start: pj, end: end}
 			}
@@ -477,4 +494,41 @@ func (m *langModel) findSlot(name string, toks []token) (slotVal, bool) {
 	v := best.val
 	v.start, v.end = bestStart, best.end
 	return v, bestStart >= 0
+}
+
+// articles belong to the name they precede ("the office", "la vecina").
+var articles = map[string]bool{"the": true, "el": true, "la": true, "los": true, "las": true, "un": true, "una": true, "an": true}
+
+// verbFirst gives the query with its last words moved to the front when
+// they start with a word patterns start with and nothing but fillers
+// follows them ("the maps app open" -> "open the maps app", "on the
+// television now what is" -> "what is on the television now"), the order
+// of speakers whose language puts the verb last. nil when there is
+// nothing to move.
+func (m *langModel) verbFirst(toks []token) []token {
+	k := len(toks) - 1
+	for k > 0 && m.fillers[toks[k].norm] {
+		k--
+	}
+	// The moved part starts at the lead word; a filler before it that
+	// belongs to it ("what is" after "what") is already behind it.
+	if k <= 0 || !m.leads[toks[k].norm] {
+		return nil
+	}
+	out := make([]token, 0, len(toks))
+	out = append(out, toks[k:]...)
+	return append(out, toks[:k]...)
+}
+
+// openCost is what an open slot pays for taking query word j. A word the
+// patterns use, taken into a name ("a stopwatch for me" as an app), costs
+// more than a word they do not, so a pattern that reads it as itself
+// wins; message bodies take any word alike.
+func (q *queryCtx) openCost(slot, j int) float32 {
+	def := q.m.slots[slot]
+	c := def.perWord + q.typo[j]
+	if !def.verbatim && q.ids[j] >= 0 && q.skip[j] == costSkipWord {
+		c += costOpenWord
+	}
+	return c
 }

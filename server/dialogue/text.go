@@ -91,7 +91,11 @@ func tokenize(q string) []token {
 		w = strings.TrimLeft(w, "%")
 		if w != "" {
 			// "¿qué" and "¡pon" lose their opening marks as separators.
-			out = append(out, token{norm: fold(w), orig: w, src: q[i+lead:]})
+			// "1h30m" is two amounts written as one word.
+			for _, at := range unitRuns(w) {
+				part := w[at[0]:at[1]]
+				out = append(out, token{norm: fold(part), orig: part, src: q[i+lead+at[0]:]})
+			}
 		}
 		i = j
 	}
@@ -146,4 +150,66 @@ func joinNorm(toks []token) string {
 		parts[i] = t.norm
 	}
 	return strings.Join(parts, " ")
+}
+
+// clauses splits toks where the writer put a comma, a full stop, a
+// semicolon or a question or exclamation mark between two words; nil
+// when there is one clause.
+func clauses(toks []token) [][]token {
+	var out [][]token
+	from := 0
+	for k := 0; k+1 < len(toks); k++ {
+		a, b := toks[k], toks[k+1]
+		gapEnd := len(a.src) - len(b.src)
+		if gapEnd < len(a.orig) || gapEnd > len(a.src) {
+			continue
+		}
+		if strings.ContainsAny(a.src[len(a.orig):gapEnd], ",.;!?¿¡") {
+			out = append(out, toks[from:k+1])
+			from = k + 1
+		}
+	}
+	if from == 0 {
+		return nil
+	}
+	return append(out, toks[from:])
+}
+
+// opensAt says whether a Spanish opening mark (¿ ¡) was typed right
+// before toks[j].
+func opensAt(toks []token, j int) bool {
+	if j == 0 || j >= len(toks) {
+		return false
+	}
+	a, b := toks[j-1], toks[j]
+	gapEnd := len(a.src) - len(b.src)
+	if gapEnd < len(a.orig) || gapEnd > len(a.src) {
+		return false
+	}
+	return strings.ContainsAny(a.src[len(a.orig):gapEnd], "¿¡")
+}
+
+// unitRuns splits a word made of several amounts with short units
+// ("1h30m", "2m30s") into them; any other word is one run.
+func unitRuns(w string) [][2]int {
+	var runs [][2]int
+	for i := 0; i < len(w); {
+		j := i
+		for j < len(w) && w[j] >= '0' && w[j] <= '9' {
+			j++
+		}
+		k := j
+		for k < len(w) && w[k] >= 'a' && w[k] <= 'z' {
+			k++
+		}
+		if j == i || k == j || k-j > 3 {
+			return [][2]int{{0, len(w)}}
+		}
+		runs = append(runs, [2]int{i, k})
+		i = k
+	}
+	if len(runs) < 2 {
+		return [][2]int{{0, len(w)}}
+	}
+	return runs
 }

@@ -11,7 +11,8 @@ import (
 // turned into another, and open slots (names, message bodies) keep what
 // was written because their values come from the original text.
 type speller struct {
-	known map[string]bool
+	known     map[string]bool
+	shorthand map[string]string // typed abbreviations -> pattern words
 	// freq of every target, for the first-letter slips the buckets miss
 	freq map[string]int
 	// targets per first byte: typing errors rarely hit the first letter,
@@ -52,7 +53,13 @@ func newSpeller(known map[string]bool, freq map[string]int) *speller {
 // Among the nearest words (Damerau-Levenshtein, optimal string
 // alignment) the one the patterns use most wins.
 func (s *speller) correct(w string) string {
-	if s == nil || s.known[w] || len(w) < 3 || !lettersOnly(w) {
+	if s == nil || s.known[w] {
+		return ""
+	}
+	if full, ok := s.shorthand[w]; ok {
+		return full
+	}
+	if len(w) < 3 || !lettersOnly(w) {
 		return ""
 	}
 	// A silent h typed before a word ("habre") is the likeliest slip.
@@ -79,6 +86,9 @@ func (s *speller) correct(w string) string {
 	}
 	if best != "" || len(w) < 4 {
 		return best
+	}
+	if stem := s.stem(w); stem != "" {
+		return stem
 	}
 	// The first letter is the one the buckets trust; a word of five
 	// letters or more may still have lost it ("larma").
@@ -304,4 +314,55 @@ func spellingData(f langFile) (known map[string]bool, freq map[string]int) {
 		words(w, true)
 	}
 	return known, freq
+}
+
+// stem reads an inflected form of a pattern word as that word: verb
+// forms ("setting", "cancelled"; not "works", a noun as often as a verb) and Spanish pronouns written
+// onto the verb ("ponme", "abrirme", "despiertame", "cancelarlo"), with
+// an infinitive standing for its imperative and back ("cancelar",
+// "cancela"), and the polite imperative for the familiar one. Patterns
+// then need one form of each verb, not every one.
+func (s *speller) stem(w string) string {
+	var cands []string
+	for _, e := range []string{"ing", "ed"} {
+		if b, ok := strings.CutSuffix(w, e); ok && len(b) >= 3 {
+			cands = append(cands, b, b+"e")
+			if n := len(b); b[n-1] == b[n-2] {
+				cands = append(cands, b[:n-1]) // "setting", "stopped"
+			}
+		}
+	}
+	for _, e := range []string{"selo", "sela", "melo", "mela", "noslo", "me", "te", "le", "lo", "la", "les", "los", "las", "nos"} {
+		if b, ok := strings.CutSuffix(w, e); ok && len(b) >= 3 {
+			cands = append(cands, b)
+		}
+	}
+	// The polite Spanish imperative swaps the verb's vowel ("abra",
+	// "cambie", "ponga" for "abre", "cambia", "pon").
+	for _, b := range append([]string{w}, cands...) {
+		if n := len(b); n >= 4 {
+			switch {
+			case strings.HasSuffix(b, "ga"):
+				cands = append(cands, b[:n-2])
+			case b[n-1] == 'e':
+				cands = append(cands, b[:n-1]+"a")
+			case b[n-1] == 'a':
+				cands = append(cands, b[:n-1]+"e")
+			}
+		}
+	}
+	for _, b := range append([]string{w}, cands...) {
+		if n := len(b); n >= 4 && b[n-1] == 'r' {
+			cands = append(cands, b[:n-1]) // "cancelar" -> "cancela"
+		} else if n >= 3 && strings.ContainsRune("aei", rune(b[n-1])) {
+			cands = append(cands, b+"r") // "cancela" -> "cancelar"
+		}
+	}
+	best, bestFreq := "", 0
+	for _, c := range cands {
+		if len(c) >= 3 && c != w && s.freq[c] > bestFreq {
+			best, bestFreq = c, s.freq[c]
+		}
+	}
+	return best
 }

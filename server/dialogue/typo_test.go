@@ -1,6 +1,7 @@
 package dialogue
 
 import (
+	"strings"
 	"testing"
 )
 
@@ -23,6 +24,8 @@ func TestSpellerCorrects(t *testing.T) {
 		{"es", "emvia", "envia"},     // keys that touch
 		{"es", "larma", "alarma"},    // a first letter lost
 		{"es", "habre", "abre"},      // a silent first letter added
+		{"en", "vol", "volume"},      // shorthand of the language file
+		{"es", "crono", "cronometro"},
 		// Known words are never turned into others, however close.
 		{"en", "set", ""}, {"en", "of", ""}, {"en", "sam", ""},
 		// Real words the vocabulary lacks, one slip away from one it has.
@@ -72,5 +75,37 @@ func TestTypedSlipsAreUnderstood(t *testing.T) {
 	}
 	if r := h.ask("en", "wheather in madrid", 0); r.Intent != "weather" || h.k.lastQuery("weather")["city"] != "Madrid" {
 		t.Errorf("wheather in madrid: %s %v", r.Intent, h.k.lastQuery("weather"))
+	}
+}
+
+// Inflected verbs and Spanish pronouns joined to a verb read as the
+// pattern's form of the verb; a known word is never touched.
+func TestSpellerStems(t *testing.T) {
+	known := map[string]bool{"set": true, "pon": true, "cancelar": true, "abrir": true, "abre": true}
+	freq := map[string]int{"set": 5, "pon": 3, "cancelar": 2, "abrir": 2, "abre": 3}
+	s := newSpeller(known, freq)
+	for typed, want := range map[string]string{
+		"setting": "set", "ponme": "pon", "cancela": "cancelar", "abrirme": "abrir", "set": "",
+		"ponga": "pon", "abra": "abre",
+	} {
+		if got := s.correct(typed); got != want {
+			t.Errorf("correct(%q) = %q, want %q", typed, got, want)
+		}
+	}
+}
+
+// Amounts written as one word ("1h30m") are read as the amounts they are;
+// other words with digits stay whole.
+func TestTokenizeUnitRuns(t *testing.T) {
+	for q, want := range map[string]string{
+		"timer 1h30m": "timer|1h|30m", "2m30s": "2m|30s", "3pm": "3pm", "mp3": "mp3", "5min": "5min",
+	} {
+		var got []string
+		for _, tk := range tokenize(q) {
+			got = append(got, tk.orig)
+		}
+		if g := strings.Join(got, "|"); g != want {
+			t.Errorf("tokenize(%q) = %s, want %s", q, g, want)
+		}
 	}
 }

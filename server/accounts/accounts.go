@@ -366,7 +366,7 @@ func (s *Service) Login(ctx context.Context, req LoginRequest) (Token, error) {
 	}
 	// the handle is the id other services (recommendations) know the person by, whatever way
 	// they signed in
-	err = s.db.QueryRowContext(ctx, `SELECT username FROM users WHERE id = ?`, userID).Scan(&tok.Username)
+	err = s.db.QueryRowContext(ctx, `SELECT username FROM users WHERE id = $1`, userID).Scan(&tok.Username)
 	return tok, err
 }
 

@@ -4,7 +4,7 @@ import (
 	"context"
 	"testing"
 
-	"github.com/harkhq/hark/server/store"
+	"github.com/harkhq/hark/server/store/storetest"
 	"github.com/harkhq/hark/server/workspaces"
 )
 
@@ -12,7 +12,7 @@ import (
 // recommendation service's user id of the person) know them by, whichever way they signed in.
 func TestLoginAnswersTheUsername(t *testing.T) {
 	ctx := context.Background()
-	db, err := store.Open(t.TempDir())
+	db, err := storetest.Open(t, t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -204,8 +204,17 @@ func (q *Queue) Cancel(ctx context.Context, ws int64, scope, kind, id string) (J
 // Busy reports whether an import or a training of the scope is processing.
 func (q *Queue) Busy(ws int64, scope string) bool {
 	q.mu.Lock()
-	defer q.mu.Unlock()
-	return q.busy[scopeKey{ws, scope}] > 0
+	n := q.busy[scopeKey{ws, scope}]
+	q.mu.Unlock()
+	if n == 0 {
+		return false
+	}
+	// An import publishes its rows and its final status in one transaction a moment before its
+	// runner returns: once a client can read "completed", the table is no longer locked.
+	var one int
+	err := q.db.QueryRowContext(q.ctx, `SELECT 1 FROM recomm_jobs WHERE ws = ? AND scope = ? AND status = ? AND kind <> ? LIMIT 1`,
+		ws, scope, Processing, Recommend).Scan(&one)
+	return !errors.Is(err, sql.ErrNoRows)
 }
 
 // DeleteScope forgets the finished and queued jobs of a deleted table.

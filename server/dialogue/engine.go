@@ -394,7 +394,7 @@ func (t *turn) respond(conv *conversation) reply {
 		// words are the same, so the costs compare; the usual order wins
 		// ties. The verb alone is not enough ("recommend a good book" is
 		// no booking): the moved reading must anchor on two words.
-		if alt, altOK := t.m.understand(moved); altOK && alt.literals >= 2 && (!ok || alt.cost < mt.cost) {
+		if alt, altOK := t.m.understand(moved); altOK && alt.literals+alt.optional >= 2 && (!ok || alt.cost < mt.cost) {
 			t.toks, mt, ok = moved, alt, true
 		}
 	}

@@ -28,6 +28,10 @@ type match struct {
 	intent   string
 	cost     float32
 	literals int
+	// optional counts the optional words of the pattern the query says
+	// ("app" in "open the maps app"): not enough to anchor a pattern,
+	// but evidence that a second reading is the right one.
+	optional int
 	slots    map[string]slotVal
 	variant  int32 // ties between equal readings go to the earlier pattern
 }
@@ -316,7 +320,14 @@ func (q *queryCtx) align(v *variant, bound float32) (match, bool) {
 				if j < n {
 					relax(from, st(i, j+1, 1), q.openCost(v.elems[i].slot, j), actOpenExt, 0)
 				}
-				relax(from, st(i+1, j, 0), 0, actOpenClose, 0)
+				// A name or title ends on a word of its own: "tv schedule
+				// for tonight" is no appointment titled "for", "the page
+				// reddit.com open please" no app called "please". Words
+				// any request may carry are no value; a message body
+				// takes them as they come ("text lucas ok").
+				if def := q.m.slots[v.elems[i].slot]; def.verbatim || !q.m.fillers[q.toks[j-1].norm] {
+					relax(from, st(i+1, j, 0), 0, actOpenClose, 0)
+				}
 			}
 		}
 	}
@@ -342,6 +353,8 @@ func (q *queryCtx) align(v *variant, bound float32) (match, bool) {
 			if e := v.elems[pi]; !e.optional && !e.filler {
 				r.literals++
 				words++
+			} else if !e.filler && !q.m.fillers[q.toks[pj].norm] {
+				r.optional++
 			}
 		case actSkipElem:
 			if e := v.elems[pi]; !e.optional && e.slot < 0 {

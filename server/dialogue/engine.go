@@ -410,6 +410,9 @@ func (t *turn) respond(conv *conversation) reply {
 		}
 	}
 	if !ok {
+		mt, ok = t.bareMusic()
+	}
+	if !ok {
 		return t.handle("fallback", nil)
 	}
 	mt = t.secondReading(mt)

@@ -63,9 +63,13 @@ func (t *turn) playMusic(slots map[string]slotVal) reply {
 		pool = findTracks(lib, song, artist)
 		if len(pool) == 0 && artist == "" {
 			// "play Miles Davis" reads like a title but names an artist;
-			// "play Kind of Blue" names an album.
+			// "play Kind of Blue" names an album; "play chopin nocturne"
+			// names both, and "play that lovely piece clair de lune" a
+			// title after words of its own.
 			if pool = findTracks(lib, "", song); len(pool) == 0 {
-				pool = findAlbum(lib, song)
+				if pool = findAlbum(lib, song); len(pool) == 0 {
+					pool = findNamed(lib, strings.Fields(song))
+				}
 			}
 		}
 		if len(pool) == 0 || playlist {
@@ -247,4 +251,63 @@ func containsWords(have, want string) bool {
 		}
 	}
 	return want != ""
+}
+
+// findNamed finds the tracks that words name when they are more than a
+// title: an artist and a title in either order ("chopin nocturne",
+// "summer nights pop stars"), or a title after words of the speaker's
+// own ("that lovely piece clair de lune"). A title must be named whole,
+// an artist by whole words of its name, so a stray word names nothing.
+func findNamed(lib []musicTrack, words []string) []musicTrack {
+	for k := 1; k < len(words); k++ {
+		head, tail := strings.Join(words[:k], " "), strings.Join(words[k:], " ")
+		if pool := exactTitles(lib, tail, head); len(pool) > 0 {
+			return pool
+		}
+		if pool := exactTitles(lib, head, tail); len(pool) > 0 {
+			return pool
+		}
+	}
+	for k := 1; k < len(words); k++ {
+		if pool := exactTitles(lib, strings.Join(words[k:], " "), ""); len(pool) > 0 {
+			return pool
+		}
+	}
+	return nil
+}
+
+// exactTitles are the tracks titled exactly title by an artist whose name
+// holds every word of artist ("" for any).
+func exactTitles(lib []musicTrack, title, artist string) []musicTrack {
+	return filterTracks(lib, func(tr musicTrack) bool {
+		return strings.TrimSpace(tr.title) == title && (artist == "" || containsWords(tr.artist, artist))
+	})
+}
+
+// bareMusic reads a query that is nothing but music the library has
+// ("bohemian rhapsody", "summer nights pop stars", "miles davis"): people
+// name what they want to hear without asking for it. Only whole titles and
+// whole artist names count, so no other request turns into music.
+func (t *turn) bareMusic() (match, bool) {
+	var words []string
+	for _, tok := range t.toks {
+		if !t.m.fillers[tok.norm] && !musicWords[tok.norm] {
+			words = append(words, fold(tok.orig))
+		}
+	}
+	if len(words) == 0 || len(t.e.music) == 0 {
+		return match{}, false
+	}
+	whole := strings.Join(words, " ")
+	found := exactTitles(t.e.music, whole, "")
+	if len(found) == 0 {
+		found = findNamed(t.e.music, words)
+	}
+	if len(found) == 0 {
+		found = filterTracks(t.e.music, func(tr musicTrack) bool { return strings.TrimSpace(tr.artist) == whole })
+	}
+	if len(found) == 0 {
+		return match{}, false
+	}
+	return match{intent: "PLAY_MUSIC", slots: map[string]slotVal{"song": {text: whole, start: 0, end: 0}}}, true
 }

@@ -412,6 +412,9 @@ func (t *turn) respond(conv *conversation) reply {
 	if !ok {
 		mt, ok = t.bareMusic()
 	}
+	if !ok && short {
+		mt, ok = t.titledTime()
+	}
 	if !ok {
 		return t.handle("fallback", nil)
 	}
@@ -429,13 +432,51 @@ func (t *turn) secondReading(mt match) match {
 		return mt
 	}
 	if t.e.isChannel(song.text) {
-		return match{intent: "CHANNEL_SELECT", slots: map[string]slotVal{"channel": {text: strings.TrimSpace(song.text)}}}
+		return match{intent: "CHANNEL_SELECT", rule: "a channel after \"play\"", slots: map[string]slotVal{"channel": {text: strings.TrimSpace(song.text)}}}
 	}
 	if alt, ok := t.m.understandExcept(t.toks, "PLAY_MUSIC"); ok && alt.literals >= 2 && alt.cost <= mt.cost+1.5 {
 		return alt
 	}
 	return mt
 }
+
+// titledTime reads a query that is nothing but a few words and a time
+// with a day or a part of the day ("dentist tmrw 3pm", "tomorrow 9am team
+// standup", "dentista mañana a las 4 de la tarde"): the way people jot a
+// note in a calendar. Only queries no pattern reads come here, so the
+// words are no other request.
+func (t *turn) titledTime() (match, bool) {
+	n := len(t.toks)
+	for n > 0 && t.m.fillers[t.toks[n-1].norm] {
+		n--
+	}
+	appt := func(from, to int, w whenExpr, ws, we int) (match, bool) {
+		for from < to && t.m.fillers[t.toks[from].norm] {
+			from++
+		}
+		if to-from < 1 || to-from > maxJotTitle || !w.hasClock || w.hasRel || w.day == dayNone && w.mer == "" {
+			return match{}, false
+		}
+		return match{intent: "SET_APPOINTMENT", rule: "a title and a time", slots: map[string]slotVal{
+			"title": {text: spanText(t.toks[from:to]), start: from, end: to},
+			"time":  {when: w, start: ws, end: we},
+		}}, true
+	}
+	// The title first, then the time to the end.
+	for j := 1; j < n && j <= maxJotTitle+2; j++ {
+		if w, k := t.m.parseWhen(t.toks[j:n]); k == n-j {
+			return appt(0, j, w, j, n)
+		}
+	}
+	// The time first, then the title.
+	if w, k := t.m.parseWhen(t.toks[:n]); k > 0 && k < n {
+		return appt(k, n, w, 0, k)
+	}
+	return match{}, false
+}
+
+// maxJotTitle is the most words a title jotted before a time may have.
+const maxJotTitle = 5
 
 // findDay takes a day named outside the pattern's slots ("what's the
 // weather going to be like tomorrow in nyc").

@@ -48,8 +48,12 @@ func (t *turn) explain(r reply, conv *conversation) *Explanation {
 	}
 	slots := r.slots
 	if t.read != nil {
-		v := t.m.variants[t.read.variant]
-		x.Pattern, x.Cost = t.m.patterns[v.pattern].Text, t.read.cost
+		if t.read.rule != "" {
+			x.Pattern = "(" + t.read.rule + ")"
+		} else {
+			v := t.m.variants[t.read.variant]
+			x.Pattern, x.Cost = t.m.patterns[v.pattern].Text, t.read.cost
+		}
 		if slots == nil {
 			slots = t.read.slots
 		}

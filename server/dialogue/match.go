@@ -34,6 +34,9 @@ type match struct {
 	optional int
 	slots    map[string]slotVal
 	variant  int32 // ties between equal readings go to the earlier pattern
+	// rule names the reading when no pattern made it (a bare song title,
+	// a title and a time); explain shows it in place of a pattern.
+	rule string
 }
 
 // Costs of the alignment between a pattern and a query. The matcher is an

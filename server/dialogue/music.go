@@ -309,5 +309,5 @@ func (t *turn) bareMusic() (match, bool) {
 	if len(found) == 0 {
 		return match{}, false
 	}
-	return match{intent: "PLAY_MUSIC", slots: map[string]slotVal{"song": {text: whole, start: 0, end: 0}}}, true
+	return match{intent: "PLAY_MUSIC", rule: "music the library has", slots: map[string]slotVal{"song": {text: whole, start: 0, end: len(t.toks)}}}, true
 }

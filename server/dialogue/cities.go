@@ -151,6 +151,18 @@ func (e *Engine) isChannel(words string) bool {
 	return false
 }
 
+// isChannelName reports whether words are a channel the language file
+// names ("la Sexta"), for channels no dataset city lists.
+func (m *langModel) isChannelName(words string) bool {
+	form := joinNorm(tokenize(words))
+	for _, alt := range m.grammar["channel"] {
+		if !strings.ContainsAny(alt, "{[(") && fold(alt) == form {
+			return true
+		}
+	}
+	return false
+}
+
 func (e *Engine) cityNamed(name string) (city, bool) {
 	for _, c := range e.cities {
 		if c.Name == name {

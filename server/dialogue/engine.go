@@ -431,7 +431,7 @@ func (t *turn) secondReading(mt match) match {
 	if mt.intent != "PLAY_MUSIC" || !ok || len(findTracks(t.e.music, joinNorm(tokenize(song.text)), "")) > 0 {
 		return mt
 	}
-	if t.e.isChannel(song.text) {
+	if t.e.isChannel(song.text) || t.m.isChannelName(song.text) {
 		return match{intent: "CHANNEL_SELECT", rule: "a channel after \"play\"", slots: map[string]slotVal{"channel": {text: strings.TrimSpace(song.text)}}}
 	}
 	if alt, ok := t.m.understandExcept(t.toks, "PLAY_MUSIC"); ok && alt.literals >= 2 && alt.cost <= mt.cost+1.5 {

@@ -391,7 +391,7 @@ func (q *queryCtx) align(v *variant, bound float32) (match, bool) {
 			if openEnd > pj {
 				def := q.m.slots[v.elems[pi].slot]
 				end := openEnd
-				if def.perWord == costShortWord {
+				if !def.verbatim {
 					// "phone to Maria", "email to anna@mail.com": a name
 					// starts after the words that lead to it, but keeps
 					// its article or possessive ("the office", "my son").

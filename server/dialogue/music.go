@@ -72,6 +72,14 @@ func (t *turn) playMusic(slots map[string]slotVal) reply {
 				}
 			}
 		}
+		if len(pool) == 0 && artist != "" && song != "" && !playlist {
+			// "claro de luna de debussy": a title the library lacks by an
+			// artist it has plays that artist, saying so.
+			if byArtist := findTracks(lib, "", artist); len(byArtist) > 0 {
+				tr := byArtist[rand.IntN(len(byArtist))]
+				return t.playing("music_standin", tr, map[string]phr{"what": same(asked), "kind": same(tr.Artist)})
+			}
+		}
 		if len(pool) == 0 || playlist {
 			return t.standIn(lib, asked, genre, mood, playlist)
 		}

@@ -66,6 +66,12 @@ func (s *speller) correct(w string) string {
 	if w[0] == 'h' && len(w) >= 5 && s.freq[w[1:]] > 0 {
 		return w[1:]
 	}
+	// "pondría", "cambiaría", "abriría": the conditional asks politely
+	// for what the imperative does; read before slips, which would make
+	// "pondria" "podria".
+	if c := s.conditional(w); c != "" {
+		return c
+	}
 	maxDist := 1
 	if len(w) >= 8 {
 		maxDist = 2
@@ -365,4 +371,28 @@ func (s *speller) stem(w string) string {
 		}
 	}
 	return best
+}
+
+// conditional reads a Spanish conditional as the verb the patterns use:
+// the infinitive ("cambiaría" -> "cambiar") or, for the verbs that drop a
+// letter before "-dría", the short imperative ("pondría" -> "pon",
+// "tendría" -> "ten"). Pronouns joined to it go ("pondríamelo" is rare,
+// "pondríame" archaic), so only the plain forms are read.
+func (s *speller) conditional(w string) string {
+	for _, e := range []string{"riamos", "rias", "rian", "ria"} {
+		b, ok := strings.CutSuffix(w, e)
+		if !ok || len(b) < 2 {
+			continue
+		}
+		cands := []string{b + "r"}
+		if strings.HasSuffix(b, "d") {
+			cands = append(cands, b[:len(b)-1])
+		}
+		for _, c := range cands {
+			if s.freq[c] > 0 {
+				return c
+			}
+		}
+	}
+	return ""
 }

@@ -326,9 +326,9 @@ func (q *queryCtx) align(v *variant, bound float32) (match, bool) {
 				// A name or title ends on a word of its own: "tv schedule
 				// for tonight" is no appointment titled "for", "the page
 				// reddit.com open please" no app called "please". Words
-				// any request may carry are no value; a message body
-				// takes them as they come ("text lucas ok").
-				if def := q.m.slots[v.elems[i].slot]; def.verbatim || !q.m.fillers[q.toks[j-1].norm] {
+				// any request may carry are no value; a message takes
+				// them as they come ("text lucas ok").
+				if def := q.m.slots[v.elems[i].slot]; messageSlots[def.name] || !q.m.fillers[q.toks[j-1].norm] {
 					relax(from, st(i+1, j, 0), 0, actOpenClose, 0)
 				}
 			}
@@ -548,3 +548,7 @@ func (q *queryCtx) openCost(slot, j int) float32 {
 	}
 	return c
 }
+
+// messageSlots are the open slots that carry a message as it is to be
+// sent, where any word may end it.
+var messageSlots = map[string]bool{"message": true, "body": true}

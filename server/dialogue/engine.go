@@ -409,6 +409,15 @@ func (t *turn) respond(conv *conversation) reply {
 			}
 		}
 	}
+	if !ok && short {
+		// "wake me at 6 if that's not too much trouble": a closing
+		// condition is politeness, not part of the request.
+		if cut := t.m.politeTail(t.toks); cut != nil {
+			if alt, altOK := t.m.understand(cut); altOK {
+				t.toks, mt, ok = cut, alt, true
+			}
+		}
+	}
 	if !ok {
 		mt, ok = t.bareMusic()
 	}
@@ -477,6 +486,21 @@ func (t *turn) titledTime() (match, bool) {
 
 // maxJotTitle is the most words a title jotted before a time may have.
 const maxJotTitle = 5
+
+// politeTail gives the query without a closing condition ("... if
+// that's not too much trouble", "... si no es molestia"), nil when it has
+// none. The condition starts at the last "if"/"si" and is a few words.
+func (m *langModel) politeTail(toks []token) []token {
+	for k := len(toks) - 1; k > 0 && len(toks)-k <= 8; k-- {
+		if conditionWords[toks[k].norm] {
+			return toks[:k]
+		}
+	}
+	return nil
+}
+
+// conditionWords open a condition.
+var conditionWords = map[string]bool{"if": true, "si": true}
 
 // findDay takes a day named outside the pattern's slots ("what's the
 // weather going to be like tomorrow in nyc").

@@ -408,6 +408,12 @@ func (q *queryCtx) align(v *variant, bound float32) (match, bool) {
 						end--
 					}
 				}
+				if (def.perWord == costShortWord || shortNames[def.name]) && end-pj > maxNameWords {
+					// A name is a few words: "start a stopwatch for me so
+					// I can time my walk" names no app, it asks for
+					// something else.
+					return match{}, false
+				}
 				text := q.span(pj, end)
 				if def.verbatim && end == len(q.toks) {
 					// A message ends with its own question or exclamation
@@ -552,3 +558,10 @@ func (q *queryCtx) openCost(slot, j int) float32 {
 // messageSlots are the open slots that carry a message as it is to be
 // sent, where any word may end it.
 var messageSlots = map[string]bool{"message": true, "body": true}
+
+// shortNames are open slots that hold a name of a few words though they
+// are not "short" (which would make them prefer one word): apps, channels.
+var shortNames = map[string]bool{"app": true, "channel": true}
+
+// maxNameWords is the most words a name slot takes.
+const maxNameWords = 5

@@ -487,6 +487,49 @@ func (t *turn) titledTime() (match, bool) {
 // maxJotTitle is the most words a title jotted before a time may have.
 const maxJotTitle = 5
 
+// unknownPlace finds a place the sandbox does not know, named without
+// "in" next to the words of a weather or time question ("forecast chicago
+// tmrw", "tiempo barcelona el sábado"): words no pattern uses, typed as
+// they are (no slip corrected), right after a word of the intent ("is it
+// gonna snow" has its unknown word before the intent's). The answer then says which places it knows, rather than giving
+// the weather of where the user is.
+func (t *turn) unknownPlace(mt *match) (slotVal, bool) {
+	if mt.intent != "weather" && mt.intent != "time" {
+		return slotVal{}, false
+	}
+	iw := t.m.intentWords[mt.intent]
+	keyword := func(j int) bool {
+		return j >= 0 && iw[t.toks[j].norm] && !t.m.fillers[t.toks[j].norm]
+	}
+	foreign := func(j int) bool {
+		tok := t.toks[j]
+		if _, known := t.m.vocab[tok.norm]; known || tok.typo != "" || t.m.fillers[tok.norm] || !lettersOnly(tok.norm) {
+			return false
+		}
+		for _, o := range mt.slots {
+			if j >= o.start && j < o.end {
+				return false
+			}
+		}
+		_, n := t.m.parseWhen(t.toks[j:])
+		return n == 0
+	}
+	for j := 0; j < len(t.toks); j++ {
+		if !foreign(j) {
+			continue
+		}
+		end := j
+		for end < len(t.toks) && end-j < 3 && foreign(end) {
+			end++
+		}
+		if keyword(j - 1) {
+			return slotVal{text: spanText(t.toks[j:end]), start: j, end: end}, true
+		}
+		j = end
+	}
+	return slotVal{}, false
+}
+
 // politeTail gives the query without a closing condition ("... if
 // that's not too much trouble", "... si no es molestia"), nil when it has
 // none. The condition starts at the last "if"/"si" and is a few words.
@@ -548,7 +591,10 @@ func (t *turn) findCity(mt *match) {
 	}
 	v, ok := t.m.findSlot("city", t.toks)
 	if !ok {
-		return
+		if v, ok = t.unknownPlace(mt); !ok {
+			return
+		}
+		name = "place"
 	}
 	for _, o := range mt.slots {
 		if v.start < o.end && o.start < v.end {

@@ -440,6 +440,11 @@ func (t *turn) feature(intent string, slots map[string]slotVal) reply {
 
 func (t *turn) openApp(slots map[string]slotVal) reply {
 	app := strings.TrimSpace(slots["app"].text)
+	if first, rest, ok := strings.Cut(app, " "); ok && articles[fold(first)] {
+		// "la aplicación de la cámara": an app's name has no article,
+		// unlike a person's or a place's ("the office").
+		app = strings.TrimSpace(rest)
+	}
 	if app == "" {
 		return t.ask("app", "ask_app", nil, slots)
 	}

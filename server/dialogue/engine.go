@@ -398,6 +398,17 @@ func (t *turn) respond(conv *conversation) reply {
 			t.toks, mt, ok = moved, alt, true
 		}
 	}
+	if short && len(t.toks) > 2 && !t.m.leads[t.toks[0].norm] {
+		// "to Pedro a message send that I arrive soon", "an email to the
+		// landlord send saying ...": the verb after its object, with the
+		// rest of the request behind it. Read again with the verb first;
+		// as above, the moved reading must be cheaper and anchored twice.
+		for _, moved := range t.m.verbInside(t.toks) {
+			if alt, altOK := t.m.understand(moved); altOK && alt.literals >= 2 && (!ok || alt.cost < mt.cost) {
+				t.toks, mt, ok = moved, alt, true
+			}
+		}
+	}
 	if !ok && short {
 		// "well hello, good morning to you, lovely to hear your voice":
 		// people wrap a request in clauses of their own. When the whole
@@ -409,11 +420,13 @@ func (t *turn) respond(conv *conversation) reply {
 			}
 		}
 	}
-	if !ok && short {
-		// "wake me at 6 if that's not too much trouble": a closing
-		// condition is politeness, not part of the request.
-		if cut := t.m.politeTail(t.toks); cut != nil {
-			if alt, altOK := t.m.understand(cut); altOK {
+	if short {
+		// "wake me at 6 if that's not too much trouble", "start a
+		// stopwatch for me so I can time my walk": a closing condition or
+		// purpose is the speaker's own, not part of the request, unless
+		// the reading carries it in a message or a title.
+		if cut := t.m.sideClause(t.toks); cut != nil && (!ok || !t.carriesFrom(mt, len(cut))) {
+			if alt, altOK := t.m.understand(cut); altOK && (!ok || alt.literals+alt.optional >= 2) {
 				t.toks, mt, ok = cut, alt, true
 			}
 		}
@@ -530,20 +543,62 @@ func (t *turn) unknownPlace(mt *match) (slotVal, bool) {
 	return slotVal{}, false
 }
 
-// politeTail gives the query without a closing condition ("... if
-// that's not too much trouble", "... si no es molestia"), nil when it has
-// none. The condition starts at the last "if"/"si" and is a few words.
-func (m *langModel) politeTail(toks []token) []token {
-	for k := len(toks) - 1; k > 0 && len(toks)-k <= 8; k-- {
-		if conditionWords[toks[k].norm] {
+// verbInside gives the query with a word patterns start with moved from
+// inside it to the front, for the first few such words that follow a word
+// of substance (a verb after its object: "to Pedro a message send that
+// ..."). Words after a filler ("a message") are left where they are.
+func (m *langModel) verbInside(toks []token) [][]token {
+	var out [][]token
+	for k := 2; k < len(toks)-1 && len(out) < maxVerbMoves; k++ {
+		if !m.leads[toks[k].norm] || m.fillers[toks[k-1].norm] {
+			continue
+		}
+		moved := make([]token, 0, len(toks))
+		moved = append(moved, toks[k])
+		moved = append(moved, toks[:k]...)
+		out = append(out, append(moved, toks[k+1:]...))
+	}
+	return out
+}
+
+// maxVerbMoves bounds the second readings verbInside offers.
+const maxVerbMoves = 2
+
+// sideClause gives the query without a closing condition or purpose
+// ("... if that's not too much trouble", "... so I can time my walk",
+// "... si no es molestia", "... para que no llegue tarde"), nil when it has
+// none. The clause starts at the last opener and is a few words long.
+func (m *langModel) sideClause(toks []token) []token {
+	for k := len(toks) - 1; k > 1 && len(toks)-k <= maxSideClause; k-- {
+		w := toks[k].norm
+		next := ""
+		if k+1 < len(toks) {
+			next = toks[k+1].norm
+		}
+		if clauseOpeners[w] || clauseOpeners[w+" "+next] {
 			return toks[:k]
 		}
 	}
 	return nil
 }
 
-// conditionWords open a condition.
-var conditionWords = map[string]bool{"if": true, "si": true}
+// clauseOpeners start a condition or a purpose (one word, or two).
+var clauseOpeners = map[string]bool{"if": true, "so that": true, "so i": true, "so we": true, "because": true,
+	"si": true, "para que": true, "porque": true}
+
+// maxSideClause is the most words a closing side clause has.
+const maxSideClause = 10
+
+// carriesFrom reports whether the reading holds words from position at on
+// in a message or a title ("text mom I'm late because of the traffic").
+func (t *turn) carriesFrom(mt match, at int) bool {
+	for name, v := range mt.slots {
+		if i, ok := t.m.slotIndex[name]; ok && t.m.slots[i].verbatim && v.end > at {
+			return true
+		}
+	}
+	return false
+}
 
 // findDay takes a day named outside the pattern's slots ("what's the
 // weather going to be like tomorrow in nyc").

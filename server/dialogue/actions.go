@@ -361,6 +361,7 @@ func (t *turn) channel(slots map[string]slotVal) reply {
 
 func (t *turn) call(slots map[string]slotVal) reply {
 	t.withPossessive(slots, "contact", "")
+	t.resolvePronoun(slots, "contact")
 	number := slots["phone"].text
 	contact := strings.TrimSpace(slots["contact"].text)
 	if number == "" && contact == "" {
@@ -646,8 +647,29 @@ func (t *turn) withPossessive(slots map[string]slotVal, name, rest string) {
 	slots[name] = v
 }
 
+// resolvePronoun reads a contact said as "her", "him" or "them" as the
+// person the query named before it with a possessive ("I want to talk to
+// my mother, call her"). Without one, the pronoun stays.
+func (t *turn) resolvePronoun(slots map[string]slotVal, name string) {
+	v, ok := slots[name]
+	if !ok || !pronouns[fold(strings.TrimSpace(v.text))] {
+		return
+	}
+	for j := 0; j+1 < len(t.said); j++ {
+		if possessives[t.said[j].norm] && !t.m.fillers[t.said[j+1].norm] && !pronouns[t.said[j+1].norm] {
+			v.text = spanText(t.said[j : j+2])
+			slots[name] = v
+			return
+		}
+	}
+}
+
+// pronouns stand for a person named elsewhere.
+var pronouns = map[string]bool{"her": true, "him": true, "them": true}
+
 func (t *turn) sms(slots map[string]slotVal) reply {
 	t.withPossessive(slots, "contact", "message")
+	t.resolvePronoun(slots, "contact")
 	contact := strings.TrimSpace(slots["contact"].text)
 	if contact == "" {
 		contact = slots["phone"].text

@@ -335,6 +335,9 @@ type turn struct {
 	read     *match
 	filled   string
 	langFrom string
+	// said is the whole query when a second reading kept only part of it
+	// (a clause), for a pronoun naming someone said before.
+	said []token
 }
 
 // handleMatch answers a reading of the query and keeps it for Explain.
@@ -384,6 +387,7 @@ func (t *turn) respond(conv *conversation) reply {
 		r.asks = conv.asks + 1
 		return r
 	}
+	t.said = t.toks
 	mt, ok := t.m.understand(t.toks)
 	// Second readings are for sentences, not pages: they would double
 	// the work on the longest queries, which no person says in one go.

@@ -483,6 +483,11 @@ func (t *turn) titledTime() (match, bool) {
 		if to-from < 1 || to-from > maxJotTitle || !w.hasClock || w.hasRel || w.day == dayNone && w.mer == "" {
 			return match{}, false
 		}
+		if _, n := t.m.parseWhen(t.toks[from:to]); n > 0 {
+			// "thursday 6pm" is a time alone, not an appointment called
+			// "thursday".
+			return match{}, false
+		}
 		return match{intent: "SET_APPOINTMENT", rule: "a title and a time", slots: map[string]slotVal{
 			"title": {text: spanText(t.toks[from:to]), start: from, end: to},
 			"time":  {when: w, start: ws, end: we},

@@ -1,0 +1,124 @@
+package dialogue
+
+import (
+	"strings"
+	"testing"
+)
+
+// The readings below are general rules, each tried on phrasings of our
+// own (none is a line of the blind sets), with a case each rule must
+// leave alone.
+
+// readCase is one query and what its first action must carry: the action
+// code ("" for none) and strings its data must hold.
+type readCase struct {
+	lang, q, action string
+	data            []string
+}
+
+func checkReadings(t *testing.T, cases []readCase) {
+	t.Helper()
+	h := newHarness(t)
+	for _, c := range cases {
+		r := h.ask(c.lang, c.q, 0)
+		a, d := actionJSON(t, r)
+		if a != c.action {
+			t.Errorf("%s %q: action %q (%s), want %q", c.lang, c.q, a, r.Intent, c.action)
+			continue
+		}
+		for _, want := range c.data {
+			if !strings.Contains(d, want) {
+				t.Errorf("%s %q: data %s, want %s", c.lang, c.q, d, want)
+			}
+		}
+	}
+}
+
+// A name or title ends on a word of its own, never on "for" or "please";
+// a message may be any words.
+func TestNameEndsOnItsOwnWord(t *testing.T) {
+	checkReadings(t, []readCase{
+		{"en", "the camera app open", "OPEN_APP", []string{`"app":"camera"`}},
+		{"en", "open the page example.com please", "OPEN_URL", []string{`example.com`}},
+		{"en", "text lucas ok", "SEND_SMS", []string{`"text":"ok"`}},
+	})
+}
+
+// Music named without asking for it, or with words around the title.
+func TestMusicNamedBare(t *testing.T) {
+	checkReadings(t, []readCase{
+		{"en", "neon rain", "PLAY_MUSIC", []string{`"title":"Neon Rain"`}},
+		{"en", "synth collective neon rain", "PLAY_MUSIC", []string{`"title":"Neon Rain"`}},
+		{"en", "play miles davis so what", "PLAY_MUSIC", []string{`"title":"So What"`}},
+		{"en", "play that wonderful tune blue in green", "PLAY_MUSIC", []string{`"title":"Blue in Green"`}},
+		{"en", "play yellow river by queen", "PLAY_MUSIC", []string{`"artist":"Queen"`}},
+		{"es", "¿me pondría algo de queen?", "PLAY_MUSIC", []string{`"artist":"Queen"`}},
+		// One word of a title is no title.
+		{"en", "green", "", nil},
+	})
+}
+
+// A title and a time alone make an appointment; a time alone does not.
+func TestTitledTime(t *testing.T) {
+	h := newHarness(t)
+	checkReadings(t, []readCase{
+		{"en", "yoga class thursday 6pm", "SET_APPOINTMENT", []string{`"title":"yoga class"`, msAt(h.loc, 2026, 3, 5, 18, 0)}},
+		{"en", "tomorrow 9am team standup", "SET_APPOINTMENT", []string{`"title":"team standup"`, msAt(h.loc, 2026, 3, 5, 9, 0)}},
+		{"es", "yoga el jueves a las 7 de la tarde", "SET_APPOINTMENT", []string{`"title":"yoga"`}},
+		{"en", "thursday 6pm", "", nil},
+		{"en", "dentist", "", nil},
+	})
+}
+
+// A closing condition or purpose is not part of the request, unless a
+// message carries it.
+func TestSideClause(t *testing.T) {
+	checkReadings(t, []readCase{
+		{"en", "open the calculator app for me so i can add up my bills", "OPEN_APP", []string{`"app":"calculator"`}},
+		{"en", "set an alarm for 7am if you don't mind", "SET_ALARM", nil},
+		{"en", "text mom that i'm late because of the traffic", "SEND_SMS", []string{`"text":"i'm late because of the traffic"`}},
+	})
+}
+
+// A verb after its object is read first; a pronoun contact takes the
+// person named before it.
+func TestWordOrderAndPronouns(t *testing.T) {
+	checkReadings(t, []readCase{
+		{"en", "to my brother a text send saying dinner is ready", "SEND_SMS", []string{`"contact":"my brother"`, `"text":"dinner is ready"`}},
+		{"en", "my sister is worried, call her", "MAKE_CALL", []string{`"contact":"my sister"`}},
+		{"en", "call her", "MAKE_CALL", []string{`"contact":"her"`}},
+	})
+}
+
+// Spanish conditionals ask for what the imperative does.
+func TestSpanishConditional(t *testing.T) {
+	checkReadings(t, []readCase{
+		{"es", "¿me abriría la calculadora?", "OPEN_APP", []string{`"app":"calculadora"`}},
+		{"es", "¿cambiaría al canal cinco?", "CHANNEL_SELECT", []string{`"channel":"5"`}},
+	})
+}
+
+// A place the sandbox lacks, named right after the weather word, is the
+// question's place; an unknown word elsewhere is not.
+func TestUnknownPlace(t *testing.T) {
+	h := newHarness(t)
+	for _, c := range []struct{ lang, q, place string }{
+		{"en", "forecast boston tomorrow", "boston"},
+		{"es", "tiempo valencia mañana", "valencia"},
+		{"en", "is it gonna snow on saturday", ""},
+	} {
+		h.k.reset()
+		r := h.ask(c.lang, c.q, 0)
+		if r.Intent != "weather" {
+			t.Errorf("%q: intent %q", c.q, r.Intent)
+			continue
+		}
+		said := strings.Contains(strings.ToLower(r.Responses.Text), c.place)
+		if c.place != "" && !said {
+			t.Errorf("%q: %q does not name %s", c.q, r.Responses.Text, c.place)
+		}
+		if c.place == "" && strings.Contains(r.Responses.Text, "don't have the weather") {
+			t.Errorf("%q: %q", c.q, r.Responses.Text)
+		}
+	}
+}

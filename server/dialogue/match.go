@@ -408,10 +408,11 @@ func (q *queryCtx) align(v *variant, bound float32) (match, bool) {
 						end--
 					}
 				}
-				if (def.perWord == costShortWord || shortNames[def.name]) && end-pj > maxNameWords {
-					// A name is a few words: "start a stopwatch for me so
-					// I can time my walk" names no app, it asks for
-					// something else.
+				// A name is a few words: "start a stopwatch for me so I
+				// can time my walk" names no app, it asks for something
+				// else.
+				if limit, named := nameWords[def.name]; named && end-pj > limit ||
+					def.perWord == costShortWord && end-pj > maxPersonWords {
 					return match{}, false
 				}
 				text := q.span(pj, end)
@@ -559,9 +560,11 @@ func (q *queryCtx) openCost(slot, j int) float32 {
 // sent, where any word may end it.
 var messageSlots = map[string]bool{"message": true, "body": true}
 
-// shortNames are open slots that hold a name of a few words though they
-// are not "short" (which would make them prefer one word): apps, channels.
-var shortNames = map[string]bool{"app": true, "channel": true}
+// nameWords are open slots that hold a name of a few words though they
+// are not "short" (which would make them prefer one word), with the most
+// words each takes: an app's name is short ("google maps", "amazon prime
+// video"), a channel's a little longer.
+var nameWords = map[string]int{"app": 3, "channel": 5}
 
-// maxNameWords is the most words a name slot takes.
-const maxNameWords = 5
+// maxPersonWords is the most words the short slots (people, labels) take.
+const maxPersonWords = 5

@@ -509,48 +509,42 @@ func (t *turn) titledTime() (match, bool) {
 // maxJotTitle is the most words a title jotted before a time may have.
 const maxJotTitle = 5
 
-// unknownPlace finds a place the sandbox does not know, named without
-// "in" next to the words of a weather or time question ("forecast chicago
-// tmrw", "tiempo barcelona el sábado"): words no pattern uses, typed as
-// they are (no slip corrected), right after a word of the intent ("is it
-// gonna snow" has its unknown word before the intent's). The answer then says which places it knows, rather than giving
-// the weather of where the user is.
+// unknownPlace finds a well-known place the sandbox has no data for,
+// named without "in" in a weather or time question ("forecast chicago
+// tmrw", "tiempo barcelona el sábado"), from the names of places.json.
+// The answer then says which places it knows, rather than giving the
+// weather of where the user is.
 func (t *turn) unknownPlace(mt *match) (slotVal, bool) {
 	if mt.intent != "weather" && mt.intent != "time" {
 		return slotVal{}, false
 	}
-	iw := t.m.intentWords[mt.intent]
-	keyword := func(j int) bool {
-		return j >= 0 && iw[t.toks[j].norm] && !t.m.fillers[t.toks[j].norm]
-	}
-	foreign := func(j int) bool {
-		tok := t.toks[j]
-		if _, known := t.m.vocab[tok.norm]; known || tok.typo != "" || t.m.fillers[tok.norm] || !lettersOnly(tok.norm) {
-			return false
-		}
+	free := func(j int) bool {
 		for _, o := range mt.slots {
 			if j >= o.start && j < o.end {
 				return false
 			}
 		}
-		_, n := t.m.parseWhen(t.toks[j:])
-		return n == 0
+		return true
 	}
-	for j := 0; j < len(t.toks); j++ {
-		if !foreign(j) {
-			continue
+	for j := range t.toks {
+		for end := min(len(t.toks), j+maxPlaceWords); end > j; end-- {
+			if !free(end - 1) {
+				continue
+			}
+			words := make([]string, 0, end-j)
+			for _, tok := range t.toks[j:end] {
+				words = append(words, fold(tok.orig))
+			}
+			if name, ok := worldPlaces[strings.Join(words, " ")]; ok && free(j) {
+				return slotVal{text: name, start: j, end: end}, true
+			}
 		}
-		end := j
-		for end < len(t.toks) && end-j < 3 && foreign(end) {
-			end++
-		}
-		if keyword(j - 1) {
-			return slotVal{text: spanText(t.toks[j:end]), start: j, end: end}, true
-		}
-		j = end
 	}
 	return slotVal{}, false
 }
+
+// maxPlaceWords is the longest place name of places.json in words.
+const maxPlaceWords = 4
 
 // verbInside gives the query with a word patterns start with moved from
 // inside it to the front, for the first few such words that follow a word

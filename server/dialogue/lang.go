@@ -134,10 +134,13 @@ type langModel struct {
 }
 
 var (
-	loadOnce  sync.Once
-	models    map[string]*langModel
-	cityTable []city
-	loadErr   error
+	// worldPlaces maps the folded names of well-known places outside
+	// the sandbox (places.json) to their written names.
+	worldPlaces map[string]string
+	loadOnce    sync.Once
+	models      map[string]*langModel
+	cityTable   []city
+	loadErr     error
 )
 
 // loadModels compiles the embedded language files once per process; the
@@ -149,6 +152,9 @@ func loadModels() (map[string]*langModel, error) {
 			return
 		}
 		fsys := assets.Sub("dialogue")
+		if worldPlaces, loadErr = loadPlaces(fsys); loadErr != nil {
+			return
+		}
 		for _, lang := range languages {
 			m, err := loadModel(fsys, lang, cityTable)
 			if err != nil {
@@ -159,6 +165,25 @@ func loadModels() (map[string]*langModel, error) {
 		}
 	})
 	return models, loadErr
+}
+
+// loadPlaces reads the names of places.json.
+func loadPlaces(fsys fs.FS) (map[string]string, error) {
+	raw, err := fs.ReadFile(fsys, "places.json")
+	if err != nil {
+		return nil, fmt.Errorf("dialogue data places: %w", err)
+	}
+	var f struct {
+		Names []string `json:"names"`
+	}
+	if err := json.Unmarshal(raw, &f); err != nil {
+		return nil, fmt.Errorf("dialogue data places: %w", err)
+	}
+	out := make(map[string]string, len(f.Names))
+	for _, n := range f.Names {
+		out[joinNorm(tokenize(n))] = n
+	}
+	return out, nil
 }
 
 func loadModel(fsys fs.FS, lang string, cities []city) (*langModel, error) {

@@ -553,7 +553,9 @@ const maxPlaceWords = 4
 func (m *langModel) verbInside(toks []token) [][]token {
 	var out [][]token
 	for k := 2; k < len(toks)-1 && len(out) < maxVerbMoves; k++ {
-		if !m.leads[toks[k].norm] || m.fillers[toks[k-1].norm] {
+		// A lead that is also a filler is no verb here ("para" in "un
+		// temporizador de 40 minutos para el horno").
+		if !m.leads[toks[k].norm] || m.fillers[toks[k].norm] || m.fillers[toks[k-1].norm] {
 			continue
 		}
 		moved := make([]token, 0, len(toks))
@@ -754,7 +756,9 @@ func (t *turn) fillSlot(conv *conversation) (slotVal, string, bool) {
 	// "What is it about?" answered with only a time ("el viernes a las
 	// 5"): the time is taken and the appointment keeps a plain title.
 	if conv.intent == "SET_APPOINTMENT" && conv.awaiting == "title" {
-		if w, n := t.m.parseWhen(t.toks); n == len(t.toks) && w.complete() {
+		// "monday" alone is a time too: the appointment then asks for
+		// the hour, and "at 2pm" completes Monday.
+		if w, n := t.m.parseWhen(t.toks); n == len(t.toks) && !w.empty() {
 			if conv.slots == nil {
 				conv.slots = map[string]slotVal{}
 			}
@@ -767,10 +771,15 @@ func (t *turn) fillSlot(conv *conversation) (slotVal, string, bool) {
 	toks := t.toks
 	if i, ok := t.m.slotIndex[conv.awaiting]; ok && t.m.slots[i].perWord == costShortWord {
 		// "to mom", "a Lucía": a name without the words around it, but
-		// with its possessive ("my sister").
-		for len(toks) > 1 && t.m.fillers[toks[0].norm] && !possessives[toks[0].norm] {
+		// with its possessive or article ("my sister", "la abuela").
+		for len(toks) > 1 && t.m.fillers[toks[0].norm] && !possessives[toks[0].norm] && !articles[toks[0].norm] {
 			toks = toks[1:]
 		}
+	}
+	if i, ok := t.m.slotIndex[conv.awaiting]; ok && t.m.slots[i].verbatim && len(toks) > 1 && fieldLabels[toks[0].norm] {
+		// "body: agenda moved to 1500": the answer names the field it
+		// fills, as in a form.
+		toks = toks[1:]
 	}
 	if typed, ok := preferTyped[conv.awaiting]; ok {
 		if v, n := t.m.parseTyped(typed, toks); n > 0 && n == len(toks) {
@@ -788,6 +797,10 @@ func (t *turn) fillSlot(conv *conversation) (slotVal, string, bool) {
 	}
 	return v, conv.awaiting, true
 }
+
+// fieldLabels name the field an answer fills ("body: ...", "asunto: ...").
+var fieldLabels = map[string]bool{"body": true, "subject": true, "message": true, "text": true, "title": true,
+	"cuerpo": true, "asunto": true, "mensaje": true, "texto": true, "titulo": true}
 
 // preferTyped names, for an awaited open slot, the typed slot an answer
 // may fill instead.

@@ -535,7 +535,7 @@ func (m *langModel) verbFirst(toks []token) []token {
 	}
 	// The moved part starts at the lead word; a filler before it that
 	// belongs to it ("what is" after "what") is already behind it.
-	if k <= 0 || !m.leads[toks[k].norm] {
+	if k <= 0 || !m.leads[toks[k].norm] || m.fillers[toks[k].norm] {
 		return nil
 	}
 	out := make([]token, 0, len(toks))
@@ -562,9 +562,9 @@ var messageSlots = map[string]bool{"message": true, "body": true}
 
 // nameWords are open slots that hold a name of a few words though they
 // are not "short" (which would make them prefer one word), with the most
-// words each takes: an app's name is short ("google maps", "amazon prime
-// video"), a channel's a little longer.
-var nameWords = map[string]int{"app": 3, "channel": 5}
+// words each takes: an app's or a channel's name is short ("google maps",
+// "amazon prime video", "bbc one").
+var nameWords = map[string]int{"app": 3, "channel": 3}
 
 // maxPersonWords is the most words the short slots (people, labels) take.
 const maxPersonWords = 5

@@ -159,6 +159,7 @@ func (w whenExpr) merge(other whenExpr) whenExpr {
 }
 
 var (
+	clock24     = regexp.MustCompile(`^([01][0-9]|2[0-3])([0-5][0-9])$`)
 	clockDigits = regexp.MustCompile(`^([0-9]{1,2})(?:[:.h]([0-9]{2}))?(am|pm|a\.m\.|p\.m\.|h)?$`)
 	durDigits   = regexp.MustCompile(`^([0-9]{1,4})(s|sec|secs|seg|m|min|mins|h|hr|hrs)$`)
 )
@@ -303,6 +304,17 @@ func (m *langModel) parseClock(toks []token) (clock, int) {
 			}
 		}
 		return clock{}, 0
+	}
+	if sm := clock24.FindStringSubmatch(toks[0].norm); sm != nil && !m.unitAfter(toks[1:]) {
+		// "0930", "1330", "2300": four digits are a 24-hour clock, the
+		// way people dictate times to a calendar.
+		h, _ := strconv.Atoi(sm[1])
+		mins, _ := strconv.Atoi(sm[2])
+		c := clock{hour: h, minute: mins, mer: roleAM}
+		if h >= 12 {
+			c.mer = rolePM
+		}
+		return c, 1
 	}
 	if sm := clockDigits.FindStringSubmatch(toks[0].norm); sm != nil {
 		h, _ := strconv.Atoi(sm[1])

@@ -376,6 +376,41 @@ func (t *turn) call(slots map[string]slotVal) reply {
 	return r
 }
 
+// levelAfter finds, after the direction words, where the level ends: a
+// number after "to"/"al"/"hasta", or a word of the direction slot for the
+// top or the bottom ("max", "al máximo").
+func (t *turn) levelAfter(dir slotVal, intent string) (int, bool) {
+	slot := "voldir"
+	if intent == "BRIGHTNESS_UPDATE" {
+		slot = "brightdir"
+	}
+	from := dir.end
+	if from <= dir.start || from > len(t.toks) {
+		return 0, false
+	}
+	rest := t.toks[from:]
+	for j := range rest {
+		if !levelTo[rest[j].norm] || j+1 >= len(rest) {
+			continue
+		}
+		if v, n := t.m.parseNumber(rest[j+1:]); n > 0 {
+			return v, true
+		}
+		if d, ok := t.m.findSlot(slot, rest[j+1:]); ok && d.start == 0 {
+			switch d.text {
+			case "max":
+				return 100, true
+			case "min", "mute":
+				return 0, true
+			}
+		}
+	}
+	return 0, false
+}
+
+// levelTo leads from a direction to the level it ends at.
+var levelTo = map[string]bool{"to": true, "at": true, "al": true, "a": true, "hasta": true}
+
 func (t *turn) level(intent string, dir slotVal, slots map[string]slotVal) reply {
 	what := "volume"
 	if intent == "BRIGHTNESS_UPDATE" {
@@ -386,6 +421,18 @@ func (t *turn) level(intent string, dir slotVal, slots map[string]slotVal) reply
 	setDelta := func(v int) { v = max(-100, min(100, v)); data.Delta = &v }
 	lvl, hasLevel := slots["level"]
 	amt, hasAmount := slots["amount"]
+	if hasAmount && amt.start > 0 && amt.start <= len(t.toks) && levelTo[t.toks[amt.start-1].norm] {
+		// "sube el volumen al 60": an amount after "al" or "to" is where
+		// the level ends, not a step ("en 10", "by 10").
+		lvl, hasLevel, hasAmount = amt, true, false
+	}
+	if !hasLevel && !hasAmount && (dir.text == "up" || dir.text == "down") {
+		// "sube el volumen al 60", "turn it down to 20", "sube el brillo
+		// al máximo": a direction that ends at a level is that level.
+		if v, ok := t.levelAfter(dir, intent); ok {
+			lvl, hasLevel = slotVal{num: v}, true
+		}
+	}
 	switch {
 	case hasLevel:
 		setLevel(lvl.num)
@@ -481,6 +528,10 @@ func (t *turn) dotWord() string {
 	return " dot "
 }
 
+// vaguePlaces name no place.
+var vaguePlaces = map[string]bool{"somewhere": true, "a place": true, "someplace": true, "there": true,
+	"un sitio": true, "algun sitio": true, "un lugar": true, "algun lugar": true, "alli": true, "ahi": true}
+
 func (t *turn) navigate(slots map[string]slotVal) reply {
 	if p, ok := slots["personal"]; ok {
 		return t.personalPlace(p.text)
@@ -489,7 +540,9 @@ func (t *turn) navigate(slots map[string]slotVal) reply {
 		slots["destination"] = slotVal{text: c.text}
 	}
 	dest := strings.TrimSpace(slots["destination"].text)
-	if dest == "" {
+	if dest == "" || vaguePlaces[joinNorm(tokenize(dest))] {
+		// "quiero ir a un sitio": somewhere is no destination yet.
+		delete(slots, "destination")
 		return t.ask("destination", "ask_destination", nil, slots)
 	}
 	// "take me to amazon.es" is a web site, not a place.
@@ -647,6 +700,25 @@ func (t *turn) withPossessive(slots map[string]slotVal, name, rest string) {
 	slots[name] = v
 }
 
+// nameBeforeColon moves into a contact the words of the message before a
+// colon that opens it: "text my son Leo: dinner is ready" writes to "my
+// son Leo", since a colon ends who a message is for.
+func (t *turn) nameBeforeColon(slots map[string]slotVal, name, rest string) {
+	c, ok := slots[name]
+	m, ok2 := slots[rest]
+	if !ok || !ok2 || strings.TrimSpace(c.text) == "" {
+		return
+	}
+	head, body, found := strings.Cut(m.text, ":")
+	if !found || strings.TrimSpace(body) == "" || len(strings.Fields(head)) == 0 || len(strings.Fields(head)) > 2 ||
+		strings.ContainsAny(head, ",.;!?") {
+		return
+	}
+	c.text = strings.TrimSpace(c.text) + " " + strings.TrimSpace(head)
+	m.text = strings.TrimSpace(body)
+	slots[name], slots[rest] = c, m
+}
+
 // resolvePronoun reads a contact said as "her", "him" or "them" as the
 // person the query named before it with a possessive ("I want to talk to
 // my mother, call her"). Without one, the pronoun stays.
@@ -670,6 +742,7 @@ var pronouns = map[string]bool{"her": true, "him": true, "them": true}
 func (t *turn) sms(slots map[string]slotVal) reply {
 	t.withPossessive(slots, "contact", "message")
 	t.resolvePronoun(slots, "contact")
+	t.nameBeforeColon(slots, "contact", "message")
 	contact := strings.TrimSpace(slots["contact"].text)
 	if contact == "" {
 		contact = slots["phone"].text

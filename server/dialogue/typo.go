@@ -62,6 +62,11 @@ func (s *speller) correct(w string) string {
 	if len(w) < 3 || !lettersOnly(w) {
 		return ""
 	}
+	// "heyyy", "pleeease", "holaaa": a letter held down says the word
+	// with feeling, not another word.
+	if c := s.unstretch(w); c != "" {
+		return c
+	}
 	// A silent h typed before a word ("habre") is the likeliest slip.
 	if w[0] == 'h' && len(w) >= 5 && s.freq[w[1:]] > 0 {
 		return w[1:]
@@ -343,6 +348,18 @@ func (s *speller) stem(w string) string {
 			cands = append(cands, b)
 		}
 	}
+	// "lléveme", "dígame": the polite imperative with its pronoun is the
+	// familiar one with the same pronoun ("llévame").
+	for _, e := range []string{"me", "nos", "lo", "la", "le"} {
+		if b, ok := strings.CutSuffix(w, e); ok && len(b) >= 3 {
+			switch n := len(b); b[n-1] {
+			case 'e':
+				cands = append(cands, b[:n-1]+"a"+e)
+			case 'a':
+				cands = append(cands, b[:n-1]+"e"+e)
+			}
+		}
+	}
 	// The polite Spanish imperative swaps the verb's vowel ("abra",
 	// "cambie", "ponga" for "abre", "cambia", "pon").
 	for _, b := range append([]string{w}, cands...) {
@@ -392,6 +409,41 @@ func (s *speller) conditional(w string) string {
 			if s.freq[c] > 0 {
 				return c
 			}
+		}
+	}
+	return ""
+}
+
+// unstretch gives the known word w is when its runs of three or more of
+// one letter are cut to one or two ("heyyy" -> "hey", "sooo" -> "so"),
+// or "".
+func (s *speller) unstretch(w string) string {
+	stretched := false
+	for i := 2; i < len(w); i++ {
+		if w[i] == w[i-1] && w[i] == w[i-2] {
+			stretched = true
+			break
+		}
+	}
+	if !stretched {
+		return ""
+	}
+	for _, keep := range []int{1, 2} {
+		var b strings.Builder
+		for i := 0; i < len(w); i++ {
+			run := 1
+			for i+run < len(w) && w[i+run] == w[i] {
+				run++
+			}
+			n := run
+			if run >= 3 {
+				n = keep
+			}
+			b.WriteString(strings.Repeat(w[i:i+1], n))
+			i += run - 1
+		}
+		if c := b.String(); s.known[c] {
+			return c
 		}
 	}
 	return ""

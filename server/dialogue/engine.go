@@ -687,7 +687,12 @@ func (t *turn) completeTime(mt *match) {
 			continue
 		}
 		other, n := t.m.parseWhen(t.toks[j:])
-		if n == 0 || j < v.start && j+n > v.start || other.hasRel {
+		if j < v.start && j+n > v.start {
+			// "remind me tomorrow at 8": the day before the slot, read
+			// up to where the slot starts.
+			other, n = t.m.parseWhen(t.toks[j:v.start])
+		}
+		if n == 0 || other.hasRel {
 			j++
 			continue
 		}

@@ -400,6 +400,14 @@ func (q *queryCtx) align(v *variant, bound float32) (match, bool) {
 					}
 				}
 				if !def.verbatim {
+					// "weather in london for monday": a name ends before
+					// the day or time said after it.
+					for k := pj + 1; k < end; k++ {
+						if w, n := q.m.parseWhen(q.toks[k:end]); n == end-k && (w.day != dayNone || w.hasClock && n > 1) {
+							end = k
+							break
+						}
+					}
 					// "channel 42 please": politeness is not part of a name.
 					// Nor are the words that name what the request is
 					// about: "channel 3 on the tv", "the photos application".

@@ -537,7 +537,13 @@ func (t *turn) navigate(slots map[string]slotVal) reply {
 		return t.personalPlace(p.text)
 	}
 	if c, ok := slots["placecat"]; ok && strings.TrimSpace(slots["destination"].text) == "" {
-		slots["destination"] = slotVal{text: c.text}
+		// The words said, not the canonical value: "farmacia" is what
+		// the Spanish reading of a destination knows.
+		text := c.text
+		if c.end > c.start && c.end <= len(t.toks) {
+			text = spanText(t.toks[c.start:c.end])
+		}
+		slots["destination"] = slotVal{text: text}
 	}
 	dest := strings.TrimSpace(slots["destination"].text)
 	if dest == "" || vaguePlaces[joinNorm(tokenize(dest))] {

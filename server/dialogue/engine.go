@@ -402,6 +402,14 @@ func (t *turn) respond(conv *conversation) reply {
 			t.toks, mt, ok = moved, alt, true
 		}
 	}
+	if short && len(t.toks) > 1 && interjections[t.toks[0].norm] && (!ok || mt.intent != "greeting") {
+		// "hey whats the weather", "hey call dad": a word that only calls
+		// for attention is no part of the request (nor a place called
+		// "hey"); a greeting ("hola, qué tal") keeps it.
+		if alt, altOK := t.m.understand(t.toks[1:]); altOK && alt.literals+alt.optional >= 2 {
+			t.toks, mt, ok = t.toks[1:], alt, true
+		}
+	}
 	if short && len(t.toks) > 2 && !t.m.leads[t.toks[0].norm] {
 		// "to Pedro a message send that I arrive soon", "an email to the
 		// landlord send saying ...": the verb after its object, with the
@@ -545,6 +553,10 @@ func (t *turn) unknownPlace(mt *match) (slotVal, bool) {
 
 // maxPlaceWords is the longest place name of places.json in words.
 const maxPlaceWords = 4
+
+// interjections call for attention before a request.
+var interjections = map[string]bool{"hey": true, "hi": true, "hello": true, "yo": true, "oi": true,
+	"oye": true, "hola": true, "eh": true}
 
 // verbInside gives the query with a word patterns start with moved from
 // inside it to the front, for the first few such words that follow a word

@@ -387,6 +387,13 @@ func (t *turn) respond(conv *conversation) reply {
 		r.asks = conv.asks + 1
 		return r
 	}
+	if len(t.toks) <= maxRereadTokens {
+		if fixed := t.m.selfCorrected(t.toks); fixed != nil {
+			if _, fixedOK := t.m.understand(fixed); fixedOK {
+				t.toks = fixed
+			}
+		}
+	}
 	t.said = t.toks
 	mt, ok := t.m.understand(t.toks)
 	// Second readings are for sentences, not pages: they would double
@@ -553,6 +560,66 @@ func (t *turn) unknownPlace(mt *match) (slotVal, bool) {
 
 // maxPlaceWords is the longest place name of places.json in words.
 const maxPlaceWords = 4
+
+// selfCorrected gives the request a speaker corrected while saying it,
+// nil when there is no correction: after "no wait", "I mean", "digo" ...
+// either a whole new request ("how long does... no wait just set a timer
+// for forty minutes") or a new value for the last number said ("a timer
+// for 20 minutes no wait 25", "a las 7, digo, a las 8").
+func (m *langModel) selfCorrected(toks []token) []token {
+	k, size := -1, 0
+	for i := len(toks) - 1; i >= 1 && k < 0; i-- {
+		for _, mk := range correctionMarks {
+			if i+len(mk) <= len(toks) && wordsAt(toks[i:], mk) {
+				k, size = i, len(mk)
+				break
+			}
+		}
+	}
+	if k < 0 || k+size >= len(toks) {
+		return nil
+	}
+	head, tail := toks[:k], toks[k+size:]
+	for len(tail) > 1 && m.fillers[tail[0].norm] {
+		tail = tail[1:]
+	}
+	if alt, ok := m.understand(tail); ok && alt.literals >= 2 {
+		return tail
+	}
+	// The new value: a number, or a time ("a las 8"), replacing the
+	// last one of its kind in what came before.
+	if _, n := m.parseNumber(tail); n > 0 {
+		for p := len(head) - 1; p >= 0; p-- {
+			if _, n2 := m.parseNumber(head[p:]); n2 > 0 && (p == 0 || !numberWordAt(m, head[p-1])) {
+				out := make([]token, 0, len(head)+len(tail))
+				out = append(out, head[:p]...)
+				out = append(out, tail[:n]...)
+				return append(out, head[p+n2:]...)
+			}
+		}
+	}
+	return nil
+}
+
+// numberWordAt reports whether tok is a number (digits or a number word).
+func numberWordAt(m *langModel, tok token) bool {
+	_, n := m.parseNumber([]token{tok})
+	return n > 0
+}
+
+// wordsAt reports whether toks starts with words.
+func wordsAt(toks []token, words []string) bool {
+	for i, w := range words {
+		if toks[i].norm != w {
+			return false
+		}
+	}
+	return true
+}
+
+// correctionMarks say that what follows corrects what was said.
+var correctionMarks = [][]string{{"no", "wait"}, {"wait", "no"}, {"i", "mean"}, {"no", "sorry"}, {"sorry", "i", "mean"},
+	{"scratch", "that"}, {"no", "espera"}, {"digo"}, {"quiero", "decir"}, {"mejor", "dicho"}, {"no", "perdon"}}
 
 // interjections call for attention before a request.
 var interjections = map[string]bool{"hey": true, "hi": true, "hello": true, "yo": true, "oi": true,

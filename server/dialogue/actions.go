@@ -285,7 +285,7 @@ func (t *turn) appointment(slots map[string]slotVal) reply {
 	// no title still makes an appointment.
 	_, ranged := slots["until"]
 	_, named := slots["apptkind"]
-	if (named || ranged || t.saysAny("appointment", "event")) && title == "" {
+	if (named || ranged || t.saysAny("appointment", "event", "cita", "evento")) && title == "" {
 		if w, ok := slots["time"]; ok && w.when.complete() {
 			// "schedule a call tomorrow at 5": the kind is the title.
 			title = kindName

@@ -122,3 +122,40 @@ func TestUnknownPlace(t *testing.T) {
 		}
 	}
 }
+
+// Times dictated as four digits, directions that end at a level,
+// corrections made while speaking, a greeting word before a request,
+// letters held down.
+func TestSpokenHabits(t *testing.T) {
+	h := newHarness(t)
+	checkReadings(t, []readCase{
+		{"en", "wake me 0615 tomorrow", "SET_ALARM", []string{msAt(h.loc, 2026, 3, 5, 6, 15)}},
+		{"en", "standup thu 0945", "SET_APPOINTMENT", []string{`"title":"standup"`, msAt(h.loc, 2026, 3, 5, 9, 45)}},
+		{"en", "crank the volume up to 70", "VOLUME_UPDATE", []string{`"level":70`}},
+		{"es", "sube el volumen hasta el máximo", "VOLUME_UPDATE", []string{`"level":100`}},
+		{"es", "baja el volumen en 10", "VOLUME_UPDATE", []string{`"delta":-10`}},
+		{"en", "set a timer for 10 minutes no wait 15", "SET_TIMER", []string{`"duration":900000`}},
+		{"es", "pon un temporizador de 10 minutos, no espera, de 15", "SET_TIMER", []string{`"duration":900000`}},
+		{"en", "hey text anna see you soon", "SEND_SMS", []string{`"contact":"anna"`}},
+		{"en", "pleeease turn off the lights", "POWER", []string{`"state":"off"`}},
+		{"en", "text my boss Mark: running late", "SEND_SMS", []string{`"contact":"my boss Mark"`, `"text":"running late"`}},
+	})
+}
+
+// A name ends before a day said after it; a day before a time slot
+// completes it.
+func TestDaysAroundSlots(t *testing.T) {
+	h := newHarness(t)
+	for _, c := range []struct{ q, place string }{
+		{"weather in london for friday", "London"},
+	} {
+		h.k.reset()
+		r := h.ask("en", c.q, 0)
+		if !strings.Contains(r.Responses.Text, "Friday") || !strings.Contains(r.Responses.Text, c.place) {
+			t.Errorf("%q: %q", c.q, r.Responses.Text)
+		}
+	}
+	checkReadings(t, []readCase{
+		{"en", "remind me on friday at 9", "SET_ALARM", []string{msAt(h.loc, 2026, 3, 6, 9, 0)}},
+	})
+}

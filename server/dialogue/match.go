@@ -328,7 +328,7 @@ func (q *queryCtx) align(v *variant, bound float32) (match, bool) {
 				// reddit.com open please" no app called "please". Words
 				// any request may carry are no value; a message takes
 				// them as they come ("text lucas ok").
-				if def := q.m.slots[v.elems[i].slot]; messageSlots[def.name] || !q.m.fillers[q.toks[j-1].norm] {
+				if q.skip[j-1] != costSkipFiller || messageSlots[q.m.slots[v.elems[i].slot].name] {
 					relax(from, st(i+1, j, 0), 0, actOpenClose, 0)
 				}
 			}

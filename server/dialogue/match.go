@@ -400,6 +400,14 @@ func (q *queryCtx) align(v *variant, bound float32) (match, bool) {
 					}
 				}
 				if !def.verbatim {
+					// "weather for tomorrow in madrid": a name starts
+					// after the day said before it.
+					if w, n := q.m.parseWhen(q.toks[pj:end]); n > 0 && n < end-pj && w.day != dayNone {
+						pj += n
+						for pj < end-1 && q.skip[pj] == costSkipFiller {
+							pj++
+						}
+					}
 					// "weather in london for monday": a name ends before
 					// the day or time said after it.
 					for k := pj + 1; k < end; k++ {

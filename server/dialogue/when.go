@@ -160,6 +160,7 @@ func (w whenExpr) merge(other whenExpr) whenExpr {
 
 var (
 	clock24     = regexp.MustCompile(`^([01][0-9]|2[0-3])([0-5][0-9])$`)
+	clock3      = regexp.MustCompile(`^([1-9])([0-5][0-9])$`)
 	clockDigits = regexp.MustCompile(`^([0-9]{1,2})(?:[:.h]([0-9]{2}))?(am|pm|a\.m\.|p\.m\.|h)?$`)
 	durDigits   = regexp.MustCompile(`^([0-9]{1,4})(s|sec|secs|seg|m|min|mins|h|hr|hrs)$`)
 )
@@ -315,6 +316,13 @@ func (m *langModel) parseClock(toks []token) (clock, int) {
 			c.mer = rolePM
 		}
 		return c, 1
+	}
+	if sm := clock3.FindStringSubmatch(toks[0].norm); sm != nil && !m.unitAfter(toks[1:]) {
+		// "at 630": three digits are an hour and its minutes, read like
+		// "6:30" (the next one to come unless a day or am/pm says).
+		h, _ := strconv.Atoi(sm[1])
+		mins, _ := strconv.Atoi(sm[2])
+		return clock{hour: h, minute: mins}, 1
 	}
 	if sm := clockDigits.FindStringSubmatch(toks[0].norm); sm != nil {
 		h, _ := strconv.Atoi(sm[1])

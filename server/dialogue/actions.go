@@ -271,7 +271,7 @@ func (t *turn) appointment(slots map[string]slotVal) reply {
 	switch k, ok := slots["apptkind"]; {
 	case ok:
 		kind = k.text
-	case t.saysAny("event"):
+	case t.saysAny("event", "evento"):
 		kind = "event"
 	case t.saysAny("appointment", "cita"):
 		kind = "appointment"

@@ -400,6 +400,8 @@ func (t *turn) levelAfter(dir slotVal, intent string) (int, bool) {
 			switch d.text {
 			case "max":
 				return 100, true
+			case "half":
+				return 50, true
 			case "min", "mute":
 				return 0, true
 			}
@@ -440,6 +442,9 @@ func (t *turn) level(intent string, dir slotVal, slots map[string]slotVal) reply
 		setLevel(0)
 	case dir.text == "max":
 		setLevel(100)
+	case dir.text == "half":
+		// "a la mitad", "halfway": the middle of the scale.
+		setLevel(50)
 	case dir.text == "up" || dir.text == "down":
 		step := volumeStep
 		if hasAmount && amt.num > 0 {

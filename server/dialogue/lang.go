@@ -549,6 +549,7 @@ func compileModel(lang string, f langFile) (*langModel, error) {
 	}
 	m.spell = newSpeller(spellingData(f))
 	m.spell.shorthand = map[string]string{}
+	m.spell.silentH = lang == "es"
 	for k, v := range f.Shorthand {
 		m.spell.shorthand[fold(k)] = fold(v)
 	}

@@ -13,6 +13,9 @@ import (
 type speller struct {
 	known     map[string]bool
 	shorthand map[string]string // typed abbreviations -> pattern words
+	// silentH: the language does not sound an initial h, so writers
+	// leave it out ("ola", "asta luego"); Spanish.
+	silentH bool
 	// freq of every target, for the first-letter slips the buckets miss
 	freq map[string]int
 	// targets per first byte: typing errors rarely hit the first letter,
@@ -67,9 +70,13 @@ func (s *speller) correct(w string) string {
 	if c := s.unstretch(w); c != "" {
 		return c
 	}
-	// A silent h typed before a word ("habre") is the likeliest slip.
+	// A silent h typed before a word ("habre") or, in Spanish, left out
+	// ("ola", "asta luego") is the likeliest slip.
 	if w[0] == 'h' && len(w) >= 5 && s.freq[w[1:]] > 0 {
 		return w[1:]
+	}
+	if s.silentH && w[0] != 'h' && s.freq["h"+w] > 0 {
+		return "h" + w
 	}
 	// "pondría", "cambiaría", "abriría": the conditional asks politely
 	// for what the imperative does; read before slips, which would make

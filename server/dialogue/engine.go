@@ -498,6 +498,11 @@ func (t *turn) titledTime() (match, bool) {
 		if to-from < 1 || to-from > maxJotTitle || !w.hasClock || w.hasRel || w.day == dayNone && w.mer == "" {
 			return match{}, false
 		}
+		if to-from == 1 && t.m.leads[t.toks[from].norm] {
+			// "schedule tomorrow at 5" asks for something, it names
+			// nothing.
+			return match{}, false
+		}
 		if _, n := t.m.parseWhen(t.toks[from:to]); n > 0 {
 			// "thursday 6pm" is a time alone, not an appointment called
 			// "thursday".

@@ -399,6 +399,13 @@ func (q *queryCtx) align(v *variant, bound float32) (match, bool) {
 						pj++
 					}
 				}
+				if !messageSlots[def.name] {
+					// "new event tomorrow 6 pm: dentist" has no title
+					// "tomorrow": a name or title is not a time.
+					if w, n := q.m.parseWhen(q.toks[pj:end]); n == end-pj && (w.day != dayNone || w.mer != "" || w.hasRel) {
+						return match{}, false
+					}
+				}
 				if !def.verbatim {
 					// "weather for tomorrow in madrid": a name starts
 					// after the day said before it.

@@ -624,7 +624,7 @@ func wordsAt(toks []token, words []string) bool {
 
 // correctionMarks say that what follows corrects what was said.
 var correctionMarks = [][]string{{"no", "wait"}, {"wait", "no"}, {"i", "mean"}, {"no", "sorry"}, {"sorry", "i", "mean"},
-	{"scratch", "that"}, {"no", "espera"}, {"digo"}, {"quiero", "decir"}, {"mejor", "dicho"}, {"no", "perdon"}}
+	{"scratch", "that"}, {"make", "it"}, {"make", "that"}, {"no", "espera"}, {"digo"}, {"quiero", "decir"}, {"mejor", "dicho"}, {"no", "perdon"}}
 
 // interjections call for attention before a request.
 var interjections = map[string]bool{"hey": true, "hi": true, "hello": true, "yo": true, "oi": true,

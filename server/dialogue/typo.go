@@ -372,6 +372,10 @@ func (s *speller) stem(w string) string {
 	for _, b := range append([]string{w}, cands...) {
 		if n := len(b); n >= 4 {
 			switch {
+			case strings.HasSuffix(b, "gue"):
+				cands = append(cands, b[:n-3]+"ga") // "apague" -> "apaga"
+			case strings.HasSuffix(b, "que"):
+				cands = append(cands, b[:n-3]+"ca") // "busque" -> "busca"
 			case strings.HasSuffix(b, "ga"):
 				cands = append(cands, b[:n-2])
 			case b[n-1] == 'e':

@@ -561,6 +561,10 @@ func (t *turn) navigate(slots map[string]slotVal) reply {
 		return t.openURL(map[string]slotVal{"url": {text: u}})
 	}
 	toks := tokenize(dest)
+	// The destination keeps the words as typed, but a category or a
+	// personal place is a word the language knows: "the airprot" is the
+	// airport.
+	t.m.correctTokens(toks)
 	// "home", "my office": the user's own places, learnt by tracking.
 	if v, ok := t.m.findSlot("personal", toks); ok && v.end-v.start >= len(toks)-1 {
 		return t.personalPlace(v.text)

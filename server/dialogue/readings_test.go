@@ -159,3 +159,25 @@ func TestDaysAroundSlots(t *testing.T) {
 		{"en", "remind me on friday at 9", "SET_ALARM", []string{msAt(h.loc, 2026, 3, 6, 9, 0)}},
 	})
 }
+
+// More habits: three-digit clocks, "make it", halves, Spanish polite forms
+// and a missing silent h, typing slips in a destination's category.
+func TestMoreHabits(t *testing.T) {
+	h := newHarness(t)
+	checkReadings(t, []readCase{
+		{"en", "wake me at 545 tomorrow", "SET_ALARM", []string{msAt(h.loc, 2026, 3, 5, 5, 45)}},
+		{"en", "set the volume to 30, no, make it 40", "VOLUME_UPDATE", []string{`"level":40`}},
+		{"en", "brightness halfway", "BRIGHTNESS_UPDATE", []string{`"level":50`}},
+		{"es", "baje el brillo a la mitad", "BRIGHTNESS_UPDATE", []string{`"level":50`}},
+		{"es", "por favor, apague la radio", "POWER", []string{`"state":"off"`}},
+		{"en", "navigate to the hospitl", "NAVIGATE", []string{"Hospital"}},
+		{"en", "new event tomorrow 6 pm: yoga", "SET_APPOINTMENT", []string{`"title":"yoga"`, msAt(h.loc, 2026, 3, 5, 18, 0)}},
+		{"en", "schedule tomorrow at 5", "", nil},
+	})
+	if r := h.ask("es", "ola", 0); r.Intent != "greeting" {
+		t.Errorf("ola: %s", r.Intent)
+	}
+	if r := h.ask("en", "our plans", 0); r.Intent == "time" {
+		t.Errorf("English has no silent h: %q read as the hour", "our plans")
+	}
+}

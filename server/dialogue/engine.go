@@ -363,6 +363,14 @@ func (t *turn) respond(conv *conversation) reply {
 			t.completeTime(&mt)
 			return t.handleMatch(mt)
 		}
+		if conv.intent == "SET_TIMER" && conv.awaiting == "duration" {
+			// "remind me" -> "For how long?" -> "tomorrow at 9": a clock
+			// or a day is no duration; it is when to ring, an alarm.
+			if w, n := t.m.parseWhen(t.toks); n == len(t.toks) && !w.hasRel && (w.hasClock || w.day != dayNone) {
+				t.filled = "time"
+				return t.handle("SET_ALARM", map[string]slotVal{"time": {when: w, end: n}})
+			}
+		}
 		if v, name, ok := t.fillSlot(conv); ok {
 			slots := conv.slots
 			if slots == nil {

@@ -181,3 +181,21 @@ func TestMoreHabits(t *testing.T) {
 		t.Errorf("English has no silent h: %q read as the hour", "our plans")
 	}
 }
+
+// "remind me" asks how long; an answer that is a clock is when to ring.
+func TestTimerQuestionAnsweredWithAClock(t *testing.T) {
+	h := newHarness(t)
+	r := h.ask("en", "remind me", 0)
+	if a, _ := actionJSON(t, r); a != "OPEN_ASR" {
+		t.Fatalf("remind me: %v", r.NextActions)
+	}
+	r = h.ask("en", "tomorrow at 9", r.Context.Ref)
+	if a, d := actionJSON(t, r); a != "SET_ALARM" || !strings.Contains(d, msAt(h.loc, 2026, 3, 5, 9, 0)) {
+		t.Errorf("tomorrow at 9: %s %s", a, d)
+	}
+	r = h.ask("en", "set a timer", 0)
+	r = h.ask("en", "5 minutes", r.Context.Ref)
+	if a, _ := actionJSON(t, r); a != "SET_TIMER" {
+		t.Errorf("5 minutes: %v", r.NextActions)
+	}
+}

@@ -186,6 +186,8 @@ type storedWhen struct {
 	Day      dayKind       `json:"day,omitempty"`
 	Weekday  time.Weekday  `json:"weekday,omitempty"`
 	Next     bool          `json:"next,omitempty"`
+	Month    time.Month    `json:"month,omitempty"`
+	MDay     int           `json:"mday,omitempty"`
 	HasClock bool          `json:"hasClock,omitempty"`
 	Hour     int           `json:"hour,omitempty"`
 	Minute   int           `json:"minute,omitempty"`
@@ -201,7 +203,8 @@ func encodeConversation(c *conversation) []byte {
 		for k, v := range c.slots {
 			s := storedSlot{Text: v.text, Start: v.start, End: v.end, Num: v.num, Dur: v.dur}
 			if w := v.when; w != (whenExpr{}) {
-				s.When = &storedWhen{Day: w.day, Weekday: w.weekday, Next: w.next, HasClock: w.hasClock, Hour: w.hour,
+				s.When = &storedWhen{Day: w.day, Weekday: w.weekday, Next: w.next, Month: w.month, MDay: w.mday,
+					HasClock: w.hasClock, Hour: w.hour,
 					Minute: w.minute, Mer: w.mer, HasRel: w.hasRel, Rel: w.rel}
 			}
 			sc.Slots[k] = s
@@ -222,7 +225,8 @@ func decodeConversation(ref, userID, seenMs int64, state []byte) (*conversation,
 	for k, s := range sc.Slots {
 		v := slotVal{text: s.Text, start: s.Start, end: s.End, num: s.Num, dur: s.Dur}
 		if w := s.When; w != nil {
-			v.when = whenExpr{day: w.Day, weekday: w.Weekday, next: w.Next, hasClock: w.HasClock, hour: w.Hour,
+			v.when = whenExpr{day: w.Day, weekday: w.Weekday, next: w.Next, month: w.Month, mday: w.MDay,
+				hasClock: w.HasClock, hour: w.Hour,
 				minute: w.Minute, mer: w.Mer, hasRel: w.HasRel, rel: w.Rel}
 		}
 		c.slots[k] = v

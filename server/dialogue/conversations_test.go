@@ -146,7 +146,7 @@ func TestKeptConversationsAreBounded(t *testing.T) {
 func TestStoredConversationCoversEveryField(t *testing.T) {
 	// A new field in one of these must be carried by storedConversation.
 	for typ, n := range map[reflect.Type]int{
-		reflect.TypeOf(conversation{}): 9, reflect.TypeOf(slotVal{}): 6, reflect.TypeOf(whenExpr{}): 9,
+		reflect.TypeOf(conversation{}): 9, reflect.TypeOf(slotVal{}): 6, reflect.TypeOf(whenExpr{}): 11,
 	} {
 		if typ.NumField() != n {
 			t.Errorf("%s has %d fields, storedConversation carries %d: update conversations.go", typ, typ.NumField(), n)
@@ -155,7 +155,7 @@ func TestStoredConversationCoversEveryField(t *testing.T) {
 	c := &conversation{ref: 42, userID: 7, lang: "es", intent: "SET_ALARM", awaiting: "time", asks: 2,
 		seen: time.UnixMilli(1780000000123),
 		slots: map[string]slotVal{
-			"time":  {text: "mañana", start: 1, end: 3, num: 4, dur: 5 * time.Second, when: whenExpr{day: dayWeekday, weekday: time.Friday, next: true, hasClock: true, hour: 9, minute: 30, mer: "pm", hasRel: true, rel: time.Hour}},
+			"time":  {text: "mañana", start: 1, end: 3, num: 4, dur: 5 * time.Second, when: whenExpr{day: dayWeekday, weekday: time.Friday, next: true, month: time.April, mday: 11, hasClock: true, hour: 9, minute: 30, mer: "pm", hasRel: true, rel: time.Hour}},
 			"label": {text: "pan"},
 		}}
 	got, err := decodeConversation(c.ref, c.userID, c.seen.UnixMilli(), encodeConversation(c))

@@ -791,7 +791,7 @@ func (t *turn) completeTime(mt *match) {
 		marked := other.day != dayNone || other.mer != "" || n > 1 || strings.ContainsAny(t.toks[j].norm, ":")
 		if marked {
 			if w.day == dayNone && other.day != dayNone {
-				w.day, w.weekday, w.next = other.day, other.weekday, other.next
+				w.setDay(other)
 			}
 			if !w.hasClock && other.hasClock {
 				w.hasClock, w.hour, w.minute = true, other.hour, other.minute

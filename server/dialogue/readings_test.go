@@ -199,3 +199,24 @@ func TestTimerQuestionAnsweredWithAClock(t *testing.T) {
 		t.Errorf("5 minutes: %v", r.NextActions)
 	}
 }
+
+// Dates of the calendar: a month and a day, an ordinal alone, a slash;
+// the coming such date.
+func TestCalendarDates(t *testing.T) {
+	h := newHarness(t)
+	checkReadings(t, []readCase{
+		{"en", "dentist on march 11 at 3pm", "SET_APPOINTMENT", []string{msAt(h.loc, 2026, 3, 11, 15, 0)}},
+		{"en", "lunch on april 2nd at 1pm", "SET_APPOINTMENT", []string{msAt(h.loc, 2026, 4, 2, 13, 0)}},
+		{"en", "set an alarm for the 10th at 7am", "SET_ALARM", []string{msAt(h.loc, 2026, 3, 10, 7, 0)}},
+		// The 2nd has passed this month: the next one.
+		{"en", "wake me on the 2nd at 6am", "SET_ALARM", []string{msAt(h.loc, 2026, 4, 2, 6, 0)}},
+		{"en", "review 3/12 at 10am", "SET_APPOINTMENT", []string{msAt(h.loc, 2026, 3, 12, 10, 0)}},
+		{"es", "cita el 11 de marzo a las 5 de la tarde", "SET_APPOINTMENT", []string{msAt(h.loc, 2026, 3, 11, 17, 0)}},
+		// A bare number stays a clock.
+		{"en", "wake me at 11", "SET_ALARM", []string{msAt(h.loc, 2026, 3, 4, 11, 0)}},
+	})
+	h.k.reset()
+	if r := h.ask("en", "weather on march 6", 0); !strings.Contains(r.Responses.Text, "Friday") {
+		t.Errorf("weather on march 6: %q", r.Responses.Text)
+	}
+}

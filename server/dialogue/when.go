@@ -1,6 +1,7 @@
 package dialogue
 
 import (
+	"math"
 	"regexp"
 	"strconv"
 	"strings"
@@ -43,6 +44,7 @@ const (
 	roleQuarterHr  = "quarterhour"
 	roleAndHalf    = "andhalf" // and a half
 	roleWeekdayPfx = "wd_"     // wd_monday ... wd_sunday
+	roleMonthPfx   = "mo_"     // mo_1 ... mo_12
 )
 
 var knownRoles = map[string]bool{
@@ -54,6 +56,8 @@ var knownRoles = map[string]bool{
 	roleOne: true, roleHalfHour: true, roleQuarterHr: true, roleAndHalf: true,
 	"wd_monday": true, "wd_tuesday": true, "wd_wednesday": true, "wd_thursday": true,
 	"wd_friday": true, "wd_saturday": true, "wd_sunday": true,
+	"mo_1": true, "mo_2": true, "mo_3": true, "mo_4": true, "mo_5": true, "mo_6": true, "mo_7": true,
+	"mo_8": true, "mo_9": true, "mo_10": true, "mo_11": true, "mo_12": true,
 }
 
 var knownParsers = map[string]bool{"time": true, "duration": true, "number": true, "phone": true, "url": true, "email": true}
@@ -121,6 +125,7 @@ const (
 	dayTomorrow
 	dayAfter
 	dayWeekday
+	dayDate // a date of the calendar: month (0 for the coming one) and mday
 )
 
 // whenExpr is a parsed time expression, still relative to "now".
@@ -128,6 +133,8 @@ type whenExpr struct {
 	day      dayKind
 	weekday  time.Weekday
 	next     bool
+	month    time.Month // dayDate: 0 when only the day of the month was said
+	mday     int        // dayDate
 	hasClock bool
 	hour     int
 	minute   int
@@ -141,13 +148,18 @@ func (w whenExpr) empty() bool { return w.day == dayNone && !w.hasClock && !w.ha
 // complete reports whether the expression names an instant (not just a day).
 func (w whenExpr) complete() bool { return w.hasClock || w.hasRel }
 
+// setDay takes the day of other.
+func (w *whenExpr) setDay(other whenExpr) {
+	w.day, w.weekday, w.next, w.month, w.mday = other.day, other.weekday, other.next, other.month, other.mday
+}
+
 // merge fills the parts w lacks from other: "tomorrow" then "at nine".
 func (w whenExpr) merge(other whenExpr) whenExpr {
 	if other.hasRel {
 		return other
 	}
 	if other.day != dayNone {
-		w.day, w.weekday, w.next = other.day, other.weekday, other.next
+		w.setDay(other)
 	}
 	if other.hasClock {
 		w.hasClock, w.hour, w.minute = true, other.hour, other.minute
@@ -250,6 +262,14 @@ func (m *langModel) parseWhen(toks []token) (whenExpr, int) {
 			i += k
 			end = i
 		default:
+			if w.day == dayNone {
+				if mo, md, k := m.parseDate(toks[i:]); k > 0 {
+					w.day, w.month, w.mday = dayDate, mo, md
+					i += k
+					end = i
+					continue
+				}
+			}
 			if w.hasClock {
 				return w, end
 			}
@@ -602,6 +622,8 @@ func (w whenExpr) resolve(now time.Time, loc *time.Location, bias hourBias) time
 		if offset == 0 && w.next {
 			offset = 7
 		}
+	case dayDate:
+		offset = w.dateOffset(local)
 	}
 	hour, minute := w.hour, w.minute
 	if !w.hasClock {
@@ -669,6 +691,28 @@ const (
 )
 
 // date resolves the day an expression names (for forecasts and events).
+// dateOffset is how many days from local's day the date of a dayDate
+// expression is: the coming such date, this month's (or this year's) when
+// it is still ahead, else the next one.
+func (w whenExpr) dateOffset(local time.Time) int {
+	y, m, d := local.Date()
+	loc := local.Location()
+	mo := w.month
+	if mo == 0 {
+		mo = m
+	}
+	today := time.Date(y, m, d, 0, 0, 0, 0, loc)
+	date := time.Date(y, mo, w.mday, 0, 0, 0, 0, loc)
+	if date.Before(today) {
+		if w.month == 0 {
+			date = time.Date(y, mo+1, w.mday, 0, 0, 0, 0, loc)
+		} else {
+			date = time.Date(y+1, mo, w.mday, 0, 0, 0, 0, loc)
+		}
+	}
+	return int(math.Round(date.Sub(today).Hours() / 24))
+}
+
 func (w whenExpr) date(now time.Time, loc *time.Location) time.Time {
 	if w.hasRel {
 		return now.Add(w.rel).In(loc)
@@ -686,6 +730,8 @@ func (w whenExpr) date(now time.Time, loc *time.Location) time.Time {
 			off = 7
 		}
 		d += off
+	case dayDate:
+		d += w.dateOffset(local)
 	}
 	return time.Date(y, mo, d, 12, 0, 0, 0, loc)
 }
@@ -702,4 +748,105 @@ func defaultHour(mer string) int {
 		return 21
 	}
 	return 9
+}
+
+// ordinalDay is a day of the month written as an ordinal: "11th", "1st".
+var ordinalDay = regexp.MustCompile(`^([1-9]|[12][0-9]|3[01])(st|nd|rd|th)$`)
+
+// slashDate is a date typed with a slash: "3/11" (month/day in English,
+// day/month in Spanish).
+var slashDate = regexp.MustCompile(`^([0-9]{1,2})/([0-9]{1,2})\b`)
+
+// parseDate reads a date of the calendar at toks[0]: "march 11", "11th of
+// march", "the 11th" (as "11th"), "3/11", "11 de marzo", "día 11". A bare
+// number is not a date (it is a clock or a count). It returns the month
+// (0 when not said), the day and the tokens used.
+func (m *langModel) parseDate(toks []token) (time.Month, int, int) {
+	if len(toks) == 0 {
+		return 0, 0, 0
+	}
+	dayAt := func(i int) (int, bool) {
+		if i >= len(toks) {
+			return 0, false
+		}
+		if sm := ordinalDay.FindStringSubmatch(toks[i].norm); sm != nil {
+			v, _ := strconv.Atoi(sm[1])
+			return v, true
+		}
+		if v, ok := digits(toks[i].norm); ok && v >= 1 && v <= 31 {
+			return v, true
+		}
+		return 0, false
+	}
+	monthAt := func(i int) (time.Month, bool) {
+		if i >= len(toks) {
+			return 0, false
+		}
+		r, _ := m.timeWords.match(toks[i:])
+		if mo, ok := strings.CutPrefix(r, roleMonthPfx); ok {
+			v, _ := strconv.Atoi(mo)
+			return time.Month(v), true
+		}
+		return 0, false
+	}
+	// "3/11": the slash joins two numbers the tokenizer split.
+	if sm := slashDate.FindStringSubmatch(toks[0].src); sm != nil && len(toks) > 1 {
+		a, _ := strconv.Atoi(sm[1])
+		b, _ := strconv.Atoi(sm[2])
+		mo, md := a, b
+		if m.lang == "es" {
+			mo, md = b, a
+		}
+		if mo >= 1 && mo <= 12 && md >= 1 && md <= 31 {
+			return time.Month(mo), md, 2
+		}
+	}
+	// "march 11", "march 11th"
+	if mo, ok := monthAt(0); ok {
+		if md, ok := dayAt(1); ok {
+			return mo, md, 2
+		}
+		return 0, 0, 0
+	}
+	// "día 11", "day 11"
+	if toks[0].norm == "dia" || toks[0].norm == "day" {
+		if md, ok := dayAt(1); ok {
+			n := 2
+			if mo, k := m.monthAfter(toks[n:]); k > 0 {
+				return mo, md, n + k
+			}
+			return 0, md, n
+		}
+		return 0, 0, 0
+	}
+	md, ok := dayAt(0)
+	if !ok {
+		return 0, 0, 0
+	}
+	// "11 march", "11th of march", "11 de marzo"
+	if mo, k := m.monthAfter(toks[1:]); k > 0 {
+		return mo, md, 1 + k
+	}
+	// "the 11th": an ordinal alone is a day of the month.
+	if ordinalDay.MatchString(toks[0].norm) {
+		return 0, md, 1
+	}
+	return 0, 0, 0
+}
+
+// monthAfter reads "[of|de] <month>" at toks[0].
+func (m *langModel) monthAfter(toks []token) (time.Month, int) {
+	i := 0
+	if i < len(toks) && (toks[i].norm == "of" || toks[i].norm == "de") {
+		i++
+	}
+	if i >= len(toks) {
+		return 0, 0
+	}
+	r, n := m.timeWords.match(toks[i:])
+	if mo, ok := strings.CutPrefix(r, roleMonthPfx); ok {
+		v, _ := strconv.Atoi(mo)
+		return time.Month(v), i + n
+	}
+	return 0, 0
 }

@@ -409,7 +409,15 @@ func (q *queryCtx) align(v *variant, bound float32) (match, bool) {
 				if !def.verbatim {
 					// "weather for tomorrow in madrid": a name starts
 					// after the day said before it.
-					if w, n := q.m.parseWhen(q.toks[pj:end]); n > 0 && n < end-pj && w.day != dayNone {
+					for {
+						w, n := q.m.parseWhen(q.toks[pj:end])
+						if n == 0 || w.day == dayNone {
+							break
+						}
+						if n >= end-pj {
+							// "wed 3/11 at 10am" names nobody.
+							return match{}, false
+						}
 						pj += n
 						for pj < end-1 && q.skip[pj] == costSkipFiller {
 							pj++

@@ -262,7 +262,9 @@ func (m *langModel) parseWhen(toks []token) (whenExpr, int) {
 			i += k
 			end = i
 		default:
-			if w.day == dayNone {
+			// "wed 3/11", "friday the 6th": a date after a weekday is the
+			// same day, said more exactly.
+			if w.day == dayNone || w.day == dayWeekday && !w.hasClock {
 				if mo, md, k := m.parseDate(toks[i:]); k > 0 {
 					w.day, w.month, w.mday = dayDate, mo, md
 					i += k

@@ -189,7 +189,7 @@ func (e *Engine) Answer(ctx context.Context, req Request) (Response, error) {
 	if loc == nil {
 		loc = time.UTC
 	}
-	toks := tokenize(q)
+	toks := m.joinSplit(tokenize(q))
 	m.correctTokens(toks)
 	t := &turn{e: e, ctx: ctx, m: m, req: req, lang: lang, now: now, loc: loc, toks: toks, langFrom: langFrom}
 	if req.Ref == 0 && strings.TrimSpace(req.Lang) != "" {
@@ -197,7 +197,7 @@ func (e *Engine) Answer(ctx context.Context, req Request) (Response, error) {
 			// "¿qué tiempo hace?" typed in a console set to English: when
 			// the named language reads nothing, the query's own does.
 			if _, ok := m.understand(toks); !ok {
-				otoks := tokenize(q)
+				otoks := e.models[other].joinSplit(tokenize(q))
 				e.models[other].correctTokens(otoks)
 				if _, ok := e.models[other].understand(otoks); ok {
 					lang, m = other, e.models[other]

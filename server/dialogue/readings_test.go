@@ -220,3 +220,11 @@ func TestCalendarDates(t *testing.T) {
 		t.Errorf("weather on march 6: %q", r.Responses.Text)
 	}
 }
+
+// A space slipped into a word is taken out when one half is no word.
+func TestSplitWord(t *testing.T) {
+	checkReadings(t, []readCase{
+		{"en", "bright ness to max", "BRIGHTNESS_UPDATE", []string{`"level":100`}},
+		{"en", "turn on blue tooth", "ACTIVATE", []string{`"feature":"bluetooth"`}},
+	})
+}

@@ -261,6 +261,37 @@ func lettersOnly(w string) bool {
 	return true
 }
 
+// joinSplit joins two words typed apart that make one word of the
+// patterns when one of them alone is no word the language knows ("bright
+// ness" -> "brightness", "time r"): a space slipped into a word.
+func (m *langModel) joinSplit(toks []token) []token {
+	var out []token
+	for i := 0; i < len(toks); i++ {
+		if i+1 < len(toks) && m.spell != nil {
+			a, b := toks[i].norm, toks[i+1].norm
+			if joined := a + b; lettersOnly(a) && lettersOnly(b) && m.spell.freq[joined] > 0 &&
+				(!m.spell.known[a] || !m.spell.known[b]) {
+				if out == nil {
+					out = append(out, toks[:i]...)
+				}
+				j := toks[i]
+				// Shown as a correction, and charged like one.
+				j.norm, j.orig, j.typo = joined, toks[i].orig+toks[i+1].orig, a+" "+b
+				out = append(out, j)
+				i++
+				continue
+			}
+		}
+		if out != nil {
+			out = append(out, toks[i])
+		}
+	}
+	if out == nil {
+		return toks
+	}
+	return out
+}
+
 // correctTokens replaces the norm of each unknown word by its correction,
 // keeping what was typed in typo.
 func (m *langModel) correctTokens(toks []token) {

@@ -70,9 +70,9 @@ var dev2Targets = map[string]blindTarget{
 }
 
 // dev3Targets sit just below what dev3 reaches (README, "Dialogue"):
-// round 3, en 0.996 / 0.978 / 11 of 11, es 0.992 / 0.985 / 6 of 6.
+// round 3, en 1.000 / 0.985 / 11 of 11, es 0.992 / 0.985 / 6 of 6.
 var dev3Targets = map[string]blindTarget{
-	"en": {action: 0.99, slots: 0.97, sequences: 0.90},
+	"en": {action: 0.99, slots: 0.98, sequences: 0.90},
 	"es": {action: 0.98, slots: 0.97, sequences: 0.83},
 }
 

@@ -440,9 +440,15 @@ func (t *turn) respond(conv *conversation) reply {
 		// "well hello, good morning to you, lovely to hear your voice":
 		// people wrap a request in clauses of their own. When the whole
 		// reads as nothing, the clause that reads best is the request.
+		// A request wins over the small talk around it ("oh hello dear,
+		// would you tell me what the weather will be like").
 		for _, c := range clauses(t.toks) {
-			if alt, altOK := t.m.understand(c); altOK && (!ok || alt.literals > mt.literals ||
-				alt.literals == mt.literals && alt.cost < mt.cost) {
+			alt, altOK := t.m.understand(c)
+			if !altOK {
+				continue
+			}
+			if !ok || social[mt.intent] && !social[alt.intent] && t.m.anchors(alt) >= 2 || social[mt.intent] == social[alt.intent] &&
+				(alt.literals > mt.literals || alt.literals == mt.literals && alt.cost < mt.cost) {
 				t.toks, mt, ok = c, alt, true
 			}
 		}
@@ -633,6 +639,21 @@ func wordsAt(toks []token, words []string) bool {
 // correctionMarks say that what follows corrects what was said.
 var correctionMarks = [][]string{{"no", "wait"}, {"wait", "no"}, {"i", "mean"}, {"no", "sorry"}, {"sorry", "i", "mean"},
 	{"scratch", "that"}, {"make", "it"}, {"make", "that"}, {"no", "espera"}, {"digo"}, {"quiero", "decir"}, {"mejor", "dicho"}, {"no", "perdon"}}
+
+// anchors counts what ties a reading to its pattern: the pattern's words
+// (required or optional) and the slots that are not free text.
+func (m *langModel) anchors(mt match) int {
+	n := mt.literals + mt.optional
+	for name := range mt.slots {
+		if i, ok := m.slotIndex[name]; ok && m.slots[i].kind != slotOpen {
+			n++
+		}
+	}
+	return n
+}
+
+// social intents are small talk, which a request said with them wins over.
+var social = map[string]bool{"greeting": true, "thanks": true, "goodbye": true, "how_are_you": true}
 
 // interjections call for attention before a request.
 var interjections = map[string]bool{"hey": true, "hi": true, "hello": true, "yo": true, "oi": true,

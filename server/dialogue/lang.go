@@ -181,7 +181,11 @@ func loadPlaces(fsys fs.FS) (map[string]string, error) {
 	}
 	out := make(map[string]string, len(f.Names))
 	for _, n := range f.Names {
-		out[joinNorm(tokenize(n))] = n
+		// The first spelling listed is the one answers use ("Paris"
+		// before "París").
+		if k := joinNorm(tokenize(n)); out[k] == "" {
+			out[k] = n
+		}
 	}
 	return out, nil
 }

@@ -594,8 +594,9 @@ var messageSlots = map[string]bool{"message": true, "body": true}
 // nameWords are open slots that hold a name of a few words though they
 // are not "short" (which would make them prefer one word), with the most
 // words each takes: an app's or a channel's name is short ("google maps",
-// "amazon prime video", "bbc one").
-var nameWords = map[string]int{"app": 3, "channel": 3}
+// "amazon prime video", "bbc one"), a place's a little longer ("rio de
+// janeiro", "the museum of modern art").
+var nameWords = map[string]int{"app": 3, "channel": 3, "place": 4, "destination": 7}
 
 // maxPersonWords is the most words the short slots (people, labels) take.
 const maxPersonWords = 5

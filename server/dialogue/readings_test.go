@@ -228,3 +228,22 @@ func TestSplitWord(t *testing.T) {
 		{"en", "turn on blue tooth", "ACTIVATE", []string{`"feature":"bluetooth"`}},
 	})
 }
+
+// Chatty requests: a request wins over the small talk around it, family
+// words are no slips ("my son" is not "my song"), polite hedges are
+// fillers, a place name is a few words.
+func TestChattyRequests(t *testing.T) {
+	checkReadings(t, []readCase{
+		{"en", "i was wondering whether you might ring my son for me", "MAKE_CALL", []string{`"contact":"my son"`}},
+		{"en", "hello there, could you set an alarm for 7am", "SET_ALARM", nil},
+		{"en", "i'd like to send a little note to my daughter to say i'm feeling better", "SEND_SMS",
+			[]string{`"contact":"my daughter"`, `"text":"i'm feeling better"`}},
+	})
+	h := newHarness(t)
+	if r := h.ask("en", "oh hello dear, would you mind telling me what the weather will be like tomorrow", 0); r.Intent != "weather" {
+		t.Errorf("weather wrapped in a greeting: %s %q", r.Intent, r.Responses.Text)
+	}
+	if r := h.ask("en", "well hello, good morning to you, lovely to hear your voice", 0); r.Intent != "greeting" {
+		t.Errorf("a greeting alone: %s", r.Intent)
+	}
+}

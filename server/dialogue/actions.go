@@ -262,7 +262,41 @@ func (t *turn) timer(slots map[string]slotVal) reply {
 // with Marco").
 var indefinite = map[string]bool{"a": true, "an": true, "un": true, "una": true}
 
+// timeInTitle takes a time said inside a title out of it when the
+// appointment has no complete time: "apúntame que el jueves a las diez
+// viene el médico" is "viene el médico" on Thursday at ten. The words
+// that led to the time ("que", "that") go with it.
+func (t *turn) timeInTitle(slots map[string]slotVal) {
+	v, ok := slots["title"]
+	if w, has := slots["time"]; has && w.when.complete() || !ok || v.end <= v.start || v.end > len(t.toks) ||
+		spanText(t.toks[v.start:v.end]) != strings.TrimSpace(v.text) {
+		return
+	}
+	for j := v.start; j < v.end; j++ {
+		w, n := t.m.parseWhen(t.toks[j:v.end])
+		if n == 0 || !w.complete() || w.hasRel || w.day == dayNone && w.mer == "" && n < 2 {
+			continue
+		}
+		var rest []token
+		rest = append(rest, t.toks[v.start:j]...)
+		rest = append(rest, t.toks[j+n:v.end]...)
+		for len(rest) > 0 && (t.m.fillers[rest[0].norm] || rest[0].norm == "that") {
+			rest = rest[1:]
+		}
+		if len(rest) == 0 {
+			return
+		}
+		if prev, had := slots["time"]; had {
+			w = prev.when.merge(w)
+		}
+		slots["time"] = slotVal{when: w, start: j, end: j + n}
+		slots["title"] = slotVal{text: spanText(rest)}
+		return
+	}
+}
+
 func (t *turn) appointment(slots map[string]slotVal) reply {
+	t.timeInTitle(slots)
 	title := strings.TrimSpace(slots["title"].text)
 	if first, rest, ok := strings.Cut(title, " "); ok && indefinite[fold(first)] {
 		title = strings.TrimSpace(rest)

@@ -247,3 +247,13 @@ func TestChattyRequests(t *testing.T) {
 		t.Errorf("a greeting alone: %s", r.Intent)
 	}
 }
+
+// A time said inside an appointment's title is its time.
+func TestTimeInsideTitle(t *testing.T) {
+	h := newHarness(t)
+	checkReadings(t, []readCase{
+		{"es", "¿podría apuntarme en la agenda que el jueves a las diez viene el fontanero?", "SET_APPOINTMENT",
+			[]string{`"title":"viene el fontanero"`, msAt(h.loc, 2026, 3, 5, 10, 0)}},
+		{"es", "me gustaría escuchar un poco de música clásica", "PLAY_MUSIC", nil},
+	})
+}

@@ -425,7 +425,7 @@ func (q *queryCtx) align(v *variant, bound float32) (match, bool) {
 					}
 					// "weather in london for monday": a name ends before
 					// the day or time said after it.
-					for k := pj + 1; k < end; k++ {
+					for k := max(pj+1, end-maxTimeWords); k < end; k++ {
 						if w, n := q.m.parseWhen(q.toks[k:end]); n == end-k && (w.day != dayNone || w.hasClock && n > 1) {
 							end = k
 							break
@@ -600,3 +600,7 @@ var nameWords = map[string]int{"app": 3, "channel": 3, "place": 4, "destination"
 
 // maxPersonWords is the most words the short slots (people, labels) take.
 const maxPersonWords = 5
+
+// maxTimeWords is the longest day or time said after a name that the
+// name gives back ("on friday the 6th at half past ten").
+const maxTimeWords = 8

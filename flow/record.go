@@ -167,12 +167,20 @@ const minAnswerPrefix = 8
 const maxAnswerPrefix = 100
 
 // AnswerPattern is a regexp for the stable part of answer, anchored at its start: the text
-// up to the first clock-dependent word (a time, a day, a month), cut at a word boundary
-// when long, every number generalised to -?\d+. "" when too little is stable to check.
+// up to the first clock-dependent word (a time, a day, a month) or to the end of the
+// first number's word, cut at a word boundary when long, numbers generalised to -?\d+.
+// "" when too little is stable to check.
 func AnswerPattern(answer string) string {
 	s := strings.Join(strings.Fields(answer), " ")
 	if loc := unstable.FindStringIndex(s); loc != nil {
 		s = s[:loc[0]]
+	}
+	// What follows a number is data that changes with the day too (the weather's
+	// condition after its temperature): stop at the end of the number's word.
+	if loc := digits.FindStringIndex(s); loc != nil {
+		if sp := strings.IndexByte(s[loc[1]:], ' '); sp >= 0 {
+			s = s[:loc[1]+sp]
+		}
 	}
 	if len(s) > maxAnswerPrefix {
 		cut := strings.LastIndex(s[:maxAnswerPrefix], " ")

@@ -12,8 +12,8 @@ import (
 
 	"github.com/harkhq/hark/client"
 	"github.com/harkhq/hark/ui/common"
-	"github.com/harkhq/hark/ui/console"
 	"github.com/harkhq/hark/ui/components"
+	"github.com/harkhq/hark/ui/console"
 	"github.com/harkhq/hark/ui/voice"
 )
 

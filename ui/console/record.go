@@ -62,5 +62,10 @@ func (c *Model) recordingStatus() string {
 	if c.recorder == nil {
 		return ""
 	}
-	return fmt.Sprintf("● recording to %s (%d turns)", c.recorder.Path(), c.recorder.Turns())
+	n := c.recorder.Turns()
+	turns := "turns"
+	if n == 1 {
+		turns = "turn"
+	}
+	return fmt.Sprintf("● recording to %s (%d %s)", c.recorder.Path(), n, turns)
 }

@@ -48,6 +48,21 @@ type Explanation struct {
 	Answers     string          `json:"answers,omitempty"`
 	Slots       []ExplainedSlot `json:"slots"`
 	Corrections []Correction    `json:"corrections"`
+	// Hypotheses are, for a spoken query, the readings of its audio the
+	// server weighed (a grammar decoding, a full-model one, ...): absent for
+	// typed queries and from servers that do not report them.
+	Hypotheses []Hypothesis `json:"hypotheses,omitempty"`
+}
+
+// Hypothesis is one reading of a spoken query's audio: its text, which
+// decoder gave it (Source, e.g. "grammar" or "full"), its score, whether
+// the server chose it and why (Reason).
+type Hypothesis struct {
+	Text   string  `json:"text"`
+	Source string  `json:"source"`
+	Score  float64 `json:"score"`
+	Chosen bool    `json:"chosen"`
+	Reason string  `json:"reason"`
 }
 
 // ExplainedSlot is one slot: the words of the query it took and its value.

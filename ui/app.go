@@ -128,7 +128,7 @@ func New(opt Options) *App {
 	a.screens = map[common.ScreenID]screen{
 		common.ScreenSignIn:     a.signingIn,
 		common.ScreenOnboarding: a.onboard,
-		common.ScreenConsole:    console.New(pc, opt.Voice),
+		common.ScreenConsole:    newConsole(pc, opt),
 		common.ScreenStorage:    storage.New(pc),
 		common.ScreenItems:      items.New(pc),
 		common.ScreenSurveys:    surveys.New(pc),
@@ -144,6 +144,9 @@ func New(opt Options) *App {
 			start = a.applySettings(s)
 		}
 	}
+	if opt.Recorder != nil {
+		start = common.ScreenConsole // recording is the console's: open there, whatever was last
+	}
 	if opt.Session != nil && opt.Session.Token != "" {
 		pc.Session = *opt.Session
 		opt.Client.SetToken(opt.Session.Token)
@@ -152,6 +155,15 @@ func New(opt Options) *App {
 	a.resume = common.ScreenConsole
 	a.layout()
 	return a
+}
+
+// newConsole is the console screen, recording its turns when opt says so.
+func newConsole(pc *common.Context, opt Options) *console.Model {
+	c := console.New(pc, opt.Voice)
+	if opt.Recorder != nil {
+		c.SetRecorder(opt.Recorder)
+	}
+	return c
 }
 
 // Init starts the active screen.

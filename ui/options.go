@@ -13,6 +13,7 @@ import (
 	"github.com/harkhq/hark/client"
 	"github.com/harkhq/hark/ui/common"
 	"github.com/harkhq/hark/ui/components"
+	"github.com/harkhq/hark/ui/console"
 	"github.com/harkhq/hark/ui/voice"
 )
 
@@ -76,7 +77,13 @@ type Options struct {
 	// Voice, when set, lets the console talk (microphone, speaker) and carry
 	// out the answers' next actions; nil keeps it typed-only.
 	Voice *Voice
+	// Recorder, when set, keeps every answered turn of the console (hark flow
+	// record); the status line says so and where.
+	Recorder TurnRecorder
 }
+
+// TurnRecorder keeps the console's answered turns (flow.Recorder).
+type TurnRecorder = console.TurnRecorder
 
 func (o Options) common() common.Options {
 	return common.Options{Client: o.Client, Sessions: o.Sessions, Settings: o.Settings, Platform: o.Platform, Now: o.Now,

@@ -15,11 +15,12 @@ import (
 	"github.com/harkhq/hark/ui"
 )
 
-// runConsole opens the full-screen console. The log goes to a file under
+// runConsole opens the full-screen console; rec, when set, records its turns (hark flow
+// record). The log goes to a file under
 // the XDG state home and fd 2 points there while the screen is up (audio
 // libraries write to it directly); a panic restores the terminal first
 // and leaves a report file.
-func runConsole(ctx context.Context, cfg config) (err error) {
+func runConsole(ctx context.Context, cfg config, rec ui.TurnRecorder) (err error) {
 	if err := os.MkdirAll(cfg.StateDir, 0o700); err != nil {
 		return err
 	}
@@ -50,6 +51,7 @@ func runConsole(ctx context.Context, cfg config) (err error) {
 		ReportPanic:   func(r any, stack []byte) string { return writeCrashReport(cfg.StateDir, r, stack, logger) },
 		// The city, language and last screen chosen in the app.
 		Settings: ui.FileSettings(filepath.Join(cfg.StateDir, "settings.json")),
+		Recorder: rec,
 	}
 	if s, ok, err := p.Sessions.Load(); err == nil && ok {
 		opts.Session = &s

@@ -30,7 +30,24 @@ could not run), 2 for usage errors and flow files that do not parse.
 flags:
 `
 
-const flowShortUsage = "usage: hark flow run [--voices V,...] [--rate 8000] [--json] [--junit OUT.xml] [--timeout 30s] [--pace real|fast] FILE... (hark flow run --help)"
+const flowRecordUsage = `usage: hark [global flags] flow record [--force] FILE
+
+Opens the console (the same as plain hark) and writes every answered turn of
+the session to FILE as a flow that 'hark flow run FILE' replays: typed turns
+as 'type', spoken turns as 'wav' with their audio saved beside FILE as
+NAME-turn-N.wav (16-bit mono, 16 kHz), and what happened as expect: heard
+(the query as recognised, anchored, any case), action (the first next
+action's code) and answer (the answer's start up to the first time, day or
+month, numbers generalised). FILE is rewritten after each turn (temp file and
+rename), so quitting or a crash keeps every answered turn. The status line
+shows where it records. Review the expectations before committing the flow.
+
+flags:
+`
+
+const flowRecordShortUsage = "usage: hark flow record [--force] FILE (hark flow record --help)"
+
+const flowShortUsage = "usage: hark flow record [--force] FILE | hark flow run [--voices V,...] [--rate 8000] [--json] [--junit OUT.xml] [--timeout 30s] [--pace real|fast] FILE... (hark flow run --help)"
 
 // cmdFlow is `hark flow run`. Flags and files are checked before the platform starts, so a
 // usage error or a broken flow file costs nothing.
@@ -41,6 +58,9 @@ func cmdFlow(e *cliEnv, args []string) error {
 		fmt.Fprint(stdout, flowUsage)
 		fs.SetOutput(stdout)
 		fs.PrintDefaults()
+	}
+	if len(args) > 0 && args[0] == "record" {
+		return cmdFlowRecord(e, args[1:])
 	}
 	if len(args) == 0 || args[0] != "run" {
 		if len(args) > 0 && (args[0] == "-h" || args[0] == "--help" || args[0] == "help") {
@@ -188,6 +208,48 @@ func (o *flowOptions) check(files int) error {
 		if st, err := os.Stat(filepath.Dir(o.junit)); err != nil || !st.IsDir() {
 			return fmt.Errorf("--junit %s: its directory does not exist", o.junit)
 		}
+	}
+	return nil
+}
+
+// cmdFlowRecord is `hark flow record`: the console, recording its turns to a flow file.
+// The file is checked (not there, or --force) before the console opens.
+func cmdFlowRecord(e *cliEnv, args []string) error {
+	fs := flag.NewFlagSet("flow record", flag.ContinueOnError)
+	fs.SetOutput(e.stderr)
+	fs.Usage = func() {}
+	force := fs.Bool("force", false, "overwrite FILE (and its NAME-turn-N.wav files) when they exist")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fmt.Fprint(e.stdout, flowRecordUsage)
+			fs.SetOutput(e.stdout)
+			fs.PrintDefaults()
+			return nil
+		}
+		fmt.Fprintln(e.stderr, flowRecordShortUsage)
+		return exitError{2}
+	}
+	if fs.NArg() != 1 {
+		fmt.Fprintln(e.stderr, "hark flow record: give one flow file to write")
+		fmt.Fprintln(e.stderr, flowRecordShortUsage)
+		return exitError{2}
+	}
+	rec, err := flow.NewRecorder(fs.Arg(0), *force)
+	if err != nil {
+		fmt.Fprintln(e.stderr, "hark flow record:", err)
+		return exitError{2}
+	}
+	cfg, err := e.config()
+	if err != nil {
+		return err
+	}
+	if err := runConsole(e.ctx, cfg, rec); err != nil {
+		return err
+	}
+	if n := rec.Turns(); n == 0 {
+		fmt.Fprintf(e.stdout, "no turn answered: %s not written\n", rec.Path())
+	} else {
+		fmt.Fprintf(e.stdout, "recorded %d turns to %s; replay with: hark flow run %s\n", n, rec.Path(), rec.Path())
 	}
 	return nil
 }

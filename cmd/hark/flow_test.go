@@ -28,12 +28,23 @@ func TestFlowRunUsage(t *testing.T) {
 			t.Errorf("%v: exit %d\nstdout %q\nstderr %q", args, code, out, errOut)
 		}
 	}
+	for _, args := range [][]string{{"flow", "record", "--help"}, {"flow", "record", "-h"}} {
+		code, out, errOut := hark(t, "", args...)
+		if code != 0 || !strings.HasPrefix(out, "usage: hark [global flags] flow record [--force] FILE") ||
+			!strings.Contains(out, "-force") || errOut != "" {
+			t.Errorf("%v: exit %d\nstdout %q\nstderr %q", args, code, out, errOut)
+		}
+	}
 	cases := []struct {
 		args []string
 		want []string
 	}{
-		{[]string{"flow"}, []string{"usage: hark flow run"}},
-		{[]string{"flow", "record", good}, []string{"usage: hark flow run"}},
+		{[]string{"flow"}, []string{"usage: hark flow record [--force] FILE | hark flow run"}},
+		{[]string{"flow", "record", good}, []string{"good.yaml exists; --force overwrites it"}},
+		{[]string{"flow", "record"}, []string{"give one flow file to write", "usage: hark flow record [--force] FILE"}},
+		{[]string{"flow", "record", "a.yaml", "b.yaml"}, []string{"give one flow file to write"}},
+		{[]string{"flow", "record", "--frobnicate", "a.yaml"}, []string{"flag provided but not defined", "usage: hark flow record"}},
+		{[]string{"flow", "record", filepath.Join(dir, "no", "x.yaml")}, []string{"no directory"}},
 		{[]string{"flow", "run"}, []string{"no flow file given"}},
 		{[]string{"flow", "run", "--frobnicate", good}, []string{"flag provided but not defined"}},
 		{[]string{"flow", "run", "--voices", "kal16,bob", good}, []string{`unknown voice "bob"`}},

@@ -90,7 +90,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(rest) == 0 {
 		cfg, err := e.config()
 		if err == nil {
-			err = runConsole(ctx, cfg)
+			err = runConsole(ctx, cfg, nil)
 		}
 		return report(err, stderr)
 	}

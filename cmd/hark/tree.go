@@ -29,7 +29,7 @@ func init() {
 		{name: "logout", summary: "end the remembered session", run: cmdLogout},
 		{name: "storage", summary: "the workspace's files", subs: storageCommands()},
 		{name: "recomm", summary: "the recommendation service: catalogs, imports, training, recommendations", run: cmdRecomm},
-		{name: "flow", summary: "run spoken conversations from YAML files (hark flow run --help)", run: cmdFlow},
+		{name: "flow", summary: "record and run spoken conversations as YAML files (hark flow record/run --help)", run: cmdFlow},
 		{name: "mic", summary: "list the microphones, or choose one", run: cmdMic},
 		{name: "version", summary: "print the version", run: cmdVersion},
 		{name: "help", summary: "help about a command", run: cmdHelp},

@@ -60,6 +60,10 @@ type Model struct {
 	explain bool
 	// lang is the language of the last answer (Content-Language).
 	lang string
+	// recorder, when set, keeps each answered turn (hark flow record);
+	// recPending are spoken turns waiting for the end of their recording.
+	recorder   TurnRecorder
+	recPending []pendingRec
 }
 
 // New is the console on pc; voiceCfg nil keeps it typed-only.
@@ -119,18 +123,34 @@ func (c *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if _, ok := ev.(voice.TurnStarted); ok {
 			cmd = tea.Batch(common.ClearToast, cmd) // the last turn's notices are stale now
 		}
+		if a, ok := ev.(voice.TurnAnswered); ok && c.recorder != nil && a.Answer != nil {
+			c.recPending = append(c.recPending, pendingRec{vt: a.Turn, resp: a.Answer})
+		}
+	}
+	if len(c.recPending) > 0 {
+		cmd = tea.Batch(cmd, c.flushRecording())
 	}
 	if handled {
 		return c, cmd
 	}
 	switch msg := msg.(type) {
-	case answerMsg:
-		if t := c.answered(msg); t != nil && msg.err == nil && t.voice == nil {
-			var cmd tea.Cmd
-			t.voice, cmd = c.voice.AfterText(msg.resp)
-			return c, cmd
+	case recordedMsg:
+		if msg.err != nil {
+			return c, common.Toast("not recorded: " + msg.err.Error())
 		}
 		return c, nil
+	case answerMsg:
+		t := c.answered(msg)
+		var rec tea.Cmd
+		if t != nil && msg.err == nil && c.recorder != nil {
+			rec = c.record(t.query, nil, 0, msg.resp)
+		}
+		if t != nil && msg.err == nil && t.voice == nil {
+			var cmd tea.Cmd
+			t.voice, cmd = c.voice.AfterText(msg.resp)
+			return c, tea.Batch(rec, cmd)
+		}
+		return c, rec
 	case tea.KeyMsg:
 		switch {
 		case key.Matches(msg, c.keys.Send):
@@ -350,6 +370,9 @@ func (c *Model) View() string {
 	}
 	if c.explain {
 		status = "explain on · " + status // first: a long ref must not push it out of sight
+	}
+	if r := c.recordingStatus(); r != "" {
+		status = r + " · " + status // first too: a recording must not go unnoticed
 	}
 	if l := c.languageStatus(); l != "" {
 		status += " · " + l

@@ -65,5 +65,26 @@ func explainLines(x *client.Explanation, t *common.Theme, width int) []string {
 		}
 		lines = append(lines, line("  corrected "+strings.Join(cs, ", ")))
 	}
+	// Spoken queries: each reading of the audio, the chosen one marked
+	// with ✓ and the server's reason, so a misheard turn shows whether the
+	// right words were among the candidates.
+	if len(x.Hypotheses) > 0 {
+		lines = append(lines, line("  heard as:"))
+	}
+	for _, h := range x.Hypotheses {
+		mark := "·"
+		if h.Chosen {
+			mark = "✓"
+		}
+		s := fmt.Sprintf("    %s %q", mark, h.Text)
+		if h.Source != "" {
+			s += " (" + h.Source + ")"
+		}
+		s += fmt.Sprintf(" score %.2f", h.Score)
+		if h.Reason != "" {
+			s += " — " + h.Reason
+		}
+		lines = append(lines, line(s))
+	}
 	return lines
 }

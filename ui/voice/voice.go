@@ -348,3 +348,10 @@ func (v *Model) key(msg tea.KeyMsg) (tea.Cmd, bool) {
 }
 
 func (v *Model) emitFailed(vt *Turn, text string) { v.emit(TurnFailed{Turn: vt, Err: text}) }
+
+// Audio is the turn's recording (16-bit mono PCM) and its rate; nil for a turn that was
+// not spoken, whose recording has not ended yet, or whose audio was dropped.
+func (t *Turn) Audio() ([]byte, int) { return t.pcm, audio.CaptureRate }
+
+// Settled tells whether the turn's recording is over: its audio is kept, or will never be.
+func (t *Turn) Settled() bool { return t.pcm != nil || t.dropped || !t.spoken }

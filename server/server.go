@@ -283,6 +283,9 @@ func (s *Server) build(ctx context.Context) error {
 		return err
 	}
 	s.Recomm.Recommender.Candidates = cfg.RecommCandidates
+	// without candidates, each request reads the user's history from the store, as before either
+	// existed: the benchmarks' baseline
+	s.Recomm.Catalog.NoHistoryCache = cfg.RecommCandidates < 0
 
 	music, err := media.New(filepath.Join(cfg.DataDir, "music"))
 	if err != nil {

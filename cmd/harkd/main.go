@@ -85,7 +85,7 @@ func serve(args []string, stdout, stderr io.Writer) error {
 	priv := fs.String("private-key", "", "the private key of --public-key")
 	ttl := fs.Duration("token-ttl", 30*24*time.Hour, "lifetime of access tokens")
 	minInter := fs.Int("min-interactions", 500, "records an interaction type needs to take part in training")
-	cands := fs.Int("recomm-candidates", recommend.DefaultCandidates, "items-to-user candidates precomputed per user after training, beyond the user's records (0: none, rank every item per request)")
+	cands := fs.Int("recomm-candidates", recommend.DefaultCandidates, "items-to-user candidates precomputed per user after training, beyond the user's records (0: none, rank every item per request and read each history from the store)")
 	allow := fs.String("fetch-allow", "", "comma-separated host:port entries that dataset and import URLs may name (a host alone allows ports 80 and 443); the server's own address is always allowed")
 	budget := fs.Duration("training-budget", 0, "training time each workspace may spend (0: unlimited); then training answers 403 TrainingTimeOut")
 	tuning := fs.Duration("tuning-budget", jobs.DefaultTuningBudget, "hyperparameter search time of each training (0: no search, the engines' defaults); at most half of what --training-budget leaves")

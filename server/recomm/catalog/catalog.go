@@ -129,9 +129,16 @@ type Catalog struct {
 	// record, or 0 when the new record is older than it.
 	Recorded func(ws int64, table string, e Event)
 
+	// NoHistoryCache reads every history from SQL (the benchmarks' baseline; see histories.go).
+	NoHistoryCache bool
+
 	mu        sync.Mutex
 	gens      map[scopeKey]uint64
 	snapshots map[scopeKey]*Snapshot
+	// histories (histories.go)
+	hgens         map[int64]uint64
+	histories     map[historyKey]historyEntry
+	historyEvents int
 }
 
 type scopeKey struct {
@@ -160,6 +167,7 @@ func (c *Catalog) changed(ws int64, scope string) {
 	c.mu.Lock()
 	c.gens[scopeKey{ws, scope}]++
 	c.mu.Unlock()
+	c.recordsChanged(ws) // deleting entities or a table deletes their records too
 }
 
 func (c *Catalog) checkUnlocked(ws int64, scope string) error {

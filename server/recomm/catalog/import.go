@@ -91,6 +91,8 @@ type chunker struct {
 	begin   func(tx *sql.Tx) error // prepares statements for a new transaction
 	release func()                 // closes the statements
 	err     error                  // a commit that failed while idle
+	// committed, when set, is called after each commit (records become visible chunk by chunk)
+	committed func()
 }
 
 func (k *chunker) next() (*sql.Tx, error) {
@@ -127,6 +129,9 @@ func (k *chunker) commit() error {
 	k.release()
 	err := k.tx.Commit()
 	k.tx = nil
+	if k.committed != nil {
+		k.committed()
+	}
 	return err
 }
 
@@ -155,7 +160,11 @@ func (k *chunker) publish(fn func(tx *sql.Tx) error) error {
 		tx.Rollback()
 		return err
 	}
-	return tx.Commit()
+	err := tx.Commit()
+	if k.committed != nil {
+		k.committed()
+	}
+	return err
 }
 
 // finishImport publishes a load that read its whole file, or undoes it
@@ -485,8 +494,10 @@ func (c *Catalog) ImportInteractions(ctx context.Context, ws int64, table string
 			insert, err = tx.PrepareContext(ctx, importRecord)
 			return err
 		},
-		release: func() { insert.Close() },
+		release:   func() { insert.Close() },
+		committed: func() { c.recordsChanged(ws) },
 	}
+	defer c.recordsChanged(ws) // after an undone import too
 	src := newIdleReader(r, k.idle)
 	defer src.close()
 	r = src

@@ -179,6 +179,7 @@ func (c *Catalog) UpdateInteraction(ctx context.Context, ws int64, table, id str
 	}
 	_, err = c.db.ExecContext(ctx, `UPDATE recomm_interaction_defs SET id = ?, weight = ? WHERE ws = ? AND tbl = ? AND id = ?`,
 		d.ID, d.Weight, ws, table, id)
+	c.recordsChanged(ws) // histories carry the definition
 	if isUniqueViolation(err) {
 		return apierr.Conflictf("interaction %q already exists", d.ID)
 	}
@@ -226,6 +227,7 @@ func (c *Catalog) DeleteInteraction(ctx context.Context, ws int64, table, id str
 		return err
 	}
 	defer tx.Rollback()
+	defer c.recordsChanged(ws) // after the commit
 	if _, err := tx.ExecContext(ctx, `DELETE FROM recomm_interactions WHERE def = ?`, d.key); err != nil {
 		return err
 	}
@@ -355,6 +357,7 @@ func (c *Catalog) AddRecord(ctx context.Context, ws int64, table, interactionID,
 	if _, err := c.db.ExecContext(ctx, q, d.key, user, item, ts, v); err != nil {
 		return fmt.Errorf("record interaction: %w", err)
 	}
+	c.recordsChanged(ws)
 	if c.Recorded != nil {
 		change := v
 		switch {
@@ -407,6 +410,7 @@ func (c *Catalog) DeleteRecord(ctx context.Context, ws int64, table, interaction
 	if err != nil {
 		return err
 	}
+	c.recordsChanged(ws)
 	if n, _ := res.RowsAffected(); n == 0 {
 		return apierr.NotFoundf("no %s interaction of user %q with item %q at %d", interactionID, userID, itemID, timestamp)
 	}

@@ -3,6 +3,7 @@ package catalog
 import (
 	"context"
 	"database/sql"
+	"slices"
 )
 
 // Event is one stored interaction record with its definition, for
@@ -53,7 +54,24 @@ func (c *Catalog) eachRecordOf(ctx context.Context, d storedInteraction, where s
 
 // History returns the records of a table that involve one user (scope
 // Users) or one item (scope = the table).
+//
+// Histories are kept in memory (histories.go): a request answered from precomputed candidates then
+// reads no SQL to leave out what the user has seen. The returned slice is the caller's own.
 func (c *Catalog) History(ctx context.Context, ws int64, table, scope, id string) ([]Event, error) {
+	key := historyKey{ws, table, scope, id}
+	if out, ok := c.cachedHistory(key); ok {
+		return out, nil
+	}
+	gen := c.historyGen(ws)
+	out, err := c.loadHistory(ctx, ws, table, scope, id)
+	if err != nil {
+		return nil, err
+	}
+	c.keepHistory(key, gen, out)
+	return slices.Clone(out), nil
+}
+
+func (c *Catalog) loadHistory(ctx context.Context, ws int64, table, scope, id string) ([]Event, error) {
 	defs, err := c.interactionDefs(ctx, c.db, ws, table)
 	if err != nil {
 		return nil, err

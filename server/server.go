@@ -312,7 +312,14 @@ func (s *Server) build(ctx context.Context) error {
 		return err
 	}
 
+	var nonces httpapi.Nonces
+	if store.EngineOf(s.db) == store.Postgres {
+		// Other processes may share the database: a nonce one of them
+		// accepted must be refused here too.
+		nonces = s.Workspaces
+	}
 	s.api = httpapi.New(httpapi.Config{
+		Nonces:        nonces,
 		Logger:        cfg.Logger,
 		Keys:          s.Workspaces,
 		Tokens:        s.Accounts,

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/harkhq/hark/client"
 	"github.com/harkhq/hark/server/httpapi"
 
 	"github.com/harkhq/hark/server/store"
@@ -151,4 +152,31 @@ func TestSharingOnPostgres(t *testing.T) {
 			t.Fatalf("token on B after logout on A: %d %s, want 401 TokenExpired", code, body)
 		}
 	})
+}
+
+// TestRateSharedOnPostgres starts two harkd told they are 2 processes, with
+// a workspace burst of 10 and next to no refill: a client alternating
+// between them is served 10 signed requests in all, 5 by each, then gets
+// 429 from both, so the pair keeps the configured limit.
+func TestRateSharedOnPostgres(t *testing.T) {
+	t.Setenv("HARKD_STORE", storetest.PostgresURL(t))
+	ctx := context.Background()
+	args := append(serveArgs(t.TempDir()), "--processes", "2", "--rate", "0.001", "--burst", "10")
+	hs := []*harkd{startHarkd(t, args...)}
+	args = append(serveArgs(t.TempDir()), "--processes", "2", "--rate", "0.001", "--burst", "10")
+	hs = append(hs, startHarkd(t, args...))
+	served := make([]int, 2)
+	for i := range 16 {
+		_, err := hs[i%2].client(t).Storage.List(ctx, "", client.ListOptions{})
+		switch {
+		case err == nil:
+			served[i%2]++
+		case client.IsCode(err, "TooManyRequests"):
+		default:
+			t.Fatalf("request %d: %v", i, err)
+		}
+	}
+	if served[0] != 5 || served[1] != 5 {
+		t.Fatalf("served %v, want 5 by each (burst 10 shared by 2 processes)", served)
+	}
 }

@@ -193,8 +193,8 @@ func New(ctx context.Context, db *sql.DB, ws Workspaces, cfg Config) (*Service, 
 	}
 	return &Service{db: db, ws: ws, cfg: cfg, fails: make(map[string]*failures),
 		cacheTokens: store.EngineOf(db) != store.Postgres,
-		hashing:  make(chan struct{}, HashesAtOnce(cfg.HashMemory)),
-		attempts: ratelimit.New[int64](cfg.AttemptRate, cfg.AttemptBurst)}, nil
+		hashing:     make(chan struct{}, HashesAtOnce(cfg.HashMemory)),
+		attempts:    ratelimit.New[int64](cfg.AttemptRate, cfg.AttemptBurst)}, nil
 }
 
 // DefaultHashMemory is the default Config.HashMemory.

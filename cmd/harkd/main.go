@@ -4,7 +4,7 @@
 //
 //	harkd serve --addr 127.0.0.1:8700 --data DIR [--store postgres://USER@HOST/DB] [--public-key K --private-key S]
 //	            [--token-ttl 720h] [--min-interactions 500] [--recomm-candidates 100] [--fetch-allow HOST[,HOST...]]
-//	            [--training-budget 0] [--tuning-budget 40s] [--recommendation-quota 10000000] [--rate 50 --burst 100]
+//	            [--training-budget 0] [--tuning-budget 40s] [--recommendation-quota 10000000] [--rate 50 --burst 100] [--processes 1]
 //	            [--auth-memory 128] [--auth-rate 5 --auth-burst 20]
 //	            [--auth-workspace-rate 20 --auth-workspace-burst 60] [--max-conns-per-addr 256]
 //	            [--min-body-rate 240 --body-grace 5s] [--drain-timeout 75s] [--print-keys]
@@ -42,7 +42,7 @@ import (
 const usage = `usage:
   harkd serve --addr 127.0.0.1:8700 --data DIR [--store postgres://USER@HOST/DB] [--public-key K --private-key S]
               [--token-ttl 720h] [--min-interactions 500] [--recomm-candidates 100] [--fetch-allow HOST[,HOST...]]
-              [--training-budget 0] [--tuning-budget 40s] [--recommendation-quota 10000000] [--rate 50 --burst 100]
+              [--training-budget 0] [--tuning-budget 40s] [--recommendation-quota 10000000] [--rate 50 --burst 100] [--processes 1]
               [--auth-memory 128] [--auth-rate 5 --auth-burst 20]
               [--auth-workspace-rate 20 --auth-workspace-burst 60] [--max-conns-per-addr 256]
               [--min-body-rate 240 --body-grace 5s] [--drain-timeout 75s] [--print-keys]

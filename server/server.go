@@ -69,10 +69,16 @@ type Config struct {
 	RecommendationQuota int64
 
 	RatePerSecond, RateBurst float64
-	MaxJSONBody              int64 // default 1 MiB
-	MaxAudio                 int64 // default 10 MiB
-	MaxUpload                int64 // default 1 GiB
-	MaxImport                int64 // default 1 GiB
+	// Processes is how many harkd serve the same PostgreSQL database
+	// behind one address (default 1). Rate limits are kept in each
+	// process's memory; with N processes each takes 1/N of every rate and
+	// burst above, so a client spread over all of them gets at most the
+	// configured limit in total (README, PostgreSQL).
+	Processes   int
+	MaxJSONBody int64 // default 1 MiB
+	MaxAudio    int64 // default 10 MiB
+	MaxUpload   int64 // default 1 GiB
+	MaxImport   int64 // default 1 GiB
 	// DrainTimeout bounds the wait for requests in flight on shutdown;
 	// those still running then are cut and logged. Default 75 s: the
 	// longest voice turn hark records (60 s) plus time to decode and
@@ -127,6 +133,9 @@ type Server struct {
 }
 
 func (c *Config) defaults() {
+	if c.Processes > 1 {
+		c.shareLimits()
+	}
 	if c.Logger == nil {
 		c.Logger = slog.New(slog.NewTextHandler(os.Stderr, nil))
 	}
@@ -192,6 +201,26 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		return nil, err
 	}
 	return s, nil
+}
+
+// shareLimits gives this process its 1/Processes of each rate limit. A
+// limit left zero takes its default first (those of httpapi and accounts),
+// since dividing zero would leave the default whole. Bursts keep at least
+// one request, so a limit below N requests still lets each process serve.
+func (c *Config) shareLimits() {
+	n := float64(c.Processes)
+	share := func(v *float64, def float64, least float64) {
+		if *v <= 0 {
+			*v = def
+		}
+		*v = max(*v/n, least)
+	}
+	share(&c.RatePerSecond, 50, 0)
+	share(&c.RateBurst, 100, 1)
+	share(&c.AuthRate, 5, 0)
+	share(&c.AuthBurst, 20, 1)
+	share(&c.AuthWorkspaceRate, 20, 0)
+	share(&c.AuthWorkspaceBurst, 60, 1)
 }
 
 // closeStores closes the store and, when it is separate, the
@@ -315,7 +344,14 @@ func (s *Server) build(ctx context.Context) error {
 		return err
 	}
 
+	var nonces httpapi.Nonces
+	if store.EngineOf(s.db) == store.Postgres {
+		// Other processes may share the database: a nonce one of them
+		// accepted must be refused here too.
+		nonces = s.Workspaces
+	}
 	s.api = httpapi.New(httpapi.Config{
+		Nonces:        nonces,
 		Logger:        cfg.Logger,
 		Keys:          s.Workspaces,
 		Tokens:        s.Accounts,

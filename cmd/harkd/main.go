@@ -4,7 +4,7 @@
 //
 //	harkd serve --addr 127.0.0.1:8700 --data DIR [--store postgres://USER@HOST/DB] [--public-key K --private-key S]
 //	            [--token-ttl 720h] [--min-interactions 500] [--recomm-candidates 100] [--fetch-allow HOST[,HOST...]]
-//	            [--training-budget 0] [--tuning-budget 40s] [--recommendation-quota 10000000] [--rate 50 --burst 100]
+//	            [--training-budget 0] [--tuning-budget 40s] [--recommendation-quota 10000000] [--rate 50 --burst 100] [--processes 1]
 //	            [--auth-memory 128] [--auth-rate 5 --auth-burst 20]
 //	            [--auth-workspace-rate 20 --auth-workspace-burst 60] [--max-conns-per-addr 256]
 //	            [--min-body-rate 240 --body-grace 5s] [--drain-timeout 75s] [--print-keys]
@@ -23,6 +23,7 @@ import (
 	"net"
 	"os"
 	"os/signal"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -41,7 +42,7 @@ import (
 const usage = `usage:
   harkd serve --addr 127.0.0.1:8700 --data DIR [--store postgres://USER@HOST/DB] [--public-key K --private-key S]
               [--token-ttl 720h] [--min-interactions 500] [--recomm-candidates 100] [--fetch-allow HOST[,HOST...]]
-              [--training-budget 0] [--tuning-budget 40s] [--recommendation-quota 10000000] [--rate 50 --burst 100]
+              [--training-budget 0] [--tuning-budget 40s] [--recommendation-quota 10000000] [--rate 50 --burst 100] [--processes 1]
               [--auth-memory 128] [--auth-rate 5 --auth-burst 20]
               [--auth-workspace-rate 20 --auth-workspace-burst 60] [--max-conns-per-addr 256]
               [--min-body-rate 240 --body-grace 5s] [--drain-timeout 75s] [--print-keys]
@@ -92,6 +93,7 @@ func serve(args []string, stdout, stderr io.Writer) error {
 	quota := fs.Int64("recommendation-quota", 10_000_000, "batch recommendations each workspace may order; over it: 403 QuotaExceeded")
 	rate := fs.Float64("rate", 50, "requests per second per workspace and per user")
 	burst := fs.Float64("burst", 100, "burst of the rate limit")
+	processes := fs.Int("processes", envInt("HARKD_PROCESSES", 1), "harkd processes serving the same PostgreSQL database (default $HARKD_PROCESSES, else 1); each takes 1/N of every rate limit and burst")
 	authMemory := fs.Int64("auth-memory", accounts.DefaultHashMemory>>20, "MiB that password hashing may take at once (19 MiB per login or registration); past it requests wait up to 2 s, then get 503")
 	authRate := fs.Float64("auth-rate", 5, "logins and registrations per second per client address")
 	authBurst := fs.Float64("auth-burst", 20, "burst of --auth-rate")
@@ -140,6 +142,7 @@ func serve(args []string, stdout, stderr io.Writer) error {
 		FetchAllow:          append(splitList(*allow), ln.Addr().String()),
 		RatePerSecond:       *rate,
 		RateBurst:           *burst,
+		Processes:           *processes,
 		AuthMemory:          *authMemory << 20,
 		AuthRate:            *authRate,
 		AuthBurst:           *authBurst,
@@ -277,4 +280,13 @@ func splitList(s string) []string {
 		}
 	}
 	return out
+}
+
+// envInt is the integer in environment variable name, or def when it is
+// unset or not an integer.
+func envInt(name string, def int) int {
+	if n, err := strconv.Atoi(os.Getenv(name)); err == nil {
+		return n
+	}
+	return def
 }

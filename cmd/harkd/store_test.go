@@ -3,9 +3,16 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
 	"io"
+	"net/http"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/harkhq/hark/client"
+	"github.com/harkhq/hark/server/httpapi"
 
 	"github.com/harkhq/hark/server/store"
 	"github.com/harkhq/hark/server/store/storetest"
@@ -69,5 +76,107 @@ func TestMigrateRefusesUnknownStore(t *testing.T) {
 	}
 	if err := run([]string{"migrate"}, io.Discard, io.Discard); err == nil {
 		t.Fatal("migrate without --store or --data succeeded")
+	}
+}
+
+// TestSharingOnPostgres runs two harkd on one PostgreSQL database and
+// checks what must hold across them: a signed request accepted by one is
+// refused as a replay by the other, and a token logged out on one is
+// refused by the other at once, though the other had just accepted it.
+func TestSharingOnPostgres(t *testing.T) {
+	t.Setenv("HARKD_STORE", storetest.PostgresURL(t))
+	ctx := context.Background()
+	var logA syncBuffer
+	a := startHarkdLogging(t, &logA, serveArgs(t.TempDir())...)
+	defer func() {
+		if t.Failed() {
+			t.Logf("log of A:\n%s", logA.String())
+		}
+	}()
+	b := startHarkd(t, serveArgs(t.TempDir())...)
+
+	t.Run("nonce", func(t *testing.T) {
+		path := "/v2/storage/file/list"
+		ts := strconv.FormatInt(time.Now().UnixMilli(), 10)
+		nonce := "replayed-nonce-1"
+		mac := base64.StdEncoding.EncodeToString(httpapi.Sign("sk_crash", path, ts, nonce))
+		send := func(h *harkd) (int, string) {
+			req, _ := http.NewRequest("GET", "http://"+h.addr+path, nil)
+			req.Header.Set(httpapi.HeaderAPIKey, "pk_crash")
+			req.Header.Set(httpapi.HeaderTimestamp, ts)
+			req.Header.Set(httpapi.HeaderNonce, nonce)
+			req.Header.Set(httpapi.HeaderHMAC, mac)
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer resp.Body.Close()
+			body, _ := io.ReadAll(resp.Body)
+			return resp.StatusCode, string(body)
+		}
+		if code, body := send(a); code != http.StatusOK {
+			t.Fatalf("first use on A: %d %s", code, body)
+		}
+		for _, h := range []*harkd{b, a} {
+			if code, body := send(h); code != http.StatusUnauthorized || !strings.Contains(body, `"ReplayedNonce"`) {
+				t.Fatalf("replay: %d %s, want 401 ReplayedNonce", code, body)
+			}
+		}
+	})
+
+	t.Run("logout", func(t *testing.T) {
+		ca := a.client(t)
+		tok, err := ca.Auth.Register(ctx, "bea@example.com", "correct horse", "Bea", "dev-1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		surveys := func(h *harkd) (int, string) {
+			req, _ := http.NewRequest("GET", "http://"+h.addr+"/v2/surveys", nil)
+			req.Header.Set("Authorization", "Basic "+tok.Token)
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer resp.Body.Close()
+			body, _ := io.ReadAll(resp.Body)
+			return resp.StatusCode, string(body)
+		}
+		// B accepts the token first, so a cache there would hold it.
+		if code, body := surveys(b); code != http.StatusOK {
+			t.Fatalf("token on B before logout: %d %s", code, body)
+		}
+		if err := ca.Auth.Logout(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if code, body := surveys(b); code != http.StatusUnauthorized || !strings.Contains(body, `"TokenExpired"`) {
+			t.Fatalf("token on B after logout on A: %d %s, want 401 TokenExpired", code, body)
+		}
+	})
+}
+
+// TestRateSharedOnPostgres starts two harkd told they are 2 processes, with
+// a workspace burst of 10 and next to no refill: a client alternating
+// between them is served 10 signed requests in all, 5 by each, then gets
+// 429 from both, so the pair keeps the configured limit.
+func TestRateSharedOnPostgres(t *testing.T) {
+	t.Setenv("HARKD_STORE", storetest.PostgresURL(t))
+	ctx := context.Background()
+	args := append(serveArgs(t.TempDir()), "--processes", "2", "--rate", "0.001", "--burst", "10")
+	hs := []*harkd{startHarkd(t, args...)}
+	args = append(serveArgs(t.TempDir()), "--processes", "2", "--rate", "0.001", "--burst", "10")
+	hs = append(hs, startHarkd(t, args...))
+	served := make([]int, 2)
+	for i := range 16 {
+		_, err := hs[i%2].client(t).Storage.List(ctx, "", client.ListOptions{})
+		switch {
+		case err == nil:
+			served[i%2]++
+		case client.IsCode(err, "TooManyRequests"):
+		default:
+			t.Fatalf("request %d: %v", i, err)
+		}
+	}
+	if served[0] != 5 || served[1] != 5 {
+		t.Fatalf("served %v, want 5 by each (burst 10 shared by 2 processes)", served)
 	}
 }

@@ -116,6 +116,12 @@ type Service struct {
 	// logout removes its entry, so revocation stays immediate.
 	tokens     sync.Map // string(hash) -> cachedToken
 	tokenSweep atomic.Int64
+	// cacheTokens is false on PostgreSQL: another process sharing the
+	// database may revoke a token, and a cached lookup would outlive the
+	// revocation by up to tokenCacheTTL. Every lookup reads the tokens
+	// table there instead (one primary-key read), so logout on any
+	// process refuses the token on all of them at once.
+	cacheTokens bool
 }
 
 type cachedToken struct {
@@ -124,8 +130,9 @@ type cachedToken struct {
 	until     time.Time
 }
 
-// tokenCacheTTL bounds how long a cached lookup is trusted; only this
-// process revokes tokens, so it matters only for tokens deleted by hand.
+// tokenCacheTTL bounds how long a cached lookup is trusted; on SQLite only
+// this process revokes tokens, so it matters only for tokens deleted by
+// hand. PostgreSQL does not cache (Service.cacheTokens).
 const tokenCacheTTL = 30 * time.Second
 
 // failures is the login record of one e-mail. inflight counts password
@@ -185,8 +192,9 @@ func New(ctx context.Context, db *sql.DB, ws Workspaces, cfg Config) (*Service, 
 		return nil, err
 	}
 	return &Service{db: db, ws: ws, cfg: cfg, fails: make(map[string]*failures),
-		hashing:  make(chan struct{}, HashesAtOnce(cfg.HashMemory)),
-		attempts: ratelimit.New[int64](cfg.AttemptRate, cfg.AttemptBurst)}, nil
+		cacheTokens: store.EngineOf(db) != store.Postgres,
+		hashing:     make(chan struct{}, HashesAtOnce(cfg.HashMemory)),
+		attempts:    ratelimit.New[int64](cfg.AttemptRate, cfg.AttemptBurst)}, nil
 }
 
 // DefaultHashMemory is the default Config.HashMemory.
@@ -432,7 +440,7 @@ func (s *Service) Anonymous(ctx context.Context, wsID int64, req AnonymousReques
 func (s *Service) Authenticate(ctx context.Context, token string) (httpapi.Principal, error) {
 	hash := tokenHash(token)
 	now := s.cfg.Now()
-	if v, ok := s.tokens.Load(string(hash)); ok {
+	if v, ok := s.tokens.Load(string(hash)); ok && s.cacheTokens {
 		c := v.(cachedToken)
 		if now.Before(c.until) {
 			if c.expiresMs <= now.UnixMilli() {
@@ -451,6 +459,9 @@ func (s *Service) Authenticate(ctx context.Context, token string) (httpapi.Princ
 	}
 	if err != nil {
 		return httpapi.Principal{}, fmt.Errorf("authenticate: %w", err)
+	}
+	if !s.cacheTokens {
+		return p, nil
 	}
 	s.tokens.Store(string(hash), cachedToken{p: p, expiresMs: expires, until: now.Add(tokenCacheTTL)})
 	if last := s.tokenSweep.Load(); now.UnixMilli()-last > tokenCacheTTL.Milliseconds() && s.tokenSweep.CompareAndSwap(last, now.UnixMilli()) {

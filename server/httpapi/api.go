@@ -61,6 +61,13 @@ type Tokens interface {
 	Authenticate(ctx context.Context, token string) (Principal, error)
 }
 
+// Nonces records signature nonces where every process sharing a database
+// sees them (workspaces.Service.UseNonce). Use reports false when key was
+// already used and its window has not ended.
+type Nonces interface {
+	UseNonce(ctx context.Context, key string, until, now time.Time) (bool, error)
+}
+
 // Principal is who a request speaks for.
 type Principal struct {
 	WorkspaceID int64
@@ -69,9 +76,13 @@ type Principal struct {
 
 // Config tunes the middleware. Zero values take the defaults of DECISIONS §4.
 type Config struct {
-	Logger          *slog.Logger
-	Keys            Keys
-	Tokens          Tokens
+	Logger *slog.Logger
+	Keys   Keys
+	Tokens Tokens
+	// Nonces, when set, keeps the signature nonces in the shared store;
+	// nil keeps them in this process's memory, enough when it is the only
+	// process serving its workspaces.
+	Nonces          Nonces
 	SignatureWindow time.Duration // default 10 s
 	RatePerSecond   float64       // per workspace and per user; default 50
 	RateBurst       float64       // default 100

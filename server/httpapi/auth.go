@@ -72,7 +72,20 @@ func (a *API) verifySignature(r *http.Request) (Principal, *apierr.Error) {
 	if !ok {
 		return Principal{}, unauthorized(apierr.InvalidSignature, "the signature does not match the request")
 	}
-	if !a.nonces.add(key+"\x00"+nonce, now.Add(a.cfg.SignatureWindow), now) {
+	// A nonce must outlive both windows its timestamp could fall in. Header
+	// values cannot hold a line feed, so it separates key and nonce
+	// unambiguously (PostgreSQL text refuses the NUL used before).
+	k, until := key+"\n"+nonce, now.Add(2*a.cfg.SignatureWindow)
+	fresh := true
+	if a.cfg.Nonces != nil {
+		if fresh, err = a.cfg.Nonces.UseNonce(r.Context(), k, until, now); err != nil {
+			a.cfg.Logger.Error("nonce store", "err", err)
+			return Principal{}, apierr.New(http.StatusInternalServerError, apierr.Internal, "internal error")
+		}
+	} else {
+		fresh = a.nonces.add(k, until, now)
+	}
+	if !fresh {
 		return Principal{}, unauthorized(apierr.ReplayedNonce, "this nonce was already used")
 	}
 	return Principal{WorkspaceID: wsID}, nil
@@ -159,7 +172,6 @@ func (c *nonceCache) add(k string, until, now time.Time) bool {
 	if t, ok := c.seen[k]; ok && !now.After(t) {
 		return false
 	}
-	// A nonce must outlive both windows its timestamp could fall in.
-	c.seen[k] = until.Add(until.Sub(now))
+	c.seen[k] = until
 	return true
 }

@@ -14,6 +14,8 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"sync/atomic"
+	"time"
 
 	"github.com/harkhq/hark/server/apierr"
 	"github.com/harkhq/hark/server/store"
@@ -36,6 +38,14 @@ var migrations = []store.Step{
 		registration BIGINT NOT NULL DEFAULT 1,
 		created_ms   BIGINT NOT NULL DEFAULT (EXTRACT(EPOCH FROM clock_timestamp()) * 1000)::BIGINT
 	)`},
+	// The signature nonces seen inside their window, shared by every
+	// process on the database so a request replayed to another process is
+	// refused too (UseNonce). SQLite serves one process, which keeps them
+	// in memory; the table exists there only so both engines migrate alike.
+	store.Same(`CREATE TABLE signature_nonces (
+		nonce    TEXT PRIMARY KEY,
+		until_ms BIGINT NOT NULL
+	)`),
 }
 
 // Workspace is one client application.
@@ -54,6 +64,8 @@ type Service struct {
 	db    *sql.DB
 	mu    sync.RWMutex
 	cache map[string]Workspace
+	// nextPrune is when UseNonce next deletes expired nonces (unix ms).
+	nextPrune atomic.Int64
 }
 
 // New migrates the workspace tables.
@@ -173,4 +185,32 @@ func (s *Service) RegistrationOpen(ctx context.Context, publicKey string) (bool,
 // Migrate brings the workspaces tables of db up to this harkd's schema.
 func Migrate(ctx context.Context, db *sql.DB) error {
 	return store.MigrateSteps(ctx, db, "workspaces", migrations)
+}
+
+// UseNonce records the signature nonce key (public key and nonce) as used
+// until the time given, and reports whether it was free: false means a
+// request carrying it was already accepted inside its window, by this
+// process or any other on the database. The insert is one statement, so
+// two processes receiving the same nonce at once cannot both win; a row
+// whose window has ended is taken over in place. Expired rows are deleted
+// at most once a second per process, so the table holds about the request
+// rate times twice the window.
+func (s *Service) UseNonce(ctx context.Context, key string, until, now time.Time) (bool, error) {
+	nowMs := now.UnixMilli()
+	res, err := s.db.ExecContext(ctx, `INSERT INTO signature_nonces(nonce, until_ms) VALUES($1, $2)
+		ON CONFLICT(nonce) DO UPDATE SET until_ms = excluded.until_ms WHERE signature_nonces.until_ms < $3`,
+		key, until.UnixMilli(), nowMs)
+	if err != nil {
+		return false, fmt.Errorf("use nonce: %w", err)
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return false, fmt.Errorf("use nonce: %w", err)
+	}
+	if next := s.nextPrune.Load(); nowMs >= next && s.nextPrune.CompareAndSwap(next, nowMs+1000) {
+		if _, err := s.db.ExecContext(ctx, `DELETE FROM signature_nonces WHERE until_ms < $1`, nowMs); err != nil {
+			return false, fmt.Errorf("prune nonces: %w", err)
+		}
+	}
+	return n == 1, nil
 }

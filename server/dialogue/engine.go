@@ -371,6 +371,22 @@ func (t *turn) respond(conv *conversation) reply {
 				return t.handle("SET_ALARM", map[string]slotVal{"time": {when: w, end: n}})
 			}
 		}
+		if !t.awaitsFreeText(conv) {
+			// "8 pm, no sorry, make it 8:30 pm", "ten minutes, no wait,
+			// fifteen": an answer the speaker corrects while giving it
+			// is the corrected value, either the words after the mark
+			// or the first value with its number replaced.
+			if tail := t.m.correctionTail(t.toks); tail != nil {
+				said := t.toks
+				t.toks = tail
+				if _, _, ok := t.fillSlot(conv); !ok {
+					t.toks = said
+					if fixed := t.m.selfCorrected(said); fixed != nil {
+						t.toks = fixed
+					}
+				}
+			}
+		}
 		if v, name, ok := t.fillSlot(conv); ok {
 			slots := conv.slots
 			if slots == nil {
@@ -586,6 +602,23 @@ const maxPlaceWords = 4
 // for forty minutes") or a new value for the last number said ("a timer
 // for 20 minutes no wait 25", "a las 7, digo, a las 8").
 func (m *langModel) selfCorrected(toks []token) []token {
+	head, tail := m.correctionSplit(toks)
+	if tail == nil {
+		return nil
+	}
+	return m.replaceCorrected(head, tail)
+}
+
+// correctionTail gives what follows the last correction mark (fillers
+// dropped), nil when there is none or nothing follows it.
+func (m *langModel) correctionTail(toks []token) []token {
+	_, tail := m.correctionSplit(toks)
+	return tail
+}
+
+// correctionSplit gives what comes before the last correction mark and
+// what follows it.
+func (m *langModel) correctionSplit(toks []token) (head, tail []token) {
 	k, size := -1, 0
 	for i := len(toks) - 1; i >= 1 && k < 0; i-- {
 		for _, mk := range correctionMarks {
@@ -596,12 +629,17 @@ func (m *langModel) selfCorrected(toks []token) []token {
 		}
 	}
 	if k < 0 || k+size >= len(toks) {
-		return nil
+		return nil, nil
 	}
-	head, tail := toks[:k], toks[k+size:]
+	tail = toks[k+size:]
 	for len(tail) > 1 && m.fillers[tail[0].norm] {
 		tail = tail[1:]
 	}
+	return toks[:k], tail
+}
+
+// replaceCorrected applies a correction tail to what came before it.
+func (m *langModel) replaceCorrected(head, tail []token) []token {
 	if alt, ok := m.understand(tail); ok && alt.literals >= 2 {
 		return tail
 	}

@@ -264,3 +264,24 @@ func TestTimeInsideTitle(t *testing.T) {
 		t.Errorf("un poco de música clásica: played %q", md.Title)
 	}
 }
+
+// An answer the speaker corrects while giving it is the corrected value;
+// a message awaited as free text keeps its words.
+func TestAnswerCorrectedWhileGiven(t *testing.T) {
+	h := newHarness(t)
+	cases := []struct {
+		lang, first, answer, action, want string
+	}{
+		{"en", "wake me up", "at 6 am, sorry I mean 6:45 am", "SET_ALARM", msAt(h.loc, 2026, 3, 5, 6, 45)},
+		{"en", "start a timer", "twenty minutes... no wait, thirty", "SET_TIMER", "1800000"},
+		{"es", "pon una alarma", "a las 9 de la noche, digo, a las 10 de la noche", "SET_ALARM", msAt(h.loc, 2026, 3, 4, 22, 0)},
+		{"en", "text my brother", "running late no wait I mean stuck in traffic", "SEND_SMS", "running late no wait"},
+	}
+	for _, c := range cases {
+		r := h.ask(c.lang, c.first, 0)
+		r = h.ask(c.lang, c.answer, r.Context.Ref)
+		if a, d := actionJSON(t, r); a != c.action || !strings.Contains(d, c.want) {
+			t.Errorf("%q: %s %s, want %s %s", c.answer, a, d, c.action, c.want)
+		}
+	}
+}

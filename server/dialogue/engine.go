@@ -371,6 +371,20 @@ func (t *turn) respond(conv *conversation) reply {
 				return t.handle("SET_ALARM", map[string]slotVal{"time": {when: w, end: n}})
 			}
 		}
+		if i, open := t.m.slotIndex[conv.awaiting]; understood && mt.intent == conv.intent && open && !t.m.slots[i].verbatim {
+			if _, has := mt.slots[conv.awaiting]; has && mt.literals >= 1 {
+				// "Who do you want to call?" - "call to my friend Carlos":
+				// the answer says the request again, with what was missing.
+				for name, v := range conv.slots {
+					if _, set := mt.slots[name]; !set {
+						mt.slots[name] = v
+					}
+				}
+				t.filled = conv.awaiting
+				t.completeTime(&mt)
+				return t.handleMatch(mt)
+			}
+		}
 		if !t.awaitsFreeText(conv) {
 			// "8 pm, no sorry, make it 8:30 pm", "ten minutes, no wait,
 			// fifteen": an answer the speaker corrects while giving it
@@ -937,6 +951,16 @@ func (t *turn) fillSlot(conv *conversation) (slotVal, string, bool) {
 		// fills, as in a form.
 		toks = toks[1:]
 	}
+	if i, ok := t.m.slotIndex[conv.awaiting]; ok && !t.m.slots[i].verbatim {
+		// "the number is 646 555 0192", "her name is Lucy", "el número
+		// es el 600...": the answer says what it gives before giving it.
+		for k := 1; k <= 3 && k < len(toks)-1; k++ {
+			if copulas[toks[k].norm] {
+				toks = toks[k+1:]
+				break
+			}
+		}
+	}
 	if typed, ok := preferTyped[conv.awaiting]; ok {
 		if v, n := t.m.parseTyped(typed, toks); n > 0 && n == len(toks) {
 			return v, typed, true
@@ -957,6 +981,9 @@ func (t *turn) fillSlot(conv *conversation) (slotVal, string, bool) {
 // fieldLabels name the field an answer fills ("body: ...", "asunto: ...").
 var fieldLabels = map[string]bool{"body": true, "subject": true, "message": true, "text": true, "title": true,
 	"cuerpo": true, "asunto": true, "mensaje": true, "texto": true, "titulo": true}
+
+// copulas end the words an answer names itself with ("the number is").
+var copulas = map[string]bool{"is": true, "es": true}
 
 // preferTyped names, for an awaited open slot, the typed slot an answer
 // may fill instead.

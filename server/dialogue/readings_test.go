@@ -285,3 +285,25 @@ func TestAnswerCorrectedWhileGiven(t *testing.T) {
 		}
 	}
 }
+
+// An answer may name what it gives ("the number is ...") or say the
+// whole request again ("phone my aunt Rosa"); a message keeps its words.
+func TestAnswerNamedOrRestated(t *testing.T) {
+	h := newHarness(t)
+	cases := []struct {
+		lang, first, answer, action, want string
+	}{
+		{"en", "make a phone call", "the number is 212 555 7788", "MAKE_CALL", "2125557788"},
+		{"en", "i need to call somebody", "his name is Oliver", "MAKE_CALL", `"Oliver"`},
+		{"es", "necesito llamar", "el número es 655 443 221", "MAKE_CALL", "655443221"},
+		{"en", "place a call", "phone my aunt Rosa", "MAKE_CALL", `"my aunt Rosa"`},
+		{"en", "text my brother", "the game is on at eight", "SEND_SMS", "the game is on at eight"},
+	}
+	for _, c := range cases {
+		r := h.ask(c.lang, c.first, 0)
+		r = h.ask(c.lang, c.answer, r.Context.Ref)
+		if a, d := actionJSON(t, r); a != c.action || !strings.Contains(d, c.want) {
+			t.Errorf("%q: %s %s, want %s %s", c.answer, a, d, c.action, c.want)
+		}
+	}
+}

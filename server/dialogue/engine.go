@@ -935,6 +935,19 @@ func (t *turn) fillSlot(conv *conversation) (slotVal, string, bool) {
 			conv.slots["title"] = slotVal{text: t.m.displayName("apptkind", "appointment")}
 			return slotVal{when: w, end: n}, "time", true
 		}
+		// "dentist on thursday", "cena con Ana el viernes": a title
+		// with its day or time after it; the time is kept apart and the
+		// question for the hour, if any, follows.
+		for k := 1; k < len(t.toks); k++ {
+			if w, n := t.m.parseWhen(t.toks[k:]); n == len(t.toks)-k && !w.empty() {
+				if conv.slots == nil {
+					conv.slots = map[string]slotVal{}
+				}
+				conv.slots["time"] = slotVal{when: w, end: n}
+				t.toks = t.toks[:k]
+				break
+			}
+		}
 	}
 	// A contact may be answered with a number, a recipient with an
 	// address: the typed reading wins when it covers the whole answer.

@@ -307,3 +307,26 @@ func TestAnswerNamedOrRestated(t *testing.T) {
 		}
 	}
 }
+
+// An appointment's title answered with its day after it keeps the day
+// for the hour that follows.
+func TestTitleAnsweredWithItsDay(t *testing.T) {
+	h := newHarness(t)
+	cases := []struct {
+		lang, title, hour, want, notTitle string
+	}{
+		{"en", "haircut on friday", "at 11 am", msAt(h.loc, 2026, 3, 6, 11, 0), "friday"},
+		{"es", "cena con Ana el sábado", "a las 9 de la noche", msAt(h.loc, 2026, 3, 7, 21, 0), "sábado"},
+	}
+	for _, c := range cases {
+		r := h.ask(c.lang, "new calendar event", 0)
+		if c.lang == "es" {
+			r = h.ask(c.lang, "crea una cita", 0)
+		}
+		r = h.ask(c.lang, c.title, r.Context.Ref)
+		r = h.ask(c.lang, c.hour, r.Context.Ref)
+		if a, d := actionJSON(t, r); a != "SET_APPOINTMENT" || !strings.Contains(d, c.want) || strings.Contains(d, c.notTitle) {
+			t.Errorf("%q then %q: %s %s, want start %s", c.title, c.hour, a, d, c.want)
+		}
+	}
+}

@@ -330,3 +330,12 @@ func TestTitleAnsweredWithItsDay(t *testing.T) {
 		}
 	}
 }
+
+// "y medio" halves a masculine unit as "y media" does a feminine one.
+func TestHalfOfMasculineUnit(t *testing.T) {
+	checkReadings(t, []readCase{
+		{"es", "pon un temporizador de tres minutos y medio", "SET_TIMER", []string{"210000"}},
+		{"es", "avísame en un minuto y medio", "SET_TIMER", []string{"90000"}},
+		{"es", "temporizador de hora y media", "SET_TIMER", []string{"5400000"}},
+	})
+}

@@ -85,10 +85,11 @@ var dev3Targets = map[string]blindTarget{
 	"es": {action: 0.98, slots: 0.97, sequences: 0.83},
 }
 
-// dev4Targets sit just below what dev4 reaches (README, "Dialogue").
+// dev4Targets sit just below what dev4 reaches (README, "Dialogue"):
+// round 4, en 0.984 / 0.965 / 24 of 24, es 0.992 / 0.959 / 9 of 9.
 var dev4Targets = map[string]blindTarget{
-	"en": {action: 0, slots: 0, sequences: 0},
-	"es": {action: 0, slots: 0, sequences: 0},
+	"en": {action: 0.98, slots: 0.96, sequences: 0.95},
+	"es": {action: 0.99, slots: 0.95, sequences: 0.95},
 }
 
 func runBlind(t *testing.T, part, lang string, showFailures bool) {

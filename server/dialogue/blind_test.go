@@ -86,7 +86,7 @@ var dev3Targets = map[string]blindTarget{
 }
 
 // dev4Targets sit just below what dev4 reaches (README, "Dialogue"):
-// round 4, en 0.984 / 0.965 / 24 of 24, es 0.992 / 0.959 / 9 of 9.
+// round 4, en 0.984 / 0.972 / 24 of 24, es 0.992 / 0.959 / 9 of 9.
 var dev4Targets = map[string]blindTarget{
 	"en": {action: 0.98, slots: 0.96, sequences: 0.95},
 	"es": {action: 0.99, slots: 0.95, sequences: 0.95},

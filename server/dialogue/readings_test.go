@@ -339,3 +339,12 @@ func TestHalfOfMasculineUnit(t *testing.T) {
 		{"es", "temporizador de hora y media", "SET_TIMER", []string{"5400000"}},
 	})
 }
+
+// A number straight after "volume up/down" is the step, as with "by".
+func TestVolumeStepWithoutBy(t *testing.T) {
+	checkReadings(t, []readCase{
+		{"en", "volume up 15", "VOLUME_UPDATE", []string{"15"}},
+		{"en", "sound down 20 percent", "VOLUME_UPDATE", []string{"-20"}},
+		{"en", "volume down", "VOLUME_UPDATE", nil},
+	})
+}

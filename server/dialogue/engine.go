@@ -371,6 +371,36 @@ func (t *turn) respond(conv *conversation) reply {
 				return t.handle("SET_ALARM", map[string]slotVal{"time": {when: w, end: n}})
 			}
 		}
+		if i, open := t.m.slotIndex[conv.awaiting]; understood && mt.intent == conv.intent && open && !t.m.slots[i].verbatim {
+			if _, has := mt.slots[conv.awaiting]; has && mt.literals >= 1 {
+				// "Who do you want to call?" - "call to my friend Carlos":
+				// the answer says the request again, with what was missing.
+				for name, v := range conv.slots {
+					if _, set := mt.slots[name]; !set {
+						mt.slots[name] = v
+					}
+				}
+				t.filled = conv.awaiting
+				t.completeTime(&mt)
+				return t.handleMatch(mt)
+			}
+		}
+		if !t.awaitsFreeText(conv) {
+			// "8 pm, no sorry, make it 8:30 pm", "ten minutes, no wait,
+			// fifteen": an answer the speaker corrects while giving it
+			// is the corrected value, either the words after the mark
+			// or the first value with its number replaced.
+			if tail := t.m.correctionTail(t.toks); tail != nil {
+				said := t.toks
+				t.toks = tail
+				if _, _, ok := t.fillSlot(conv); !ok {
+					t.toks = said
+					if fixed := t.m.selfCorrected(said); fixed != nil {
+						t.toks = fixed
+					}
+				}
+			}
+		}
 		if v, name, ok := t.fillSlot(conv); ok {
 			slots := conv.slots
 			if slots == nil {
@@ -586,6 +616,23 @@ const maxPlaceWords = 4
 // for forty minutes") or a new value for the last number said ("a timer
 // for 20 minutes no wait 25", "a las 7, digo, a las 8").
 func (m *langModel) selfCorrected(toks []token) []token {
+	head, tail := m.correctionSplit(toks)
+	if tail == nil {
+		return nil
+	}
+	return m.replaceCorrected(head, tail)
+}
+
+// correctionTail gives what follows the last correction mark (fillers
+// dropped), nil when there is none or nothing follows it.
+func (m *langModel) correctionTail(toks []token) []token {
+	_, tail := m.correctionSplit(toks)
+	return tail
+}
+
+// correctionSplit gives what comes before the last correction mark and
+// what follows it.
+func (m *langModel) correctionSplit(toks []token) (head, tail []token) {
 	k, size := -1, 0
 	for i := len(toks) - 1; i >= 1 && k < 0; i-- {
 		for _, mk := range correctionMarks {
@@ -596,12 +643,17 @@ func (m *langModel) selfCorrected(toks []token) []token {
 		}
 	}
 	if k < 0 || k+size >= len(toks) {
-		return nil
+		return nil, nil
 	}
-	head, tail := toks[:k], toks[k+size:]
+	tail = toks[k+size:]
 	for len(tail) > 1 && m.fillers[tail[0].norm] {
 		tail = tail[1:]
 	}
+	return toks[:k], tail
+}
+
+// replaceCorrected applies a correction tail to what came before it.
+func (m *langModel) replaceCorrected(head, tail []token) []token {
 	if alt, ok := m.understand(tail); ok && alt.literals >= 2 {
 		return tail
 	}
@@ -883,6 +935,19 @@ func (t *turn) fillSlot(conv *conversation) (slotVal, string, bool) {
 			conv.slots["title"] = slotVal{text: t.m.displayName("apptkind", "appointment")}
 			return slotVal{when: w, end: n}, "time", true
 		}
+		// "dentist on thursday", "cena con Ana el viernes": a title
+		// with its day or time after it; the time is kept apart and the
+		// question for the hour, if any, follows.
+		for k := 1; k < len(t.toks); k++ {
+			if w, n := t.m.parseWhen(t.toks[k:]); n == len(t.toks)-k && !w.empty() {
+				if conv.slots == nil {
+					conv.slots = map[string]slotVal{}
+				}
+				conv.slots["time"] = slotVal{when: w, end: n}
+				t.toks = t.toks[:k]
+				break
+			}
+		}
 	}
 	// A contact may be answered with a number, a recipient with an
 	// address: the typed reading wins when it covers the whole answer.
@@ -898,6 +963,16 @@ func (t *turn) fillSlot(conv *conversation) (slotVal, string, bool) {
 		// "body: agenda moved to 1500": the answer names the field it
 		// fills, as in a form.
 		toks = toks[1:]
+	}
+	if i, ok := t.m.slotIndex[conv.awaiting]; ok && !t.m.slots[i].verbatim {
+		// "the number is 646 555 0192", "her name is Lucy", "el número
+		// es el 600...": the answer says what it gives before giving it.
+		for k := 1; k <= 3 && k < len(toks)-1; k++ {
+			if copulas[toks[k].norm] {
+				toks = toks[k+1:]
+				break
+			}
+		}
 	}
 	if typed, ok := preferTyped[conv.awaiting]; ok {
 		if v, n := t.m.parseTyped(typed, toks); n > 0 && n == len(toks) {
@@ -919,6 +994,9 @@ func (t *turn) fillSlot(conv *conversation) (slotVal, string, bool) {
 // fieldLabels name the field an answer fills ("body: ...", "asunto: ...").
 var fieldLabels = map[string]bool{"body": true, "subject": true, "message": true, "text": true, "title": true,
 	"cuerpo": true, "asunto": true, "mensaje": true, "texto": true, "titulo": true}
+
+// copulas end the words an answer names itself with ("the number is").
+var copulas = map[string]bool{"is": true, "es": true}
 
 // preferTyped names, for an awaited open slot, the typed slot an answer
 // may fill instead.

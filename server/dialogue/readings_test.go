@@ -264,3 +264,87 @@ func TestTimeInsideTitle(t *testing.T) {
 		t.Errorf("un poco de música clásica: played %q", md.Title)
 	}
 }
+
+// An answer the speaker corrects while giving it is the corrected value;
+// a message awaited as free text keeps its words.
+func TestAnswerCorrectedWhileGiven(t *testing.T) {
+	h := newHarness(t)
+	cases := []struct {
+		lang, first, answer, action, want string
+	}{
+		{"en", "wake me up", "at 6 am, sorry I mean 6:45 am", "SET_ALARM", msAt(h.loc, 2026, 3, 5, 6, 45)},
+		{"en", "start a timer", "twenty minutes... no wait, thirty", "SET_TIMER", "1800000"},
+		{"es", "pon una alarma", "a las 9 de la noche, digo, a las 10 de la noche", "SET_ALARM", msAt(h.loc, 2026, 3, 4, 22, 0)},
+		{"en", "text my brother", "running late no wait I mean stuck in traffic", "SEND_SMS", "running late no wait"},
+	}
+	for _, c := range cases {
+		r := h.ask(c.lang, c.first, 0)
+		r = h.ask(c.lang, c.answer, r.Context.Ref)
+		if a, d := actionJSON(t, r); a != c.action || !strings.Contains(d, c.want) {
+			t.Errorf("%q: %s %s, want %s %s", c.answer, a, d, c.action, c.want)
+		}
+	}
+}
+
+// An answer may name what it gives ("the number is ...") or say the
+// whole request again ("phone my aunt Rosa"); a message keeps its words.
+func TestAnswerNamedOrRestated(t *testing.T) {
+	h := newHarness(t)
+	cases := []struct {
+		lang, first, answer, action, want string
+	}{
+		{"en", "make a phone call", "the number is 212 555 7788", "MAKE_CALL", "2125557788"},
+		{"en", "i need to call somebody", "his name is Oliver", "MAKE_CALL", `"Oliver"`},
+		{"es", "necesito llamar", "el número es 655 443 221", "MAKE_CALL", "655443221"},
+		{"en", "place a call", "phone my aunt Rosa", "MAKE_CALL", `"my aunt Rosa"`},
+		{"en", "text my brother", "the game is on at eight", "SEND_SMS", "the game is on at eight"},
+	}
+	for _, c := range cases {
+		r := h.ask(c.lang, c.first, 0)
+		r = h.ask(c.lang, c.answer, r.Context.Ref)
+		if a, d := actionJSON(t, r); a != c.action || !strings.Contains(d, c.want) {
+			t.Errorf("%q: %s %s, want %s %s", c.answer, a, d, c.action, c.want)
+		}
+	}
+}
+
+// An appointment's title answered with its day after it keeps the day
+// for the hour that follows.
+func TestTitleAnsweredWithItsDay(t *testing.T) {
+	h := newHarness(t)
+	cases := []struct {
+		lang, title, hour, want, notTitle string
+	}{
+		{"en", "haircut on friday", "at 11 am", msAt(h.loc, 2026, 3, 6, 11, 0), "friday"},
+		{"es", "cena con Ana el sábado", "a las 9 de la noche", msAt(h.loc, 2026, 3, 7, 21, 0), "sábado"},
+	}
+	for _, c := range cases {
+		r := h.ask(c.lang, "new calendar event", 0)
+		if c.lang == "es" {
+			r = h.ask(c.lang, "crea una cita", 0)
+		}
+		r = h.ask(c.lang, c.title, r.Context.Ref)
+		r = h.ask(c.lang, c.hour, r.Context.Ref)
+		if a, d := actionJSON(t, r); a != "SET_APPOINTMENT" || !strings.Contains(d, c.want) || strings.Contains(d, c.notTitle) {
+			t.Errorf("%q then %q: %s %s, want start %s", c.title, c.hour, a, d, c.want)
+		}
+	}
+}
+
+// "y medio" halves a masculine unit as "y media" does a feminine one.
+func TestHalfOfMasculineUnit(t *testing.T) {
+	checkReadings(t, []readCase{
+		{"es", "pon un temporizador de tres minutos y medio", "SET_TIMER", []string{"210000"}},
+		{"es", "avísame en un minuto y medio", "SET_TIMER", []string{"90000"}},
+		{"es", "temporizador de hora y media", "SET_TIMER", []string{"5400000"}},
+	})
+}
+
+// A number straight after "volume up/down" is the step, as with "by".
+func TestVolumeStepWithoutBy(t *testing.T) {
+	checkReadings(t, []readCase{
+		{"en", "volume up 15", "VOLUME_UPDATE", []string{"15"}},
+		{"en", "sound down 20 percent", "VOLUME_UPDATE", []string{"-20"}},
+		{"en", "volume down", "VOLUME_UPDATE", nil},
+	})
+}

@@ -14,12 +14,19 @@ type blindTarget struct {
 }
 
 // Thresholds sit just below what the holdout set reached (README,
-// "Dialogue"): en 0.930 / 0.839 / 10 of 11, es 0.928 / 0.842 / 5 of 6.
+// "Dialogue"): en 0.945 / 0.887 / 10 of 11, es 0.952 / 0.882 / 5 of 6.
 // The goal is 0.95 / 0.90 / 90 %; raise them as the holdout gets there.
 // Dev must not fall below them either.
 var blindTargets = map[string]blindTarget{
-	"en": {action: 0.92, slots: 0.83, sequences: 0.90},
-	"es": {action: 0.92, slots: 0.84, sequences: 0.83},
+	"en": {action: 0.94, slots: 0.88, sequences: 0.90},
+	"es": {action: 0.95, slots: 0.88, sequences: 0.83},
+}
+
+// holdout3Targets sit just below what the third author's held-back part
+// reached: en 0.942 / 0.916 / 4 of 6, es 0.975 / 0.930 / 3 of 3.
+var holdout3Targets = map[string]blindTarget{
+	"en": {action: 0.94, slots: 0.91, sequences: 0.66},
+	"es": {action: 0.97, slots: 0.92, sequences: 1.00},
 }
 
 func TestBlindDev(t *testing.T) {
@@ -61,7 +68,7 @@ func TestBlindDev4(t *testing.T) {
 // never tuned on.
 func TestBlindHoldout3(t *testing.T) {
 	for _, lang := range languages {
-		t.Run(lang, func(t *testing.T) { runBlind(t, "holdout3", lang, false) })
+		t.Run(lang, func(t *testing.T) { runBlindWant(t, "holdout3", lang, false, holdout3Targets[lang]) })
 	}
 }
 

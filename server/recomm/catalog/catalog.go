@@ -129,7 +129,8 @@ type Catalog struct {
 	// record, or 0 when the new record is older than it.
 	Recorded func(ws int64, table string, e Event)
 
-	// NoHistoryCache reads every history from SQL (the benchmarks' baseline; see histories.go).
+	// NoHistoryCache reads every history, table description and interaction type list from SQL
+	// (the benchmarks' baseline; see histories.go and definitions.go).
 	NoHistoryCache bool
 
 	mu        sync.Mutex
@@ -139,6 +140,8 @@ type Catalog struct {
 	hgens         map[int64]uint64
 	histories     map[historyKey]historyEntry
 	historyEvents int
+	// table descriptions and interaction types (definitions.go), same generations
+	tableDefs map[tableKey]tableEntry
 }
 
 type scopeKey struct {

@@ -61,6 +61,7 @@ func (c *Catalog) SetDisplay(ctx context.Context, ws int64, table, attribute str
 		return apierr.InvalidArgumentf("displayAttribute: %q is not an attribute of table %q (it has %s)", attribute, table, AttributeNames(attrs))
 	}
 	_, err = c.db.ExecContext(ctx, `UPDATE recomm_tables SET display = ? WHERE ws = ? AND id = ?`, attribute, ws, table)
+	c.recordsChanged(ws) // the cached table description (definitions.go)
 	return err
 }
 

@@ -37,7 +37,8 @@ func (c *Catalog) historyGen(ws int64) uint64 {
 	return c.hgens[ws]
 }
 
-// recordsChanged marks every history of a workspace as stale; called after the write committed.
+// recordsChanged marks every history, table description and interaction type list of a workspace
+// as stale (definitions.go); called after the write committed.
 func (c *Catalog) recordsChanged(ws int64) {
 	c.mu.Lock()
 	defer c.mu.Unlock()

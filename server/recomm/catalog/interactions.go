@@ -153,6 +153,7 @@ func (c *Catalog) CreateInteraction(ctx context.Context, ws int64, table string,
 	}
 	_, err := c.db.ExecContext(ctx, `INSERT INTO recomm_interaction_defs(ws, tbl, id, weight, cumulative, type, polarity, minv, maxv)
 		VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?)`, ws, table, d.ID, d.Weight, d.Cumulative, d.Type, d.Polarity, d.Min, d.Max)
+	c.recordsChanged(ws) // the cached interaction types (definitions.go)
 	if isUniqueViolation(err) {
 		return apierr.Conflictf("interaction %q already exists", d.ID)
 	}
@@ -255,7 +256,26 @@ func (c *Catalog) storedInteraction(ctx context.Context, ws int64, table, id str
 	return storedInteraction{}, apierr.NotFoundf("interaction %q not found", id)
 }
 
+// interactionDefs lists a table's interaction types; read through c.db they come from memory while
+// the workspace has had no write since they were read (definitions.go). A transaction reads SQL.
 func (c *Catalog) interactionDefs(ctx context.Context, q querier, ws int64, table string) ([]storedInteraction, error) {
+	if q != querier(c.db) {
+		return c.loadInteractionDefs(ctx, q, ws, table)
+	}
+	k := tableKey{ws, table}
+	if defs, ok := c.cachedDefs(k); ok {
+		return defs, nil
+	}
+	gen := c.historyGen(ws)
+	defs, err := c.loadInteractionDefs(ctx, q, ws, table)
+	if err != nil {
+		return nil, err
+	}
+	c.keepDefs(k, gen, defs)
+	return slices.Clone(defs), nil
+}
+
+func (c *Catalog) loadInteractionDefs(ctx context.Context, q querier, ws int64, table string) ([]storedInteraction, error) {
 	if err := c.tableExists(ctx, q, ws, table); err != nil {
 		return nil, err
 	}

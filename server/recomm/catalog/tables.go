@@ -149,6 +149,7 @@ func (c *Catalog) SetEngines(ctx context.Context, ws int64, id string, engines E
 	}
 	enc, _ := json.Marshal(engines)
 	_, err = c.db.ExecContext(ctx, `UPDATE recomm_tables SET engines = ? WHERE ws = ? AND id = ?`, string(enc), ws, id)
+	c.recordsChanged(ws) // the cached table description (definitions.go)
 	return err
 }
 
@@ -185,14 +186,30 @@ func (c *Catalog) SetEnsemble(ctx context.Context, ws int64, id string, weights 
 	}
 	enc, _ := json.Marshal(norm)
 	_, err := c.db.ExecContext(ctx, `UPDATE recomm_tables SET ensemble = ? WHERE ws = ? AND id = ?`, string(enc), ws, id)
+	c.recordsChanged(ws) // the cached table description (definitions.go)
 	return norm, err
 }
 
-// Table describes a table, with its training configurations.
+// Table describes a table, with its training configurations; from memory while the workspace has
+// had no write since it was read (definitions.go).
 func (c *Catalog) Table(ctx context.Context, ws int64, id string) (Table, error) {
 	if err := validateTableID(id); err != nil {
 		return Table{}, err
 	}
+	k := tableKey{ws, id}
+	if t, ok := c.cachedTable(k); ok {
+		return t, nil
+	}
+	gen := c.historyGen(ws)
+	t, err := c.loadTable(ctx, ws, id)
+	if err != nil {
+		return Table{}, err
+	}
+	c.keepTable(k, gen, t)
+	return cloneTable(t), nil
+}
+
+func (c *Catalog) loadTable(ctx context.Context, ws int64, id string) (Table, error) {
 	var engines string
 	var ensemble, display sql.NullString
 	err := c.db.QueryRowContext(ctx, `SELECT engines, ensemble, display FROM recomm_tables WHERE ws = ? AND id = ?`, ws, id).Scan(&engines, &ensemble, &display)
@@ -243,6 +260,7 @@ func (c *Catalog) RecordTraining(ctx context.Context, ws int64, table string, tc
 		VALUES(?, ?, ?, ?, ?, ?) ON CONFLICT(ws, tbl, interaction, engine) DO UPDATE SET
 		finished = excluded.finished, config = excluded.config`,
 		ws, table, tc.InteractionID, tc.Engine, tc.Finished.UnixMilli(), string(cfg))
+	c.recordsChanged(ws) // the cached table description (definitions.go)
 	return err
 }
 

@@ -50,7 +50,14 @@ func (s *tmuxSession) screen() string { return s.tmux("capture-pane", "-p", "-t"
 // waitFor polls the screen until it shows text (bounded).
 func (s *tmuxSession) waitFor(text string) string {
 	s.t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
+	return s.waitWithin(text, 20*time.Second)
+}
+
+// waitWithin is waitFor for a step whose time is the machine's, not the
+// program's: background work such as training a catalog.
+func (s *tmuxSession) waitWithin(text string, limit time.Duration) string {
+	s.t.Helper()
+	deadline := time.Now().Add(limit)
 	for {
 		scr := s.screen()
 		if strings.Contains(scr, text) {

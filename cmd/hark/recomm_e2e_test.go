@@ -72,7 +72,9 @@ func TestRecommendationsForANewcomerInTmux(t *testing.T) {
 	s.keys("M-r")
 	s.waitFor("Press s to load the sample catalog")
 	s.keys("s")
-	s.waitFor("sandbox-news trained")
+	// Three tables train in the background; under -race on a loaded
+	// 2-core machine that has taken more than 20 s.
+	s.waitWithin("sandbox-news trained", 2*time.Minute)
 	s.keys("j", "Enter")
 	s.waitFor("The Last Lighthouse")
 	s.keys("5")

@@ -101,18 +101,10 @@ func TestSharingOnPostgres(t *testing.T) {
 		nonce := "replayed-nonce-1"
 		mac := base64.StdEncoding.EncodeToString(httpapi.Sign("sk_crash", path, ts, nonce))
 		send := func(h *harkd) (int, string) {
-			req, _ := http.NewRequest("GET", "http://"+h.addr+path, nil)
-			req.Header.Set(httpapi.HeaderAPIKey, "pk_crash")
-			req.Header.Set(httpapi.HeaderTimestamp, ts)
-			req.Header.Set(httpapi.HeaderNonce, nonce)
-			req.Header.Set(httpapi.HeaderHMAC, mac)
-			resp, err := http.DefaultClient.Do(req)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer resp.Body.Close()
-			body, _ := io.ReadAll(resp.Body)
-			return resp.StatusCode, string(body)
+			return get(t, "http://"+h.addr+path, map[string]string{
+				httpapi.HeaderAPIKey: "pk_crash", httpapi.HeaderTimestamp: ts,
+				httpapi.HeaderNonce: nonce, httpapi.HeaderHMAC: mac,
+			})
 		}
 		if code, body := send(a); code != http.StatusOK {
 			t.Fatalf("first use on A: %d %s", code, body)
@@ -131,15 +123,7 @@ func TestSharingOnPostgres(t *testing.T) {
 			t.Fatal(err)
 		}
 		surveys := func(h *harkd) (int, string) {
-			req, _ := http.NewRequest("GET", "http://"+h.addr+"/v2/surveys", nil)
-			req.Header.Set("Authorization", "Basic "+tok.Token)
-			resp, err := http.DefaultClient.Do(req)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer resp.Body.Close()
-			body, _ := io.ReadAll(resp.Body)
-			return resp.StatusCode, string(body)
+			return get(t, "http://"+h.addr+"/v2/surveys", map[string]string{"Authorization": "Basic " + tok.Token})
 		}
 		// B accepts the token first, so a cache there would hold it.
 		if code, body := surveys(b); code != http.StatusOK {
@@ -179,4 +163,23 @@ func TestRateSharedOnPostgres(t *testing.T) {
 	if served[0] != 5 || served[1] != 5 {
 		t.Fatalf("served %v, want 5 by each (burst 10 shared by 2 processes)", served)
 	}
+}
+
+// get sends a GET with the given headers and returns the status and body.
+func get(t *testing.T, url string, header map[string]string) (int, string) {
+	t.Helper()
+	req, err := http.NewRequest("GET", url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, v := range header {
+		req.Header.Set(k, v)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(body)
 }

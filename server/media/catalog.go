@@ -36,6 +36,9 @@ const (
 	Pop        = "pop"
 	Electronic = "electronic"
 	Ambient    = "ambient"
+	Country    = "country"
+	Blues      = "blues"
+	Reggae     = "reggae"
 )
 
 // The artists and albums are invented: the tracks are synthesised here.
@@ -60,6 +63,15 @@ var catalogue = []Track{
 	{"ambient_still_water", "Still Water", "Halden Fields", "Quiet Acres", Ambient, Calm},
 	{"ambient_northern_glow", "Northern Glow", "Halden Fields", "Quiet Acres", Ambient, Focused},
 	{"ambient_slow_clouds", "Slow Clouds", "Mirrorlake", "Drift Logs", Ambient, Calm},
+	{"country_two_lane_sunday", "Two Lane Sunday", "Wade Calloway", "Gravel Road Hymns", Country, Upbeat},
+	{"country_dusty_porch_light", "Dusty Porch Light", "Wade Calloway", "Gravel Road Hymns", Country, Sad},
+	{"country_whiskey_creek", "Whiskey Creek", "The Tumbleweed Sisters", "Red Dirt Radio", Country, Energetic},
+	{"blues_rent_day_shuffle", "Rent Day Shuffle", "Slim Delaney", "Back Room Recordings", Blues, Upbeat},
+	{"blues_tin_roof_rain", "Tin Roof Rain", "Slim Delaney", "Back Room Recordings", Blues, Sad},
+	{"blues_last_freight_home", "Last Freight Home", "Big Ruth Calhoun", "Lamp Oil", Blues, Relaxed},
+	{"reggae_sea_wall_breeze", "Sea Wall Breeze", "Desmond Vale", "Yard Lanterns", Reggae, Relaxed},
+	{"reggae_hillside_sound", "Hillside Sound", "Desmond Vale", "Yard Lanterns", Reggae, Upbeat},
+	{"reggae_slow_tide_rising", "Slow Tide Rising", "The Sunday Selectors", "Riddim Almanac", Reggae, Calm},
 }
 
 var byID = func() map[string]Track {

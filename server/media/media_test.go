@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -17,10 +18,15 @@ import (
 	"github.com/harkhq/hark/server/speech/mp3enc"
 )
 
+// genres are the catalogue's genres, each with its own renderer.
+var genres = []string{Rock, Jazz, Classical, Pop, Electronic, Ambient, Country, Blues, Reggae}
+
 func TestCatalogue(t *testing.T) {
 	slug := regexp.MustCompile(`^[a-z][a-z0-9_]*$`)
+	moods := map[string]bool{Energetic: true, Upbeat: true, Relaxed: true, Calm: true, Sad: true, Focused: true}
 	ids := map[string]bool{}
 	perGenre := map[string]int{}
+	perArtist := map[string]map[string]int{} // genre, artist: tracks
 	for _, tr := range Tracks() {
 		if !slug.MatchString(tr.ID) {
 			t.Errorf("id %q is not a lowercase identifier", tr.ID)
@@ -32,18 +38,37 @@ func TestCatalogue(t *testing.T) {
 		if tr.Title == "" || tr.Artist == "" {
 			t.Errorf("%q lacks title or artist", tr.ID)
 		}
+		if !moods[tr.Mood] {
+			t.Errorf("%q: mood %q is not one of the Mood constants", tr.ID, tr.Mood)
+		}
 		perGenre[tr.Genre]++
+		if perArtist[tr.Genre] == nil {
+			perArtist[tr.Genre] = map[string]int{}
+		}
+		perArtist[tr.Genre][tr.Artist]++
 		if got, ok := Lookup(tr.ID); !ok || got != tr {
 			t.Errorf("Lookup(%q) = %+v, %v", tr.ID, got, ok)
 		}
 	}
-	for _, g := range []string{Rock, Jazz, Classical, Pop, Electronic, Ambient} {
+	for _, g := range genres {
 		if perGenre[g] < 3 || len(ByGenre(g)) != perGenre[g] {
 			t.Errorf("genre %s: %d tracks, want at least 3", g, perGenre[g])
 		}
+		// "more by this artist" has an answer in every genre
+		most := 0
+		for _, n := range perArtist[g] {
+			most = max(most, n)
+		}
+		if most < 2 {
+			t.Errorf("genre %s: no artist with two tracks", g)
+		}
+		// a genre without its renderer would sound like the fallback
+		if renderers[g] == nil {
+			t.Errorf("genre %s has no renderer", g)
+		}
 	}
-	if len(perGenre) < 6 {
-		t.Errorf("%d genres", len(perGenre))
+	if len(perGenre) != len(genres) || len(renderers) != len(genres) {
+		t.Errorf("%d genres in the catalogue, %d renderers, want %d", len(perGenre), len(renderers), len(genres))
 	}
 	if _, ok := Lookup("../etc/passwd"); ok {
 		t.Error("path accepted as id")
@@ -136,7 +161,7 @@ func TestEveryTrack(t *testing.T) {
 	tracks := Tracks()
 	if raceEnabled {
 		tracks = nil
-		for _, g := range []string{Rock, Jazz, Classical, Pop, Electronic, Ambient} {
+		for _, g := range genres {
 			tracks = append(tracks, ByGenre(g)[0])
 		}
 	}
@@ -168,6 +193,18 @@ func TestEveryTrack(t *testing.T) {
 		}
 		if d := float64(len(pcm)) / SampleRate; d < 20 || d > 30 {
 			t.Errorf("%s: %.1f s", tr.ID, d)
+		}
+		// Music throughout: every 2 s window before the 2 s fade-out has
+		// an RMS above -30 dBFS (the catalogue's quietest is about -17).
+		const window = 2 * SampleRate
+		for start := 0; start+window <= len(pcm)-2*SampleRate; start += window {
+			var sum float64
+			for _, v := range pcm[start : start+window] {
+				sum += float64(v) * float64(v)
+			}
+			if rms := math.Sqrt(sum / window); rms < 1036 {
+				t.Errorf("%s: RMS %.0f at %d s", tr.ID, rms, start/SampleRate)
+			}
 		}
 		sum := sha256.Sum256(data)
 		if other, ok := seen[sum]; ok {

@@ -30,6 +30,7 @@ var (
 	minor      = []int{0, 2, 3, 5, 7, 8, 10}
 	dorian     = []int{0, 2, 3, 5, 7, 9, 10}
 	lydian     = []int{0, 2, 4, 6, 7, 9, 11}
+	bluesScale = []int{0, 3, 5, 6, 7, 10} // see renderBlues
 	beatsInBar = 4.0
 )
 
@@ -255,24 +256,27 @@ func (s *score) melody(fromBar, toBar int, progression []int, rhythm []float64, 
 	}
 }
 
+// renderers synthesise each genre of the catalogue; the tests check that
+// every genre in the catalogue has one.
+var renderers = map[string]func(id string) *score{
+	Rock:       renderRock,
+	Jazz:       renderJazz,
+	Classical:  renderClassical,
+	Pop:        renderPop,
+	Electronic: renderElectronic,
+	Ambient:    renderAmbient,
+	Country:    renderCountry,
+	Blues:      renderBlues,
+	Reggae:     renderReggae,
+}
+
 // render synthesises the track's audio as 16-bit samples.
 func render(t Track) []int16 {
-	var s *score
-	switch t.Genre {
-	case Rock:
-		s = renderRock(t.ID)
-	case Jazz:
-		s = renderJazz(t.ID)
-	case Classical:
-		s = renderClassical(t.ID)
-	case Pop:
-		s = renderPop(t.ID)
-	case Electronic:
-		s = renderElectronic(t.ID)
-	default:
-		s = renderAmbient(t.ID)
+	r, ok := renderers[t.Genre]
+	if !ok {
+		r = renderAmbient
 	}
-	return s.master()
+	return r(t.ID).master()
 }
 
 func pick[T any](rng *rand.Rand, xs []T) T { return xs[rng.IntN(len(xs))] }
@@ -431,6 +435,178 @@ func renderAmbient(id string) *score {
 			}
 		}
 	}
+	return s
+}
+
+func renderCountry(id string) *score {
+	s := newScore(id, 100, 125, 43, 48, major)
+	// I-IV-V, four bars a cycle, and the V always leads home to the I.
+	prog := pick(s.rng, [][]int{{0, 3, 4, 0}, {0, 0, 3, 4}, {0, 3, 0, 4}})
+	for bar := 0; bar < s.bars; bar++ {
+		deg := prog[bar%len(prog)]
+		next := prog[(bar+1)%len(prog)]
+		// Boom-chick: the bass alternates the root on 1 and the fifth below
+		// on 3 ...
+		s.note(s.at(bar, 0), 0.8*s.beat, s.pitch(deg, 0), 0.45, bass)
+		s.note(s.at(bar, 2), 0.8*s.beat, s.pitch(deg+4, -1), 0.45, bass)
+		if next != deg {
+			// ... and steps into a chord change from the scale note below.
+			s.note(s.at(bar, 3.5), 0.45*s.beat, s.pitch(next-1, 0), 0.35, bass)
+		}
+		// ... and a short strummed chord answers on 2 and 4: a downstroke,
+		// so the strings sound 12 ms apart from the lowest up.
+		voicing := append(s.chord(deg, 1, false), s.pitch(deg, 2))
+		for _, b := range []float64{1, 3} {
+			for i, n := range voicing {
+				s.note(s.at(bar, b)+0.012*float64(i), 0.35*s.beat, n, 0.1, pluck)
+			}
+		}
+		// A light kit keeps the two-beat feel: kick with the boom, snare
+		// with the chick.
+		for _, b := range []float64{0, 2} {
+			s.kick(s.at(bar, b), 0.6)
+		}
+		for _, b := range []float64{1, 3} {
+			s.snare(s.at(bar, b), 0.4)
+		}
+		for e := 0.0; e < 4; e += 0.5 {
+			s.hat(s.at(bar, e), 0.12, false)
+		}
+	}
+	// A simple fiddle-like tune in quarters and eighths after a bar of
+	// rhythm section alone.
+	s.melody(1, s.bars, prog, []float64{1, 0.5, 0.5, 1, 1}, 2, 0.22, lead, 0)
+	return s
+}
+
+// twelveBar is the blues chorus as the semitones of each bar's chord above
+// the tonic: I7 for four bars, IV7 for two, I7 for two, then V7, IV7 and
+// I7 to the end.
+var twelveBar = []int{0, 0, 0, 0, 5, 5, 0, 0, 7, 5, 0, 0}
+
+func renderBlues(id string) *score {
+	// A chorus at 70 bpm lasts 41 s, more than a catalogue track (about
+	// 24 s), so the tempo stays at 85-100 bpm (9 or 10 bars) and the track
+	// plays the chorus's last bars: it opens on the I7 and ends on the
+	// turnaround's tonic.
+	//
+	// The lead plays the blues scale (the minor pentatonic with the flat
+	// fifth): over the major dominant sevenths its minor third, flat fifth
+	// and minor seventh are the blue notes.
+	s := newScore(id, 85, 100, 40, 45, bluesScale)
+	form := twelveBar[len(twelveBar)-s.bars:]
+	const swing = 0.33 // shuffled eighths, as in renderJazz
+	shuffle := func(e float64) float64 {
+		if math.Mod(e, 1) == 0.5 {
+			return e + swing/2
+		}
+		return e
+	}
+	last := s.bars - 1
+	for bar := 0; bar < last; bar++ {
+		chord := s.root + form[bar]
+		formBar := len(twelveBar) - s.bars + bar
+		for b := 0; b < 4; b++ {
+			// The rhythm guitar's boogie: root with fifth, sixth, flat
+			// seventh, sixth, each beat as two shuffled eighths.
+			upper := []int{7, 9, 10, 9}[b]
+			for _, e := range []float64{0, 0.5} {
+				at := s.at(bar, shuffle(float64(b)+e))
+				s.note(at, 0.3*s.beat, chord+12, 0.1, guitar)
+				s.note(at, 0.3*s.beat, chord+12+upper, 0.1, guitar)
+				s.hat(at, 0.2, false)
+			}
+			// A walking bass up the dominant seventh's arpeggio, then down.
+			step := []int{0, 4, 7, 9}[b]
+			if formBar%2 == 1 {
+				step = []int{10, 9, 7, 4}[b]
+			}
+			s.note(s.at(bar, float64(b)), 0.85*s.beat, chord+step, 0.45, bass)
+		}
+		// A dominant seventh on the piano pushes the "and" of 2 and 4.
+		for _, b := range []float64{1.5, 3.5} {
+			for _, n := range []int{4, 7, 10, 12} {
+				s.note(s.at(bar, shuffle(b)), 0.4*s.beat, chord+12+n, 0.07, piano)
+			}
+		}
+		for _, b := range []float64{0, 2} {
+			s.kick(s.at(bar, b), 0.6)
+		}
+		for _, b := range []float64{1, 3} {
+			s.snare(s.at(bar, b), 0.55)
+		}
+	}
+	// The ending: the band hits the tonic seventh together and lets it ring.
+	for _, n := range []int{0, 7, 10, 16} {
+		s.note(s.at(last, 0), 3*s.beat, s.root+12+n, 0.1, guitar)
+	}
+	s.note(s.at(last, 0), 3*s.beat, s.root, 0.45, bass)
+	s.kick(s.at(last, 0), 0.7)
+	s.ride(s.at(last, 0), 0.5)
+	// The lead calls in the first two bars of each four-bar line and leaves
+	// the other two to the band, over the blues scale: melody starts each
+	// bar on the scale degree of the chord's root (I 0, IV 2, V 4).
+	degree := map[int]int{0: 0, 5: 2, 7: 4}
+	prog := make([]int, s.bars)
+	for bar := range prog {
+		prog[bar] = degree[form[bar]]
+	}
+	for bar := 0; bar < last; bar++ {
+		if (len(twelveBar)-s.bars+bar)%4 < 2 {
+			s.melody(bar, bar+1, prog, []float64{0.5, 0.5, 1, 0.5, 0.5, -1}, 2, 0.2, guitar, swing)
+		}
+	}
+	return s
+}
+
+// reggaeBass is one bar of a bass riff: when (beat), how long (beats) and
+// which scale step above the chord's root.
+type reggaeBass []struct {
+	at, dur float64
+	step    int
+}
+
+func renderReggae(id string) *score {
+	s := newScore(id, 70, 85, 45, 50, minor)
+	// Minor (i-iv, i-VII, i-iv-VII-v) or major (I-IV-V, I-vi-IV-V).
+	progs := [][]int{{0, 0, 3, 3}, {0, 0, 6, 6}, {0, 3, 6, 4}}
+	if s.rng.IntN(2) == 0 {
+		s.scale = major
+		progs = [][]int{{0, 3, 4, 3}, {0, 0, 3, 4}, {0, 5, 3, 4}}
+	}
+	prog := pick(s.rng, progs)
+	// One riff for the whole track, an octave below the root: reggae bass is
+	// a deep, repeated tune rather than a pulse.
+	riff := pick(s.rng, []reggaeBass{
+		{{0, 1, 0}, {1, 0.5, 2}, {1.5, 0.5, 4}, {2.5, 0.5, 5}, {3, 1, 4}},
+		{{0, 1.5, 0}, {1.5, 0.5, -1}, {2, 0.5, 0}, {2.5, 0.5, 2}, {3.5, 0.5, 4}},
+		{{0, 0.5, 0}, {0.5, 0.5, 0}, {1, 1, 4}, {2.5, 0.5, 2}, {3, 0.5, 1}, {3.5, 0.5, 0}},
+	})
+	for bar := 0; bar < s.bars; bar++ {
+		deg := prog[bar%len(prog)]
+		// One drop: nothing on 1, kick and snare together on 3, hats on
+		// the eighths, the off-beat ones louder.
+		s.kick(s.at(bar, 2), 0.9)
+		s.snare(s.at(bar, 2), 0.5)
+		for e := 0.0; e < 4; e += 0.5 {
+			amp := 0.12
+			if math.Mod(e, 1) == 0.5 {
+				amp = 0.2
+			}
+			s.hat(s.at(bar, e), amp, false)
+		}
+		// The skank: a short, muted chord on every "and".
+		for b := 0.5; b < 4; b++ {
+			for _, n := range s.chord(deg, 1, false) {
+				s.note(s.at(bar, b), 0.12*s.beat, n, 0.1, pluck)
+			}
+		}
+		for _, r := range riff {
+			s.note(s.at(bar, r.at), 0.9*r.dur*s.beat, s.pitch(deg+r.step, -1), 0.6, bass)
+		}
+	}
+	// A sparse, melodica-like tune in the second half.
+	s.melody(s.bars/2, s.bars, prog, []float64{1.5, 0.5, 1, -1}, 2, 0.2, lead, 0)
 	return s
 }
 

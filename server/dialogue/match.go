@@ -342,6 +342,9 @@ func (q *queryCtx) align(v *variant, bound float32) (match, bool) {
 	missed, missedFillers, open := 0, 0, false
 	openEnd := -1
 	skipped, typed, words := 0, 0, 0
+	// used is the last query position the reading consumed; the words
+	// after it were all skipped.
+	used := -1
 	for s := final; s != st(0, 0, 0); s = int(back[s]) {
 		prev := int(back[s])
 		pi, pj := prev/2/cols, prev/2%cols
@@ -350,6 +353,12 @@ func (q *queryCtx) align(v *variant, bound float32) (match, bool) {
 			if q.skip[pj] == costSkipWord {
 				skipped++
 			}
+		default:
+			if s/2%cols > used && act[s] != actSkipElem {
+				used = s/2%cols - 1
+			}
+		}
+		switch act[s] {
 		case actLit:
 			// Only required words anchor a pattern: an optional "about"
 			// alone must not make a query about anything.
@@ -477,10 +486,30 @@ func (q *queryCtx) align(v *variant, bound float32) (match, bool) {
 		// explain nearly everything: "my car broke down" is not about volume.
 		slack = 2
 	}
+	skipped -= q.asideSkipped(used + 1)
 	if 2*(skipped+missed)+missedFillers >= 2*(r.literals+typed)+slack {
 		return match{}, false
 	}
 	return r, true
+}
+
+// asideSkipped counts the words of an aside the reading left unread: from
+// the first aside word at or after position from (with only fillers before
+// it) to the end of the query.
+func (q *queryCtx) asideSkipped(from int) int {
+	for from < len(q.toks) && q.skip[from] == costSkipFiller && !q.m.asides[q.toks[from].norm] {
+		from++
+	}
+	if from == 0 || from >= len(q.toks) || !q.m.asides[q.toks[from].norm] {
+		return 0
+	}
+	n := 0
+	for _, t := range q.toks[from:] {
+		if !q.m.fillers[t.norm] {
+			n++
+		}
+	}
+	return n
 }
 
 func (q *queryCtx) typoCost(from, to int) float32 {

@@ -447,6 +447,13 @@ func (q *queryCtx) align(v *variant, bound float32) (match, bool) {
 					for end > pj+1 && (q.m.fillers[q.toks[end-1].norm] || iw[q.toks[end-1].norm]) {
 						end--
 					}
+					// "start the stopwatch im timing my run": a name or
+					// title does not run on into a clause of its own.
+					for k := pj + 1; k < end; k++ {
+						if q.m.asides[q.toks[k].norm] && !q.m.fillers[q.toks[k-1].norm] {
+							return match{}, false
+						}
+					}
 				}
 				// A name is a few words: "start a stopwatch for me so I
 				// can time my walk" names no app, it asks for something

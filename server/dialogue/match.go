@@ -46,6 +46,7 @@ type match struct {
 const (
 	costSkipWord   = 1.0
 	costSkipFiller = 0.35
+	costSkipAside  = 0.5
 	costMissWord   = 1.6
 	costMissFiller = 0.5
 	costMissSlot   = 1.1
@@ -92,6 +93,18 @@ func newQueryCtx(m *langModel, toks []token) *queryCtx {
 		q.skip[j] = costSkipWord
 		if m.fillers[t.norm] {
 			q.skip[j] = costSkipFiller
+		}
+	}
+	// An aside ("…because my ramen", "call jake i locked myself out")
+	// costs a reading little: from the first word that opens a clause
+	// after a word of the request, to the end. A message still takes such
+	// words, even mistyped, at a lower cost ("txt anna i'm lte").
+	for j := 1; j < len(toks); j++ {
+		if m.asides[toks[j].norm] && !m.fillers[toks[j-1].norm] && !q.startsName(j) {
+			for k := j; k < len(toks); k++ {
+				q.skip[k] = min(q.skip[k], costSkipAside)
+			}
+			break
 		}
 	}
 	return q
@@ -303,7 +316,8 @@ func (q *queryCtx) align(v *variant, bound float32) (match, bool) {
 						}
 						relax(from, st(i+1, j, 0), miss, actSkipElem, 0)
 						if q.m.slots[e.slot].kind == slotOpen {
-							if j < n {
+							// Nor does a name start with one ("open im timing").
+							if j < n && (q.m.slots[e.slot].verbatim || !q.m.asides[q.toks[j].norm]) {
 								relax(from, st(i, j+1, 1), q.openCost(e.slot, j), actOpenStart, 0)
 							}
 						} else if j < n {
@@ -320,7 +334,9 @@ func (q *queryCtx) align(v *variant, bound float32) (match, bool) {
 			}
 			from = st(i, j, 1)
 			if c := cost[from]; c < inf && i < p {
-				if j < n {
+				// "call jake i locked myself out": a name or title does
+				// not run on into a clause of its own.
+				if j < n && (q.m.slots[v.elems[i].slot].verbatim || !q.m.asides[q.toks[j].norm] || q.m.fillers[q.toks[j-1].norm]) {
 					relax(from, st(i, j+1, 1), q.openCost(v.elems[i].slot, j), actOpenExt, 0)
 				}
 				// A name or title ends on a word of its own: "tv schedule
@@ -342,9 +358,6 @@ func (q *queryCtx) align(v *variant, bound float32) (match, bool) {
 	missed, missedFillers, open := 0, 0, false
 	openEnd := -1
 	skipped, typed, words := 0, 0, 0
-	// used is the last query position the reading consumed; the words
-	// after it were all skipped.
-	used := -1
 	for s := final; s != st(0, 0, 0); s = int(back[s]) {
 		prev := int(back[s])
 		pi, pj := prev/2/cols, prev/2%cols
@@ -353,12 +366,6 @@ func (q *queryCtx) align(v *variant, bound float32) (match, bool) {
 			if q.skip[pj] == costSkipWord {
 				skipped++
 			}
-		default:
-			if s/2%cols > used && act[s] != actSkipElem {
-				used = s/2%cols - 1
-			}
-		}
-		switch act[s] {
 		case actLit:
 			// Only required words anchor a pattern: an optional "about"
 			// alone must not make a query about anything.
@@ -447,13 +454,6 @@ func (q *queryCtx) align(v *variant, bound float32) (match, bool) {
 					for end > pj+1 && (q.m.fillers[q.toks[end-1].norm] || iw[q.toks[end-1].norm]) {
 						end--
 					}
-					// "start the stopwatch im timing my run": a name or
-					// title does not run on into a clause of its own.
-					for k := pj + 1; k < end; k++ {
-						if q.m.asides[q.toks[k].norm] && !q.m.fillers[q.toks[k-1].norm] {
-							return match{}, false
-						}
-					}
 				}
 				// A name is a few words: "start a stopwatch for me so I
 				// can time my walk" names no app, it asks for something
@@ -470,7 +470,12 @@ func (q *queryCtx) align(v *variant, bound float32) (match, bool) {
 					// "¿podría mandarle que la quiero mucho?" asks the
 					// assistant; only "¿" before the message makes it
 					// the message's.
-					if marks := closingMarks(q.toks[end-1]); q.m.lang != "es" || opensAt(q.toks, pj) {
+					// In English "would you let Charlotte know that the
+					// train is delayed?" asks the assistant too: a request
+					// put as a question keeps its mark out of a message
+					// that is no question itself.
+					if marks := closingMarks(q.toks[end-1]); q.m.lang == "es" && opensAt(q.toks, pj) ||
+						q.m.lang != "es" && (!askedPolitely(q.toks) || asksItself(q.toks[pj]) || strings.Contains(marks, "!")) {
 						text += marks
 					}
 				}
@@ -493,31 +498,43 @@ func (q *queryCtx) align(v *variant, bound float32) (match, bool) {
 		// explain nearly everything: "my car broke down" is not about volume.
 		slack = 2
 	}
-	skipped -= q.asideSkipped(used + 1)
 	if 2*(skipped+missed)+missedFillers >= 2*(r.literals+typed)+slack {
 		return match{}, false
 	}
 	return r, true
 }
 
-// asideSkipped counts the words of an aside the reading left unread: from
-// the first aside word at or after position from (with only fillers before
-// it) to the end of the query.
-func (q *queryCtx) asideSkipped(from int) int {
-	for from < len(q.toks) && q.skip[from] == costSkipFiller && !q.m.asides[q.toks[from].norm] {
-		from++
-	}
-	if from == 0 || from >= len(q.toks) || !q.m.asides[q.toks[from].norm] {
-		return 0
-	}
-	n := 0
-	for _, t := range q.toks[from:] {
-		if !q.m.fillers[t.norm] {
-			n++
+// startsName reports whether a name of two words or more that a closed
+// slot knows starts at position j: "play so what" names a song.
+func (q *queryCtx) startsName(j int) bool {
+	for slot, def := range q.m.slots {
+		if def.kind != slotClosed {
+			continue
+		}
+		for _, c := range q.slotCands(slot, j) {
+			if c.end-j > 1 {
+				return true
+			}
 		}
 	}
-	return n
+	return false
 }
+
+// askedPolitely reports whether an English query opens as a request put
+// as a question ("could you…", "would you mind…", "can you please…").
+func askedPolitely(toks []token) bool {
+	return len(toks) > 1 && politeOpeners[toks[0].norm] && toks[1].norm == "you"
+}
+
+var politeOpeners = map[string]bool{"could": true, "would": true, "can": true, "will": true, "won't": true}
+
+// asksItself reports whether a message opens with the words of a question
+// ("are you free on friday?").
+func asksItself(t token) bool { return questionOpeners[t.norm] }
+
+var questionOpeners = map[string]bool{"what": true, "when": true, "where": true, "who": true, "why": true, "how": true,
+	"which": true, "are": true, "is": true, "do": true, "does": true, "did": true, "can": true, "could": true, "will": true,
+	"would": true, "should": true, "have": true, "has": true, "shall": true, "may": true, "wanna": true, "want": true}
 
 func (q *queryCtx) typoCost(from, to int) float32 {
 	var c float32

@@ -157,6 +157,15 @@ func (q *queryCtx) slotCands(slot, j int) []cand {
 			}
 		}
 	case slotTyped:
+		if def.typ == "time" && j > 0 && rangeOpeners[q.toks[j-1].norm] {
+			// "from 6 to 7 pm" is a range, not six minutes to seven.
+			for k := 1; k < len(rest); k++ {
+				if role, _ := q.m.timeWords.match(rest[k:]); role == roleTo {
+					rest = rest[:k]
+					break
+				}
+			}
+		}
 		if v, n := q.m.parseTyped(def.typ, rest); n > 0 {
 			out = append(out, cand{end: j + n, val: v, typo: q.typoCost(j, j+n)})
 		}
@@ -519,6 +528,9 @@ func (q *queryCtx) startsName(j int) bool {
 	}
 	return false
 }
+
+// rangeOpeners lead to the start of a span of time.
+var rangeOpeners = map[string]bool{"from": true, "between": true, "desde": true, "de": true, "entre": true}
 
 // askedPolitely reports whether an English query opens as a request put
 // as a question ("could you…", "would you mind…", "can you please…").

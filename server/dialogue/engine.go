@@ -340,17 +340,6 @@ type turn struct {
 	said []token
 }
 
-// wordsBeyondFillers counts the query's words that are not fillers.
-func (t *turn) wordsBeyondFillers() int {
-	n := 0
-	for _, tok := range t.toks {
-		if !t.m.fillers[tok.norm] {
-			n++
-		}
-	}
-	return n
-}
-
 // handleMatch answers a reading of the query and keeps it for Explain.
 func (t *turn) handleMatch(mt match) reply {
 	t.read = &mt
@@ -366,7 +355,7 @@ func (t *turn) respond(conv *conversation) reply {
 		mt, understood := t.m.understand(t.toks)
 		// "never mind" cancels; "practice is cancelled" answering "what
 		// should it say?" is the message.
-		if understood && mt.intent == "cancel" && (!t.awaitsFreeText(conv) || t.wordsBeyondFillers() <= mt.literals) {
+		if understood && mt.intent == "cancel" && (!t.awaitsFreeText(conv) || mt.skipped == 0) {
 			return t.handle("cancel", nil)
 		}
 		// A clear new request wins over reading the answer as the awaited

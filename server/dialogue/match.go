@@ -34,6 +34,9 @@ type match struct {
 	optional int
 	slots    map[string]slotVal
 	variant  int32 // ties between equal readings go to the earlier pattern
+	// skipped counts the query's words, fillers aside, that the pattern
+	// left unread.
+	skipped int
 	// rule names the reading when no pattern made it (a bare song title,
 	// a title and a time); explain shows it in place of a pattern.
 	rule string
@@ -61,14 +64,16 @@ const (
 // queryCtx holds one query and the slot candidates found in it, computed
 // once per (slot, position) and shared by every pattern tried.
 type queryCtx struct {
-	m     *langModel
-	toks  []token
-	ids   []int32   // vocabulary id of each token, -1 when no pattern has it
-	skip  []float32 // cost of skipping each token
-	typo  []float32 // extra cost of reading each token as its correction
-	has   map[int32]bool
-	cands [][]cand
-	done  []bool
+	m    *langModel
+	toks []token
+	ids  []int32   // vocabulary id of each token, -1 when no pattern has it
+	skip []float32 // cost of skipping each token
+	// asideFrom is where an aside starts (len(toks) when none does).
+	asideFrom int
+	typo      []float32 // extra cost of reading each token as its correction
+	has       map[int32]bool
+	cands     [][]cand
+	done      []bool
 	// buffers of the alignment, reused from pattern to pattern
 	cost []float32
 	back []int32
@@ -99,8 +104,10 @@ func newQueryCtx(m *langModel, toks []token) *queryCtx {
 	// costs a reading little: from the first word that opens a clause
 	// after a word of the request, to the end. A message still takes such
 	// words, even mistyped, at a lower cost ("txt anna i'm lte").
+	q.asideFrom = len(toks)
 	for j := 1; j < len(toks); j++ {
 		if m.asides[toks[j].norm] && !m.fillers[toks[j-1].norm] && !q.startsName(j) {
+			q.asideFrom = j
 			for k := j; k < len(toks); k++ {
 				q.skip[k] = min(q.skip[k], costSkipAside)
 			}
@@ -325,8 +332,9 @@ func (q *queryCtx) align(v *variant, bound float32) (match, bool) {
 						}
 						relax(from, st(i+1, j, 0), miss, actSkipElem, 0)
 						if q.m.slots[e.slot].kind == slotOpen {
-							// Nor does a name start with one ("open im timing").
-							if j < n && (q.m.slots[e.slot].verbatim || !q.m.asides[q.toks[j].norm]) {
+							// Nor does a name start in one ("open im timing",
+							// "call mom i need a ride home").
+							if j < n && (q.m.slots[e.slot].verbatim || j < q.asideFrom && !q.m.asides[q.toks[j].norm]) {
 								relax(from, st(i, j+1, 1), q.openCost(e.slot, j), actOpenStart, 0)
 							}
 						} else if j < n {
@@ -510,6 +518,7 @@ func (q *queryCtx) align(v *variant, bound float32) (match, bool) {
 	if 2*(skipped+missed)+missedFillers >= 2*(r.literals+typed)+slack {
 		return match{}, false
 	}
+	r.skipped = skipped
 	return r, true
 }
 

@@ -285,7 +285,9 @@ func TestModelsFilesAlone(t *testing.T) {
 		t.Fatalf("a model file without a version token did not load: %v", problems)
 	}
 	// Its identity without a token is the file's: a rescan loads nothing again.
-	c.setReplaced(func(ws int64, table string, m engines.Model) { t.Errorf("a rescan reloaded an unchanged file: %d %s", ws, table) })
+	c.setReplaced(func(ws int64, table string, m engines.Model) {
+		t.Errorf("a rescan reloaded an unchanged file: %d %s", ws, table)
+	})
 	c.resync()
 	c.setReplaced(nil)
 

@@ -34,8 +34,12 @@ type Models struct {
 	files map[modelKey]fileVersion
 	// db, once Watch has run on PostgreSQL, is where saves and deletions are announced (under mu).
 	db *sql.DB
-	// watching counts the goroutine of Watch.
+	// id names this process in the notices of online updates, so that it skips its own.
+	id string
+	// watching counts the goroutines of Watch.
 	watching sync.WaitGroup
+	// resyncs counts the rescans done, so that tests can wait for the listeners to be listening.
+	resyncs atomic.Int64
 }
 
 type modelKey struct {
@@ -49,7 +53,8 @@ type modelBox struct{ model engines.Model }
 // OpenModels loads every saved model under dir (data dir/recomm). A file
 // that does not load is reported, not fatal: its table needs a new training.
 func OpenModels(dir string) (*Models, []error) {
-	ms := &Models{dir: dir, m: map[modelKey]*atomic.Pointer[modelBox]{}, files: map[modelKey]fileVersion{}}
+	ms := &Models{dir: dir, m: map[modelKey]*atomic.Pointer[modelBox]{}, files: map[modelKey]fileVersion{},
+		id: newToken()}
 	var problems []error
 	for _, k := range ms.onDisk() {
 		if err := ms.sync(k); err != nil {
@@ -220,7 +225,11 @@ func (ms *Models) save(ws int64, table, engine string, m engines.Model, create b
 		return err
 	}
 	ms.install(k, m, v)
-	ms.announce(notice{WS: ws, Table: table, Engine: engine, Version: v.token})
+	if create {
+		// An online update is not announced: the other processes fold the interaction in
+		// themselves (Recommender.Watch) and read this file only at their next resync.
+		ms.announce(notice{WS: ws, Table: table, Engine: engine, Version: v.token})
+	}
 	return nil
 }
 

@@ -213,7 +213,7 @@ func (ms *Models) announce(n notice) {
 
 // Watch shares this process's models with every other harkd process on db, a PostgreSQL database
 // whose processes all use the same data directory: from its return on, every model this process
-// saves (Put, online updates) and every table it deletes (DeleteTable) is announced, and until ctx
+// trains (Put) and every table it deletes (DeleteTable) is announced, and until ctx
 // ends a goroutine loads the models the others announce, swapping each in for the one it replaces,
 // which serves until then. The goroutine also rescans the directory at once and after every lost
 // connection. Call it once, after OpenModels and before any training runs; at shutdown, end ctx
@@ -267,6 +267,7 @@ func (ms *Models) heard(payload string) {
 // resync loads every model file that changed since this process last read it and forgets the
 // models whose files are gone.
 func (ms *Models) resync() {
+	defer ms.resyncs.Add(1)
 	seen := map[modelKey]bool{}
 	keys := ms.onDisk()
 	for _, k := range keys {
@@ -282,4 +283,71 @@ func (ms *Models) resync() {
 			slog.Warn("recomm: a saved model did not load; the previous one keeps serving", "err", err)
 		}
 	}
+}
+
+// EventsChannel is the PostgreSQL notification channel of the interactions folded into the models
+// that learn online (isvd): each process folds in those recorded by the others, so that every
+// process serves every recorded interaction at once, as a single process does.
+const EventsChannel = "harkd_recomm_events"
+
+// eventNotice is the payload of an EventsChannel notice.
+type eventNotice struct {
+	From  string        `json:"from"` // the Models.id of the process that recorded it and folded it in already
+	WS    int64         `json:"ws"`
+	Table string        `json:"table"`
+	Event engines.Event `json:"event"`
+}
+
+// announceEvent tells the other processes of an interaction folded in here. It runs in the request
+// that recorded the interaction, after the record was stored: one statement, on tables that have a
+// model learning online only. A failure is logged: the others learn it at the next training.
+func (ms *Models) announceEvent(ws int64, table string, ev engines.Event) {
+	ms.mu.Lock()
+	db := ms.db
+	ms.mu.Unlock()
+	if db == nil {
+		return
+	}
+	payload, _ := json.Marshal(eventNotice{From: ms.id, WS: ws, Table: table, Event: ev})
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := store.Notify(ctx, db, EventsChannel, string(payload)); err != nil {
+		slog.Warn("recomm: telling the other processes of an online update failed; they learn it at the next training",
+			"table", table, "err", err)
+	}
+}
+
+// Watch shares the models (Models.Watch) and their online updates with every other harkd process
+// on db: it also folds into this process's models the interactions the others record, until ctx
+// ends. Call it instead of Models.Watch, under the same conditions. On SQLite it does nothing.
+func (r *Recommender) Watch(ctx context.Context, db *sql.DB) {
+	if store.EngineOf(db) != store.Postgres {
+		return
+	}
+	ms := r.Models
+	ms.Watch(ctx, db)
+	ms.watching.Add(1)
+	go func() {
+		defer ms.watching.Done()
+		store.Listen(ctx, db, EventsChannel, r.heardEvent)
+	}()
+}
+
+// heardEvent folds in an interaction another process recorded; with "" (a (re)connection, after
+// which the interactions recorded meanwhile are lost) it reloads the model files saved since, which
+// hold the online updates of the processes that saved them.
+func (r *Recommender) heardEvent(payload string) {
+	if payload == "" {
+		r.Models.resync()
+		return
+	}
+	var n eventNotice
+	if err := json.Unmarshal([]byte(payload), &n); err != nil {
+		slog.Warn("recomm: ignoring a malformed online update notice", "payload", payload, "err", err)
+		return
+	}
+	if n.From == r.Models.id {
+		return // folded in when it was recorded
+	}
+	r.fold(n.WS, n.Table, n.Event, false)
 }

@@ -24,13 +24,14 @@ import (
 
 // Sharing models between harkd processes (README "Several harkd processes"). With PostgreSQL every
 // process mounts the same data directory, so a model file one process saves is there for all; what
-// the others need is to hear of it. Every save and every table deletion is announced on the
-// PostgreSQL channel ModelsChannel; each process listens (Watch) and, for each notice, loads the
+// the others need is to hear of it. Every trained model's save and every table deletion is
+// announced on the PostgreSQL channel ModelsChannel; each process listens (Watch) and, for each notice, loads the
 // model file named and swaps it in the way a local save does (the candidates are rebuilt), the
 // model it held serving until then. The file is the truth, the notice only a hint: each file starts
 // with a random version token, a process skips a file whose token it already holds (its own saves,
 // and stale notices), and after every (re)connection to the database it rescans the directory,
-// because notices sent while it was not listening are lost.
+// because notices sent while it was not listening are lost. Online updates travel as the
+// interactions themselves (EventsChannel), each process folding them in.
 
 // ModelsChannel is the PostgreSQL notification channel of model saves and deletions.
 const ModelsChannel = "harkd_recomm_models"

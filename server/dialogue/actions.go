@@ -333,6 +333,16 @@ func (t *turn) appointment(slots map[string]slotVal) reply {
 	if !ok || !w.when.complete() {
 		return t.ask("time", "ask_appointment_time", map[string]phr{"title": same(title)}, slots)
 	}
+	if u, ok := slots["until"]; ok && w.when.hasClock {
+		// "from 6 to 7 pm tomorrow": the start is on the end's day and,
+		// when it can be, in the end's half of the day.
+		if w.when.day == dayNone && u.when.day != dayNone {
+			w.when.setDay(u.when)
+		}
+		if w.when.mer == "" && u.when.mer != "" && w.when.hour <= 12 && w.when.hour%12 <= u.when.hour%12 {
+			w.when.mer = u.when.mer
+		}
+	}
 	start := w.when.resolve(t.now, t.loc, biasDaytime)
 	length := defaultAppointment
 	if d, ok := slots["duration"]; ok && d.dur > 0 {

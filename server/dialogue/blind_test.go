@@ -14,19 +14,19 @@ type blindTarget struct {
 }
 
 // Thresholds sit just below what the holdout set reached (README,
-// "Dialogue"): en 0.945 / 0.887 / 10 of 11, es 0.952 / 0.882 / 5 of 6.
+// "Dialogue"): en 0.950 / 0.895 / 10 of 11, es 0.952 / 0.882 / 5 of 6.
 // The goal is 0.95 / 0.90 / 90 %; raise them as the holdout gets there.
 // Dev must not fall below them either.
 var blindTargets = map[string]blindTarget{
-	"en": {action: 0.94, slots: 0.88, sequences: 0.90},
+	"en": {action: 0.945, slots: 0.89, sequences: 0.90},
 	"es": {action: 0.95, slots: 0.88, sequences: 0.83},
 }
 
 // holdout3Targets sit just below what the third author's held-back part
-// reached: en 0.942 / 0.916 / 4 of 6, es 0.975 / 0.930 / 3 of 3.
+// reached: en 0.942 / 0.940 / 4 of 6, es 0.975 / 0.953 / 3 of 3.
 var holdout3Targets = map[string]blindTarget{
-	"en": {action: 0.94, slots: 0.91, sequences: 0.66},
-	"es": {action: 0.97, slots: 0.92, sequences: 1.00},
+	"en": {action: 0.94, slots: 0.935, sequences: 0.66},
+	"es": {action: 0.97, slots: 0.95, sequences: 1.00},
 }
 
 func TestBlindDev(t *testing.T) {
@@ -64,6 +64,14 @@ func TestBlindDev4(t *testing.T) {
 	}
 }
 
+// dev5 was written by a fifth independent author, weighted towards slots
+// in varied forms; it may be tuned on.
+func TestBlindDev5(t *testing.T) {
+	for _, lang := range languages {
+		t.Run(lang, func(t *testing.T) { runBlindWant(t, "dev5", lang, true, dev5Targets[lang]) })
+	}
+}
+
 // holdout3 is the third author's held-back part: scored, never printed,
 // never tuned on.
 func TestBlindHoldout3(t *testing.T) {
@@ -97,6 +105,13 @@ var dev3Targets = map[string]blindTarget{
 var dev4Targets = map[string]blindTarget{
 	"en": {action: 0.98, slots: 0.96, sequences: 0.95},
 	"es": {action: 0.99, slots: 0.95, sequences: 0.95},
+}
+
+// dev5Targets sit just below what dev5 reaches (README, "Dialogue"):
+// round 5, en 0.991 / 0.972 / 15 of 16, es 1.000 / 0.989 / 8 of 8.
+var dev5Targets = map[string]blindTarget{
+	"en": {action: 0.98, slots: 0.96, sequences: 0.90},
+	"es": {action: 0.99, slots: 0.98, sequences: 0.95},
 }
 
 func runBlind(t *testing.T, part, lang string, showFailures bool) {

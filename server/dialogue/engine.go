@@ -353,7 +353,9 @@ func (t *turn) respond(conv *conversation) reply {
 	}
 	if conv != nil {
 		mt, understood := t.m.understand(t.toks)
-		if understood && mt.intent == "cancel" {
+		// "never mind" cancels; "practice is cancelled" answering "what
+		// should it say?" is the message.
+		if understood && mt.intent == "cancel" && (!t.awaitsFreeText(conv) || mt.skipped == 0) {
 			return t.handle("cancel", nil)
 		}
 		// A clear new request wins over reading the answer as the awaited
@@ -933,7 +935,8 @@ func (t *turn) fillSlot(conv *conversation) (slotVal, string, bool) {
 				conv.slots = map[string]slotVal{}
 			}
 			conv.slots["title"] = slotVal{text: t.m.displayName("apptkind", "appointment")}
-			return slotVal{when: w, end: n}, "time", true
+			// "an appointment for thursday" - "3:30 pm": Thursday's.
+			return slotVal{when: w.merge(conv.slots["time"].when), end: n}, "time", true
 		}
 		// "dentist on thursday", "cena con Ana el viernes": a title
 		// with its day or time after it; the time is kept apart and the
@@ -943,7 +946,7 @@ func (t *turn) fillSlot(conv *conversation) (slotVal, string, bool) {
 				if conv.slots == nil {
 					conv.slots = map[string]slotVal{}
 				}
-				conv.slots["time"] = slotVal{when: w, end: n}
+				conv.slots["time"] = slotVal{when: w.merge(conv.slots["time"].when), end: n}
 				t.toks = t.toks[:k]
 				break
 			}

@@ -199,6 +199,9 @@ var testTracks = []Track{
 	{ID: "t7", Title: "Summer Nights", Artist: "Pop Stars", Album: "Summer", Genre: "pop", Mood: "upbeat"},
 	{ID: "t8", Title: "Nocturne", Artist: "Frederic Chopin", Album: "Nocturnes", Genre: "classical", Mood: "melancholic"},
 	{ID: "t9", Title: "Another One", Artist: "Queen", Album: "The Game", Genre: "rock", Mood: "upbeat"},
+	{ID: "t10", Title: "Dusty Road", Artist: "The Prairie Band", Album: "Open Range", Genre: "country", Mood: "upbeat"},
+	{ID: "t11", Title: "Midnight Train Blues", Artist: "Delta Joe", Album: "Crossroads", Genre: "blues", Mood: "melancholic"},
+	{ID: "t12", Title: "Island Sun", Artist: "Roots Collective", Album: "One Drop", Genre: "reggae", Mood: "relaxed"},
 }
 
 func testMusicURL(id string) string { return "http://music.test/" + id + ".mp3" }

@@ -25,6 +25,11 @@ type langFile struct {
 	// ("please", "could you"); the speech grammar allows them around every
 	// pattern (the matcher already skips them as fillers).
 	Courtesy []string `json:"courtesy"`
+	// Asides are words that open a clause a speaker adds after a complete
+	// request ("set a timer for 3 minutes because my ramen…", "call jake i
+	// locked myself out"): the words from one of them to the end, when no
+	// pattern reads them, do not count against the reading before them.
+	Asides []string `json:"asides"`
 	// Shorthand maps words people shorten when they type ("vol", "nav",
 	// "rst") to the word the patterns use; read like a typing slip.
 	Shorthand map[string]string `json:"shorthand"`
@@ -106,6 +111,7 @@ type variant struct {
 type langModel struct {
 	lang      string
 	fillers   map[string]bool
+	asides    map[string]bool
 	numbers   map[string]int
 	timeWords phraseTable
 	spoken    map[string]string
@@ -268,6 +274,7 @@ func compileModel(lang string, f langFile) (*langModel, error) {
 	m := &langModel{
 		lang:        lang,
 		fillers:     map[string]bool{},
+		asides:      map[string]bool{},
 		numbers:     map[string]int{},
 		slotIndex:   map[string]int{},
 		index:       map[string][]int32{},
@@ -285,6 +292,9 @@ func compileModel(lang string, f langFile) (*langModel, error) {
 	}
 	for _, w := range f.Fillers {
 		m.fillers[fold(w)] = true
+	}
+	for _, w := range f.Asides {
+		m.asides[fold(w)] = true
 	}
 	for _, c := range f.Courtesy {
 		seq, err := parsePattern(c)

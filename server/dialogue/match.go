@@ -34,6 +34,9 @@ type match struct {
 	optional int
 	slots    map[string]slotVal
 	variant  int32 // ties between equal readings go to the earlier pattern
+	// skipped counts the query's words, fillers aside, that the pattern
+	// left unread.
+	skipped int
 	// rule names the reading when no pattern made it (a bare song title,
 	// a title and a time); explain shows it in place of a pattern.
 	rule string
@@ -46,6 +49,7 @@ type match struct {
 const (
 	costSkipWord   = 1.0
 	costSkipFiller = 0.35
+	costSkipAside  = 0.5
 	costMissWord   = 1.6
 	costMissFiller = 0.5
 	costMissSlot   = 1.1
@@ -60,14 +64,16 @@ const (
 // queryCtx holds one query and the slot candidates found in it, computed
 // once per (slot, position) and shared by every pattern tried.
 type queryCtx struct {
-	m     *langModel
-	toks  []token
-	ids   []int32   // vocabulary id of each token, -1 when no pattern has it
-	skip  []float32 // cost of skipping each token
-	typo  []float32 // extra cost of reading each token as its correction
-	has   map[int32]bool
-	cands [][]cand
-	done  []bool
+	m    *langModel
+	toks []token
+	ids  []int32   // vocabulary id of each token, -1 when no pattern has it
+	skip []float32 // cost of skipping each token
+	// asideFrom is where an aside starts (len(toks) when none does).
+	asideFrom int
+	typo      []float32 // extra cost of reading each token as its correction
+	has       map[int32]bool
+	cands     [][]cand
+	done      []bool
 	// buffers of the alignment, reused from pattern to pattern
 	cost []float32
 	back []int32
@@ -92,6 +98,20 @@ func newQueryCtx(m *langModel, toks []token) *queryCtx {
 		q.skip[j] = costSkipWord
 		if m.fillers[t.norm] {
 			q.skip[j] = costSkipFiller
+		}
+	}
+	// An aside ("…because my ramen", "call jake i locked myself out")
+	// costs a reading little: from the first word that opens a clause
+	// after a word of the request, to the end. A message still takes such
+	// words, even mistyped, at a lower cost ("txt anna i'm lte").
+	q.asideFrom = len(toks)
+	for j := 1; j < len(toks); j++ {
+		if m.asides[toks[j].norm] && !m.fillers[toks[j-1].norm] && !q.startsName(j) {
+			q.asideFrom = j
+			for k := j; k < len(toks); k++ {
+				q.skip[k] = min(q.skip[k], costSkipAside)
+			}
+			break
 		}
 	}
 	return q
@@ -144,6 +164,15 @@ func (q *queryCtx) slotCands(slot, j int) []cand {
 			}
 		}
 	case slotTyped:
+		if def.typ == "time" && j > 0 && rangeOpeners[q.toks[j-1].norm] {
+			// "from 6 to 7 pm" is a range, not six minutes to seven.
+			for k := 1; k < len(rest); k++ {
+				if role, _ := q.m.timeWords.match(rest[k:]); role == roleTo {
+					rest = rest[:k]
+					break
+				}
+			}
+		}
 		if v, n := q.m.parseTyped(def.typ, rest); n > 0 {
 			out = append(out, cand{end: j + n, val: v, typo: q.typoCost(j, j+n)})
 		}
@@ -303,7 +332,9 @@ func (q *queryCtx) align(v *variant, bound float32) (match, bool) {
 						}
 						relax(from, st(i+1, j, 0), miss, actSkipElem, 0)
 						if q.m.slots[e.slot].kind == slotOpen {
-							if j < n {
+							// Nor does a name start in one ("open im timing",
+							// "call mom i need a ride home").
+							if j < n && (q.m.slots[e.slot].verbatim || j < q.asideFrom && !q.m.asides[q.toks[j].norm]) {
 								relax(from, st(i, j+1, 1), q.openCost(e.slot, j), actOpenStart, 0)
 							}
 						} else if j < n {
@@ -320,7 +351,9 @@ func (q *queryCtx) align(v *variant, bound float32) (match, bool) {
 			}
 			from = st(i, j, 1)
 			if c := cost[from]; c < inf && i < p {
-				if j < n {
+				// "call jake i locked myself out": a name or title does
+				// not run on into a clause of its own.
+				if j < n && (q.m.slots[v.elems[i].slot].verbatim || !q.m.asides[q.toks[j].norm] || q.m.fillers[q.toks[j-1].norm]) {
 					relax(from, st(i, j+1, 1), q.openCost(v.elems[i].slot, j), actOpenExt, 0)
 				}
 				// A name or title ends on a word of its own: "tv schedule
@@ -454,7 +487,12 @@ func (q *queryCtx) align(v *variant, bound float32) (match, bool) {
 					// "¿podría mandarle que la quiero mucho?" asks the
 					// assistant; only "¿" before the message makes it
 					// the message's.
-					if marks := closingMarks(q.toks[end-1]); q.m.lang != "es" || opensAt(q.toks, pj) {
+					// In English "would you let Charlotte know that the
+					// train is delayed?" asks the assistant too: a request
+					// put as a question keeps its mark out of a message
+					// that is no question itself.
+					if marks := closingMarks(q.toks[end-1]); q.m.lang == "es" && opensAt(q.toks, pj) ||
+						q.m.lang != "es" && (!askedPolitely(q.toks) || asksItself(q.toks[pj]) || strings.Contains(marks, "!")) {
 						text += marks
 					}
 				}
@@ -480,8 +518,44 @@ func (q *queryCtx) align(v *variant, bound float32) (match, bool) {
 	if 2*(skipped+missed)+missedFillers >= 2*(r.literals+typed)+slack {
 		return match{}, false
 	}
+	r.skipped = skipped
 	return r, true
 }
+
+// startsName reports whether a name of two words or more that a closed
+// slot knows starts at position j: "play so what" names a song.
+func (q *queryCtx) startsName(j int) bool {
+	for slot, def := range q.m.slots {
+		if def.kind != slotClosed {
+			continue
+		}
+		for _, c := range q.slotCands(slot, j) {
+			if c.end-j > 1 {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// rangeOpeners lead to the start of a span of time.
+var rangeOpeners = map[string]bool{"from": true, "between": true, "desde": true, "de": true, "entre": true}
+
+// askedPolitely reports whether an English query opens as a request put
+// as a question ("could you…", "would you mind…", "can you please…").
+func askedPolitely(toks []token) bool {
+	return len(toks) > 1 && politeOpeners[toks[0].norm] && toks[1].norm == "you"
+}
+
+var politeOpeners = map[string]bool{"could": true, "would": true, "can": true, "will": true, "won't": true}
+
+// asksItself reports whether a message opens with the words of a question
+// ("are you free on friday?").
+func asksItself(t token) bool { return questionOpeners[t.norm] }
+
+var questionOpeners = map[string]bool{"what": true, "when": true, "where": true, "who": true, "why": true, "how": true,
+	"which": true, "are": true, "is": true, "do": true, "does": true, "did": true, "can": true, "could": true, "will": true,
+	"would": true, "should": true, "have": true, "has": true, "shall": true, "may": true, "wanna": true, "want": true}
 
 func (q *queryCtx) typoCost(from, to int) float32 {
 	var c float32

@@ -21,7 +21,7 @@ func TestMusicByMetadata(t *testing.T) {
 		titles  []string // any of them
 		says    string   // the answer holds it
 	}{
-		{"en", "play something upbeat", []string{"Summer Nights", "Another One"}, "Playing"},
+		{"en", "play something upbeat", []string{"Summer Nights", "Another One", "Dusty Road"}, "Playing"},
 		{"en", "put on some calm music", []string{"Clair de Lune", "Drift"}, "Playing"},
 		{"es", "pon música tranquila", []string{"Clair de Lune", "Drift"}, "Reproduciendo"},
 		{"en", "play Kind of Blue", []string{"So What", "Blue in Green"}, "Playing"},

@@ -348,3 +348,67 @@ func TestVolumeStepWithoutBy(t *testing.T) {
 		{"en", "volume down", "VOLUME_UPDATE", nil},
 	})
 }
+
+// An aside after a complete request ("because…", "i…") neither sinks the
+// reading nor runs into a name; a message still takes such words.
+func TestAsidesAfterARequest(t *testing.T) {
+	checkReadings(t, []readCase{
+		{"en", "set a timer for 10 minutes because the pasta is on", "SET_TIMER", nil},
+		{"en", "call mom i need a ride home from the station", "MAKE_CALL", []string{`"contact":"mom"`}},
+		{"en", "start the stopwatch im doing sprints", "SET_CRONO", nil},
+		{"en", "text anna im running late", "SEND_SMS", []string{`"text":"im running late"`}},
+		{"en", "play so what", "PLAY_MUSIC", []string{`"title":"So What"`}},
+		{"es", "pon un temporizador de 5 minutos porque tengo el horno encendido", "SET_TIMER", nil},
+	})
+}
+
+// "from 5 to 6 pm tomorrow" is a range, not five minutes to six; a span
+// "from now" is counted from now.
+func TestRangesAndSpansFromNow(t *testing.T) {
+	checkReadings(t, []readCase{
+		{"en", "put yoga in my calendar from 5 to 6 pm tomorrow", "SET_APPOINTMENT",
+			[]string{`"start":"1772748000000"`, `"end":"1772751600000"`}},
+		{"en", "wake me up two hours from now", "SET_ALARM", nil},
+		{"en", "set an alarm for ten to seven", "SET_ALARM", nil},
+	})
+	h := newHarness(t)
+	r := h.ask("en", "wake me up two hours from now", 0)
+	if _, d := actionJSON(t, r); !strings.Contains(r.Responses.Text, "12:15 PM") {
+		t.Errorf("two hours from 10:15: %s %q", d, r.Responses.Text)
+	}
+	r = h.ask("en", "set an alarm for ten to seven", 0)
+	if !strings.Contains(r.Responses.Text, "6:50") {
+		t.Errorf("ten to seven: %q", r.Responses.Text)
+	}
+}
+
+// Asked for a message, "the match is cancelled" is the message; "never
+// mind" still cancels. Asked for a title, a time keeps the day said before.
+func TestAnswersThatLookLikeRequests(t *testing.T) {
+	h := newHarness(t)
+	r := h.ask("en", "text Sam", 0)
+	r = h.ask("en", "the match is cancelled", r.Context.Ref)
+	if a, d := actionJSON(t, r); a != "SEND_SMS" || !strings.Contains(d, "the match is cancelled") {
+		t.Errorf("message that mentions a cancellation: %s %s %q", a, d, r.Responses.Text)
+	}
+	r = h.ask("en", "text Sam", 0)
+	r = h.ask("en", "never mind", r.Context.Ref)
+	if a, _ := actionJSON(t, r); a != "" {
+		t.Errorf("never mind while asked for a message: %s", a)
+	}
+	r = h.ask("en", "add an appointment for thursday", 0)
+	r = h.ask("en", "3:30 pm", r.Context.Ref)
+	if a, d := actionJSON(t, r); a != "SET_APPOINTMENT" || !strings.Contains(d, `"start":"1772742600000"`) {
+		t.Errorf("thursday then 3:30 pm: %s %s", a, d)
+	}
+}
+
+// A request put as a question keeps its mark out of a message that asks
+// nothing; a message that asks keeps it.
+func TestPoliteQuestionMark(t *testing.T) {
+	checkReadings(t, []readCase{
+		{"en", "could you tell Ben that dinner is ready?", "SEND_SMS", []string{`"text":"dinner is ready"`}},
+		{"en", "could you text Ben are you coming tonight?", "SEND_SMS", []string{`"text":"are you coming tonight?"`}},
+		{"en", "text Ben dinner is ready!", "SEND_SMS", []string{`"text":"dinner is ready!"`}},
+	})
+}

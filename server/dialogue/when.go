@@ -262,6 +262,15 @@ func (m *langModel) parseWhen(toks []token) (whenExpr, int) {
 			i += k
 			end = i
 		default:
+			// "an hour and a half from now": a span counted from now.
+			if w.empty() {
+				if d, k := m.parseDuration(toks[i:]); k > 0 {
+					if f := fromNow(toks[i+k:]); f > 0 {
+						w.hasRel, w.rel = true, d
+						return w, i + k + f
+					}
+				}
+			}
 			// "wed 3/11", "friday the 6th": a date after a weekday is the
 			// same day, said more exactly.
 			if w.day == dayNone || w.day == dayWeekday && !w.hasClock {
@@ -851,4 +860,21 @@ func (m *langModel) monthAfter(toks []token) (time.Month, int) {
 		return time.Month(v), i + n
 	}
 	return 0, 0
+}
+
+// fromNow is how many words of toks say "from now" ("a partir de ahora",
+// "desde ahora"), or 0.
+func fromNow(toks []token) int {
+	for _, say := range [][]string{{"from", "now"}, {"a", "partir", "de", "ahora"}, {"desde", "ahora"}} {
+		if len(toks) >= len(say) {
+			ok := true
+			for i, w := range say {
+				ok = ok && toks[i].norm == w
+			}
+			if ok {
+				return len(say)
+			}
+		}
+	}
+	return 0
 }

@@ -1,7 +1,10 @@
 package recommend
 
 import (
+	"database/sql"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -27,6 +30,16 @@ type Models struct {
 	// replaced, when set, is told of every new model swapped in (a training), after it is saved.
 	replaced func(ws int64, table string, m engines.Model)
 	cands    candidateStore
+	// files holds the version of the file each model held was loaded from or saved to (under write).
+	files map[modelKey]fileVersion
+	// db, once Watch has run on PostgreSQL, is where saves and deletions are announced (under mu).
+	db *sql.DB
+	// id names this process in the notices of online updates, so that it skips its own.
+	id string
+	// watching counts the goroutines of Watch.
+	watching sync.WaitGroup
+	// resyncs counts the rescans done, so that tests can wait for the listeners to be listening.
+	resyncs atomic.Int64
 }
 
 type modelKey struct {
@@ -40,28 +53,13 @@ type modelBox struct{ model engines.Model }
 // OpenModels loads every saved model under dir (data dir/recomm). A file
 // that does not load is reported, not fatal: its table needs a new training.
 func OpenModels(dir string) (*Models, []error) {
-	ms := &Models{dir: dir, m: map[modelKey]*atomic.Pointer[modelBox]{}}
+	ms := &Models{dir: dir, m: map[modelKey]*atomic.Pointer[modelBox]{}, files: map[modelKey]fileVersion{},
+		id: newToken()}
 	var problems []error
-	files, _ := filepath.Glob(filepath.Join(dir, "*", "*", "*.model"))
-	for _, path := range files {
-		rel, _ := filepath.Rel(dir, path)
-		parts := strings.Split(rel, string(filepath.Separator))
-		ws, err := strconv.ParseInt(parts[0], 10, 64)
-		if err != nil || len(parts) != 3 {
-			continue
-		}
-		f, err := os.Open(path)
-		if err != nil {
+	for _, k := range ms.onDisk() {
+		if err := ms.sync(k); err != nil {
 			problems = append(problems, err)
-			continue
 		}
-		m, err := engines.Load(f)
-		f.Close()
-		if err != nil {
-			problems = append(problems, fmt.Errorf("%s: %w", path, err))
-			continue
-		}
-		ms.holder(modelKey{ws, parts[1], strings.TrimSuffix(parts[2], ".model")}).Store(&modelBox{m})
 	}
 	return ms, problems
 }
@@ -122,11 +120,12 @@ func (ms *Models) Table(ws int64, table string) map[string]engines.Model {
 }
 
 // Put saves a model (temporary file, then rename, so a crash never leaves
-// a torn file) and swaps it in.
+// a torn file) and swaps it in. With Watch running, every other harkd
+// process on the database loads it too.
 func (ms *Models) Put(ws int64, table, engine string, m engines.Model) error {
 	ms.write.Lock()
 	defer ms.write.Unlock()
-	return ms.save(ws, table, engine, m)
+	return ms.save(ws, table, engine, m, true)
 }
 
 // SaveSoon saves a model changed in place in the background: a request that changed it does not
@@ -165,8 +164,12 @@ func (ms *Models) SaveSoon(ws int64, table, engine string, m engines.Model, fail
 	}()
 }
 
-// WaitSaves returns once the background saves have finished (at shutdown).
-func (ms *Models) WaitSaves() { ms.saves.Wait() }
+// WaitSaves returns once the background saves and the goroutine of Watch have finished (at
+// shutdown, after the context given to Watch has ended).
+func (ms *Models) WaitSaves() {
+	ms.saves.Wait()
+	ms.watching.Wait()
+}
 
 // Resave saves a model changed in place (an online update), unless a training replaced it meanwhile.
 func (ms *Models) Resave(ws int64, table, engine string, m engines.Model) error {
@@ -175,20 +178,30 @@ func (ms *Models) Resave(ws int64, table, engine string, m engines.Model) error 
 	if ms.Get(ws, table, engine) != m {
 		return nil
 	}
-	return ms.save(ws, table, engine, m)
+	return ms.save(ws, table, engine, m, false)
 }
 
-func (ms *Models) save(ws int64, table, engine string, m engines.Model) error {
-	dir := filepath.Join(ms.dir, strconv.FormatInt(ws, 10), table)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
+// save writes a model to its file and swaps it in, under ms.write. Only a training (create) makes
+// the table's directory: an online update finding it gone lost a race with the table's deletion,
+// possibly by another process, and must not bring the model back.
+func (ms *Models) save(ws int64, table, engine string, m engines.Model, create bool) error {
+	k := modelKey{ws, table, engine}
+	dir := filepath.Dir(ms.path(k))
+	if create {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return err
+		}
 	}
 	tmp, err := os.CreateTemp(dir, engine+".*.tmp")
 	if err != nil {
+		if !create && errors.Is(err, fs.ErrNotExist) {
+			return nil
+		}
 		return err
 	}
 	defer os.Remove(tmp.Name())
-	if err := m.Save(tmp); err != nil {
+	v := fileVersion{token: newToken()}
+	if err := writeVersioned(tmp, v.token, m); err != nil {
 		tmp.Close()
 		return fmt.Errorf("save %s model: %w", engine, err)
 	}
@@ -199,17 +212,37 @@ func (ms *Models) save(ws int64, table, engine string, m engines.Model) error {
 	if err := tmp.Close(); err != nil {
 		return err
 	}
-	if err := os.Rename(tmp.Name(), filepath.Join(dir, engine+".model")); err != nil {
+	if err := os.Rename(tmp.Name(), ms.path(k)); err != nil {
+		if !create && errors.Is(err, fs.ErrNotExist) {
+			return nil
+		}
 		return err
 	}
-	old := ms.holder(modelKey{ws, table, engine}).Swap(&modelBox{m})
+	// The rename is durable only once the directory is: without this a
+	// crash could bring back the previous model, or none, after other
+	// processes were told of this one.
+	if err := syncDir(dir); err != nil {
+		return err
+	}
+	ms.install(k, m, v)
+	if create {
+		// An online update is not announced: the other processes fold the interaction in
+		// themselves (Recommender.Watch) and read this file only at their next resync.
+		ms.announce(notice{WS: ws, Table: table, Engine: engine, Version: v.token})
+	}
+	return nil
+}
+
+// install swaps a model in, under ms.write, and has the candidates of a new one built.
+func (ms *Models) install(k modelKey, m engines.Model, v fileVersion) {
+	ms.files[k] = v
+	old := ms.holder(k).Swap(&modelBox{m})
 	ms.mu.Lock()
 	replaced := ms.replaced
 	ms.mu.Unlock()
 	if replaced != nil && (old == nil || old.model != m) {
-		replaced(ws, table, m)
+		replaced(k.ws, k.table, m)
 	}
-	return nil
 }
 
 func (ms *Models) setReplaced(fn func(ws int64, table string, m engines.Model)) {
@@ -239,7 +272,8 @@ func (ms *Models) current(ws int64, table string, m engines.Model) bool {
 	return false
 }
 
-// DeleteTable forgets and removes the models of a deleted table.
+// DeleteTable forgets and removes the models of a deleted table; with
+// Watch running, the other processes forget them too.
 func (ms *Models) DeleteTable(ws int64, table string) error {
 	ms.write.Lock() // a background save of the table must not recreate what is removed
 	defer ms.write.Unlock()
@@ -247,9 +281,12 @@ func (ms *Models) DeleteTable(ws int64, table string) error {
 	for k := range ms.m {
 		if k.ws == ws && k.table == table {
 			delete(ms.m, k)
+			delete(ms.files, k)
 		}
 	}
 	ms.mu.Unlock()
 	ms.cands.drop(func(s *candidateSet) bool { return s.ws != ws || s.table != table })
-	return os.RemoveAll(filepath.Join(ms.dir, strconv.FormatInt(ws, 10), table))
+	err := os.RemoveAll(filepath.Join(ms.dir, strconv.FormatInt(ws, 10), table))
+	ms.announce(notice{WS: ws, Table: table})
+	return err
 }

@@ -60,6 +60,7 @@ type Service struct {
 	Batcher     *jobs.Batcher
 	Sources     *jobs.Sources
 	maxJSON     int64
+	stopWatch   context.CancelFunc // ends the listeners of Recommender.Watch
 }
 
 // New opens the catalog and the queue and loads the saved models.
@@ -86,6 +87,11 @@ func New(ctx context.Context, cfg Config) (*Service, error) {
 	s.Trainer = &jobs.Trainer{Catalog: cat, Models: models, DB: cfg.DB, MinInteractions: cfg.MinInteractions, Budget: cfg.TrainingBudget,
 		TuningBudget: cfg.TuningBudget}
 	s.Recommender = &recommend.Recommender{Catalog: cat, Models: models}
+	// Every process hears of the models the others train and of the interactions they record
+	// (README, PostgreSQL as the store); before the queue opens, so no training goes unannounced.
+	watchCtx, stopWatch := context.WithCancel(context.Background())
+	s.stopWatch = stopWatch
+	s.Recommender.Watch(watchCtx, cfg.DB)
 	s.Batcher = &jobs.Batcher{Rec: s.Recommender, Storage: writer, DB: cfg.DB, Quota: cfg.Quota}
 	imports := jobs.ImportRunner(cat, s.Sources)
 	s.Queue, err = jobs.Open(ctx, cfg.DB, map[string]jobs.Runner{
@@ -103,6 +109,7 @@ func New(ctx context.Context, cfg Config) (*Service, error) {
 // Close stops the background jobs and waits for the models being saved.
 func (s *Service) Close() {
 	s.Queue.Close()
+	s.stopWatch()
 	s.Models.WaitSaves()
 }
 

@@ -225,7 +225,8 @@ func (s *Store) Writer(id int64) (w io.Writer, commit func() error, abort func()
 		return nil, nil, nil, fmt.Errorf("answer audio: %w", err)
 	}
 	commit = func() error {
-		if err := f.Close(); err != nil {
+		// Synced before the rename publishes it to every process sharing the directory.
+		if err := errors.Join(f.Sync(), f.Close()); err != nil {
 			os.Remove(f.Name())
 			return err
 		}
@@ -327,6 +328,9 @@ func (s *Store) keep(id int64, mp3 []byte) error {
 		return err
 	}
 	_, err = tmp.Write(mp3)
+	if err == nil {
+		err = tmp.Sync()
+	}
 	if cerr := tmp.Close(); err == nil {
 		err = cerr
 	}

@@ -65,8 +65,15 @@ type Filter struct {
 	MinSize, MaxSize *int64
 }
 
-// New opens the store at root and removes uploads that a crash left
-// behind in any workspace's tmp/.
+// staleTmp is how long an entry of tmp/ stays untouched before New takes
+// it for what a crash left behind. Several harkd processes may share root
+// (README, PostgreSQL as the store): an upload in progress on another
+// process writes its file every few seconds at the slowest body rate harkd
+// accepts, so only entries idle far longer are removed.
+const staleTmp = time.Hour
+
+// New opens the store at root and removes the uploads and folder deletions
+// a crash left behind in any workspace's tmp/.
 func New(root string) (*Store, error) {
 	if err := os.MkdirAll(root, 0o750); err != nil {
 		return nil, fmt.Errorf("storage root: %w", err)
@@ -77,12 +84,38 @@ func New(root string) (*Store, error) {
 	}
 	for _, d := range dirs {
 		if d.IsDir() {
-			if err := os.RemoveAll(filepath.Join(root, d.Name(), "tmp")); err != nil {
+			if err := removeStale(filepath.Join(root, d.Name(), "tmp"), time.Now().Add(-staleTmp)); err != nil {
 				return nil, fmt.Errorf("clean tmp of workspace %s: %w", d.Name(), err)
 			}
 		}
 	}
 	return &Store{root: root, clearTTL: time.Minute, now: time.Now, tokens: make(map[string]clearToken)}, nil
+}
+
+// removeStale removes the entries of dir last modified before cutoff.
+func removeStale(dir string, cutoff time.Time) error {
+	entries, err := os.ReadDir(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	for _, e := range entries {
+		info, err := e.Info()
+		if errors.Is(err, fs.ErrNotExist) {
+			continue // another process finished with it meanwhile
+		}
+		if err != nil {
+			return err
+		}
+		if info.ModTime().Before(cutoff) {
+			if err := os.RemoveAll(filepath.Join(dir, e.Name())); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // CheckName applies the naming rule of DECISIONS §11 to a file or folder name.
@@ -172,6 +205,11 @@ func (s *Store) Put(ctx context.Context, ws int64, folder, name string, r io.Rea
 	}
 	if limit > 0 && n > limit {
 		return 0, apierr.TooLargef("the file is larger than the %d-byte limit", limit)
+	}
+	// On disk before the rename makes it visible, to every process sharing
+	// the directory too: a crash never leaves a named file without its bytes.
+	if err := f.Sync(); err != nil {
+		return 0, failed("upload "+name, err)
 	}
 	if err := f.Close(); err != nil {
 		return 0, failed("upload "+name, err)

@@ -46,11 +46,23 @@ func TestStartRemovesCrashLeftovers(t *testing.T) {
 	if err := os.WriteFile(leftover, []byte("partial"), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	long := time.Now().Add(-staleTmp - time.Minute)
+	if err := os.Chtimes(leftover, long, long); err != nil {
+		t.Fatal(err)
+	}
+	// another process sharing the directory is writing this one now
+	inFlight := filepath.Join(root, "3", "tmp", "upload-456")
+	if err := os.WriteFile(inFlight, []byte("arriving"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	if _, err := New(root); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(leftover); !os.IsNotExist(err) {
 		t.Fatal("a leftover upload survived the restart")
+	}
+	if _, err := os.Stat(inFlight); err != nil {
+		t.Fatalf("a starting store removed an upload in progress: %v", err)
 	}
 	f, _, err := st.Open(3, "", "a.txt")
 	if err != nil {

@@ -138,6 +138,13 @@ type Queue struct {
 
 // Start starts claiming jobs of cfg.Table. Call Close to stop.
 func Start(db *sql.DB, cfg Config) *Queue {
+	q := newQueue(db, cfg)
+	q.wg.Add(1)
+	go q.loop()
+	return q
+}
+
+func newQueue(db *sql.DB, cfg Config) *Queue {
 	if cfg.Lease <= 0 {
 		cfg.Lease = DefaultLease
 	}
@@ -157,8 +164,6 @@ func Start(db *sql.DB, cfg Config) *Queue {
 		q.now = `(extract(epoch from clock_timestamp()) * 1000)::bigint`
 	}
 	q.ctx, q.cancel = context.WithCancelCause(context.Background())
-	q.wg.Add(1)
-	go q.loop()
 	return q
 }
 
@@ -234,6 +239,14 @@ func (q *Queue) fill() {
 // writes no longer land.
 func (q *Queue) requeueExpired() {
 	t := q.cfg.Table
+	// A read first: an UPDATE, even of no row, takes SQLite's write lock,
+	// and every process runs this every second.
+	var one int
+	err := q.db.QueryRowContext(q.ctx, `SELECT 1 FROM `+t.Name+` WHERE status = $1 AND lease_until < `+q.now+` LIMIT 1`,
+		Processing).Scan(&one)
+	if errors.Is(err, sql.ErrNoRows) {
+		return
+	}
 	rows, err := q.db.QueryContext(q.ctx, `UPDATE `+t.Name+` SET status = $1, owner = NULL, lease_until = NULL
 		WHERE status = $2 AND lease_until < `+q.now+` RETURNING id, attempts`, Queued, Processing)
 	if err != nil {
@@ -270,11 +283,21 @@ func (q *Queue) claim() (*Claim, error) {
 	}
 	idle := `NOT EXISTS (SELECT 1 FROM ` + t.Name + ` p WHERE p.` + t.Group + ` = j.` + t.Group + ` AND p.status = '` + Processing + `')`
 	if q.engine != store.Postgres {
-		// One statement under SQLite's write lock: nothing can change
+		// Read first, as in requeueExpired, so that idle polls take no
+		// write lock.
+		var one int
+		err := q.db.QueryRowContext(q.ctx, `SELECT 1 FROM `+t.Name+` j WHERE j.status = '`+Queued+`' AND `+idle+` LIMIT 1`).Scan(&one)
+		if errors.Is(err, sql.ErrNoRows) {
+			return nil, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		// Then one statement under SQLite's write lock: nothing can change
 		// between the choice of the job and its claim. The oldest queued
 		// job of an idle group is its group's oldest, hence order holds.
 		c := Claim{Owner: q.owner}
-		err := q.db.QueryRowContext(q.ctx, `UPDATE `+t.Name+` SET `+set+` WHERE id = (
+		err = q.db.QueryRowContext(q.ctx, `UPDATE `+t.Name+` SET `+set+` WHERE id = (
 			SELECT j.id FROM `+t.Name+` j WHERE j.status = '`+Queued+`' AND `+idle+` ORDER BY j.seq LIMIT 1)
 			RETURNING id, `+t.Group+`, attempts`, args...).Scan(&c.ID, &c.Group, &c.Attempt)
 		if errors.Is(err, sql.ErrNoRows) {

@@ -19,21 +19,27 @@ import (
 
 var testTable = Table{Name: "lease_jobs", Group: "grp", Stamp: "started"}
 
-func openDB(t *testing.T) *sql.DB {
+// testSchema is a job table as the services declare theirs.
+var testSchema = []store.Step{{
+	SQLite: `CREATE TABLE lease_jobs (seq INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL UNIQUE,
+		grp INTEGER NOT NULL, status TEXT NOT NULL, owner TEXT, lease_until INTEGER,
+		attempts INTEGER NOT NULL DEFAULT 0, started INTEGER, result TEXT);
+		CREATE INDEX lease_jobs_status ON lease_jobs(status, seq);
+		CREATE INDEX lease_jobs_grp ON lease_jobs(grp, status, seq)`,
+	Postgres: `CREATE TABLE lease_jobs (seq BIGSERIAL PRIMARY KEY, id TEXT NOT NULL UNIQUE,
+		grp BIGINT NOT NULL, status TEXT NOT NULL, owner TEXT, lease_until BIGINT,
+		attempts INTEGER NOT NULL DEFAULT 0, started BIGINT, result TEXT);
+		CREATE INDEX lease_jobs_status ON lease_jobs(status, seq);
+		CREATE INDEX lease_jobs_grp ON lease_jobs(grp, status, seq)`}}
+
+func openDB(t testing.TB) *sql.DB {
 	t.Helper()
 	db, err := storetest.Open(t, t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
-	err = store.MigrateSteps(context.Background(), db, "lease-test", []store.Step{{
-		SQLite: `CREATE TABLE lease_jobs (seq INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL UNIQUE,
-			grp INTEGER NOT NULL, status TEXT NOT NULL, owner TEXT, lease_until INTEGER,
-			attempts INTEGER NOT NULL DEFAULT 0, started INTEGER, result TEXT)`,
-		Postgres: `CREATE TABLE lease_jobs (seq BIGSERIAL PRIMARY KEY, id TEXT NOT NULL UNIQUE,
-			grp BIGINT NOT NULL, status TEXT NOT NULL, owner TEXT, lease_until BIGINT,
-			attempts INTEGER NOT NULL DEFAULT 0, started BIGINT, result TEXT)`}})
-	if err != nil {
+	if err := store.MigrateSteps(context.Background(), db, "lease-test", testSchema); err != nil {
 		t.Fatal(err)
 	}
 	return db
@@ -281,23 +287,10 @@ func TestStatusChangeStopsTheOwner(t *testing.T) {
 }
 
 // BenchmarkClaim measures a claim, an empty run and a fenced completion,
-// one job after another on one queue.
+// one job after another on one queue: the latency from a local insert
+// (and Wake) to the job's completion.
 func BenchmarkClaim(b *testing.B) {
-	db, err := storetest.Open(b, b.TempDir())
-	if err != nil {
-		b.Fatal(err)
-	}
-	if err := store.MigrateSteps(context.Background(), db, "lease-test", []store.Step{{
-		SQLite: `CREATE TABLE lease_jobs (seq INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL UNIQUE,
-			grp INTEGER NOT NULL, status TEXT NOT NULL, owner TEXT, lease_until INTEGER,
-			attempts INTEGER NOT NULL DEFAULT 0, started INTEGER, result TEXT);
-			CREATE INDEX lease_jobs_status ON lease_jobs(status, seq); CREATE INDEX lease_jobs_grp ON lease_jobs(grp, status, seq)`,
-		Postgres: `CREATE TABLE lease_jobs (seq BIGSERIAL PRIMARY KEY, id TEXT NOT NULL UNIQUE,
-			grp BIGINT NOT NULL, status TEXT NOT NULL, owner TEXT, lease_until BIGINT,
-			attempts INTEGER NOT NULL DEFAULT 0, started BIGINT, result TEXT);
-			CREATE INDEX lease_jobs_status ON lease_jobs(status, seq); CREATE INDEX lease_jobs_grp ON lease_jobs(grp, status, seq)`}}); err != nil {
-		b.Fatal(err)
-	}
+	db := openDB(b)
 	done := make(chan struct{}, 1)
 	q := Start(db, Config{Table: testTable, Logger: quiet(), Run: func(ctx context.Context, c Claim) {
 		complete(db, c, "x")
@@ -311,5 +304,45 @@ func BenchmarkClaim(b *testing.B) {
 		}
 		q.Wake()
 		<-done
+	}
+}
+
+// BenchmarkIdlePoll measures what every process does each second when it
+// has nothing to do: look for expired leases and for a claimable job, in a
+// table of 20,000 finished jobs and one workspace whose 50 queued jobs wait
+// behind its processing one.
+func BenchmarkIdlePoll(b *testing.B) {
+	db := openDB(b)
+	ctx := context.Background()
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for i := range 20_000 {
+		if _, err := tx.Exec(`INSERT INTO lease_jobs(id, grp, status) VALUES($1, $2, 'done')`, fmt.Sprint("old", i), i%100); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if _, err := tx.Exec(`INSERT INTO lease_jobs(id, grp, status, owner, lease_until) VALUES('busy', 1, 'processing', 'other', 9e15)`); err != nil {
+		b.Fatal(err)
+	}
+	for i := range 50 {
+		if _, err := tx.Exec(`INSERT INTO lease_jobs(id, grp, status) VALUES($1, 1, 'queued')`, fmt.Sprint("waiting", i)); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		b.Fatal(err)
+	}
+	if store.EngineOf(db) == store.Postgres {
+		db.Exec(`ANALYZE lease_jobs`)
+	}
+	q := newQueue(db, Config{Table: testTable, Logger: quiet()})
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		q.requeueExpired()
+		if c, err := q.claim(); err != nil || c != nil {
+			b.Fatalf("claim = %+v, %v", c, err)
+		}
 	}
 }

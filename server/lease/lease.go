@@ -377,8 +377,19 @@ func (q *Queue) claimPostgres(set string, args []any, idle string) (*Claim, erro
 	return nil, nil
 }
 
-// run runs a claimed job while renewing its lease every third of it.
+// run runs a claimed job while renewing its lease every third of it. A
+// job claimed just as the queue closes is handed back untouched (queued,
+// its attempt not counted) rather than left to wait for its lease.
 func (q *Queue) run(c Claim) {
+	if q.ctx.Err() != nil {
+		t := q.cfg.Table
+		fence, args := c.Fence(1)
+		if err := Fenced(q.db.ExecContext(context.Background(), `UPDATE `+t.Name+`
+			SET status = '`+Queued+`', owner = NULL, lease_until = NULL, attempts = attempts - 1 WHERE `+fence, args...)); err != nil {
+			q.cfg.Logger.Warn("jobs: hand back a job claimed at close", "table", t.Name, "job", c.ID, "err", err)
+		}
+		return
+	}
 	ctx, cancel := context.WithCancelCause(q.ctx)
 	defer cancel(nil)
 	done := make(chan struct{})

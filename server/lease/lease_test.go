@@ -346,3 +346,22 @@ func BenchmarkIdlePoll(b *testing.B) {
 		}
 	}
 }
+
+// A job claimed just as its queue closes is handed back as it was: queued,
+// its attempt not counted, owned by no one.
+func TestClaimAtCloseIsHandedBack(t *testing.T) {
+	db := openDB(t)
+	insert(t, db, "j1", 1)
+	q := newQueue(db, Config{Table: testTable, Logger: quiet(), Run: func(ctx context.Context, c Claim) {
+		t.Error("a job ran after its queue closed")
+	}})
+	c, err := q.claim()
+	if err != nil || c == nil {
+		t.Fatalf("claim = %v, %v", c, err)
+	}
+	q.cancel(ErrClosed)
+	q.run(*c)
+	if n := count(t, db, `status = 'queued' AND owner IS NULL AND attempts = 0`); n != 1 {
+		t.Error("the job claimed at close was not handed back")
+	}
+}

@@ -301,7 +301,7 @@ func (s *Service) run(ctx context.Context, c lease.Claim) {
 	// Outcomes are recorded even while shutting down.
 	record := context.WithoutCancel(ctx)
 	job := queued{id: c.ID, userID: c.Group}
-	if err := s.db.QueryRowContext(ctx, `SELECT url FROM tracking_jobs WHERE id = $1`, c.ID).Scan(&job.url); err != nil {
+	if err := s.db.QueryRowContext(record, `SELECT url FROM tracking_jobs WHERE id = $1`, c.ID).Scan(&job.url); err != nil {
 		s.log.Error("tracking: read claimed job", "job", c.ID, "err", err)
 		return // its lease runs out and another attempt reads it again
 	}

@@ -335,7 +335,7 @@ func (q *Queue) List(ctx context.Context, ws int64, limit int) ([]Job, error) {
 // the claim: once the lease is lost, the outcome is discarded (and
 // logged), never recorded over another process's run of the job.
 func (q *Queue) run(ctx context.Context, c lease.Claim) {
-	j, err := q.load(ctx, c.ID)
+	j, err := q.load(context.WithoutCancel(ctx), c.ID)
 	if err != nil {
 		q.log.Error("recomm jobs: load claimed job", "id", c.ID, "err", err)
 		return // its lease runs out and another attempt reads it again

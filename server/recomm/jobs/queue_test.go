@@ -278,7 +278,9 @@ func TestRestartResumesInterruptedJobs(t *testing.T) {
 	db := openStore(t)
 	ctx := context.Background()
 	block := make(chan struct{})
+	running := make(chan struct{}, 2)
 	slow := func(ctx context.Context, j Job) (string, any, error) {
+		running <- struct{}{}
 		select {
 		case <-block:
 		case <-ctx.Done():
@@ -289,7 +291,7 @@ func TestRestartResumesInterruptedJobs(t *testing.T) {
 	q := openQueue(t, db, map[string]Runner{Train: slow}, 1)
 	a, _ := q.Submit(ctx, 5, "t", Train, nil)
 	b, _ := q.Submit(ctx, 5, "t", Train, nil)
-	eventually(t, "a running", func() bool { s, _ := statusOf(t, db, a.ID); return s == Processing })
+	<-running
 	q.Close() // a graceful stop ends the running job in error; b stays queued
 	if s, _ := statusOf(t, db, a.ID); s != Error {
 		t.Fatalf("job running at Close = %s", s)

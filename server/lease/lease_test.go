@@ -81,10 +81,10 @@ func count(t *testing.T, db *sql.DB, where string, args ...any) int {
 	return n
 }
 
-// Two queues on one database, as two processes: every job runs once, no
+// Three queues on one database, as three processes: every job runs once, no
 // group ever runs two jobs at once, and each group's jobs start in the
 // order they were queued.
-func TestTwoQueuesRunEachJobOnceInGroupOrder(t *testing.T) {
+func TestThreeQueuesRunEachJobOnceInGroupOrder(t *testing.T) {
 	db := openDB(t)
 	const groups, perGroup = 5, 12
 	var mu sync.Mutex
@@ -114,7 +114,7 @@ func TestTwoQueuesRunEachJobOnceInGroupOrder(t *testing.T) {
 		}
 	}
 	var queues []*Queue
-	for i := range 2 {
+	for i := range 3 {
 		queues = append(queues, Start(db, Config{Table: testTable, Workers: 3, Lease: 2 * time.Second, Logger: quiet(),
 			Run: run(fmt.Sprint("q", i))}))
 	}
@@ -129,7 +129,7 @@ func TestTwoQueuesRunEachJobOnceInGroupOrder(t *testing.T) {
 			id := fmt.Sprintf("g%d-%02d", g, i)
 			insert(t, db, id, g)
 			want[g] = append(want[g], id)
-			queues[i%2].Wake()
+			queues[(i+int(g))%3].Wake()
 		}
 	}
 	waitFor(t, "every job done", 60*time.Second, func() bool { return count(t, db, `status = 'done'`) == groups*perGroup })

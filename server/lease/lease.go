@@ -56,6 +56,10 @@ var ErrClosed = errors.New("the job queue is closing")
 // DefaultLease is the lease length when Config.Lease is 0.
 const DefaultLease = 30 * time.Second
 
+// MinLease is the shortest lease a queue accepts; shorter ones are raised
+// to it.
+const MinLease = 100 * time.Millisecond
+
 // MaxAttempts is how many times a job may be interrupted (its lease lost)
 // before it ends in error: a job that kills or stalls every process that
 // runs it must not take the platform down one process after another.
@@ -148,6 +152,9 @@ func newQueue(db *sql.DB, cfg Config) *Queue {
 	if cfg.Lease <= 0 {
 		cfg.Lease = DefaultLease
 	}
+	// Renewals come every third of the lease, polls every quarter; below
+	// this floor they would be all the queue does.
+	cfg.Lease = max(cfg.Lease, MinLease)
 	if cfg.Workers <= 0 {
 		cfg.Workers = 1
 	}

@@ -84,6 +84,10 @@ type Config struct {
 	// longest voice turn hark records (60 s) plus time to decode and
 	// answer it, under systemd's default 90 s stop timeout.
 	DrainTimeout time.Duration
+	// JobLease is the lease of a background job a process claimed (default
+	// 30 s, server/lease): a job whose process died waits this long before
+	// another process takes it over.
+	JobLease time.Duration
 	// AudioIdleTimeout bounds the wait for the next piece of a streamed
 	// audio upload; default 10 s.
 	AudioIdleTimeout time.Duration
@@ -278,7 +282,7 @@ func (s *Server) build(ctx context.Context) error {
 		return err
 	}
 	if s.Tracking, err = tracking.New(s.db, tracking.Config{FetchAllow: cfg.FetchAllow, MaxBytes: cfg.MaxImport,
-		Logger: cfg.Logger}); err != nil {
+		Lease: cfg.JobLease, Logger: cfg.Logger}); err != nil {
 		return err
 	}
 
@@ -308,6 +312,7 @@ func (s *Server) build(ctx context.Context) error {
 		TrainingBudget: func(int64) time.Duration { return cfg.TrainingBudget },
 		TuningBudget:   cfg.TuningBudget,
 		Quota:          func(int64) int64 { return cfg.RecommendationQuota },
+		JobLease:       cfg.JobLease,
 		Logger:         cfg.Logger}); err != nil {
 		return err
 	}

@@ -32,6 +32,7 @@ import (
 	"github.com/harkhq/hark/server/accounts"
 	"github.com/harkhq/hark/server/httpapi"
 	"github.com/harkhq/hark/server/httpapi/connguard"
+	"github.com/harkhq/hark/server/lease"
 	"github.com/harkhq/hark/server/recomm/jobs"
 	"github.com/harkhq/hark/server/recomm/recommend"
 	"github.com/harkhq/hark/server/speechworker"
@@ -102,6 +103,7 @@ func serve(args []string, stdout, stderr io.Writer) error {
 	maxConns := fs.Int("max-conns-per-addr", connguard.DefaultMaxPerAddr, "open connections per client address (an IPv6 /64 is one address; 0: no cap)")
 	bodyRate := fs.Float64("min-body-rate", httpapi.DefaultBodyRate.BytesPerSecond, "bytes/s a request body must average once --body-grace has passed (0: no minimum); the voice stream has its own")
 	bodyGrace := fs.Duration("body-grace", httpapi.DefaultBodyRate.Grace, "time a request body may take before --min-body-rate applies")
+	jobLease := fs.Duration("job-lease", lease.DefaultLease, "lease of a background job (import, training, batch recommendation, tracking upload) a process claimed; a job whose process died is taken over by another once it runs out")
 	drain := fs.Duration("drain-timeout", 75*time.Second, "on SIGTERM, how long requests in flight may run; those still running are cut and logged")
 	printKeys := fs.Bool("print-keys", false, "print the workspace keys and URLs on stdout (creates a local workspace when none exists)")
 	if err := fs.Parse(args); err != nil {
@@ -111,8 +113,8 @@ func serve(args []string, stdout, stderr io.Writer) error {
 		return errors.New("serve: --data is required")
 	}
 	if *authMemory <= 0 || *authRate <= 0 || *authBurst <= 0 || *authWsRate <= 0 || *authWsBurst <= 0 || *maxConns < 0 ||
-		*bodyRate < 0 || *bodyGrace <= 0 || *drain <= 0 {
-		return errors.New("serve: --auth-*, --body-grace and --drain-timeout must be positive; --max-conns-per-addr and --min-body-rate not negative")
+		*bodyRate < 0 || *bodyGrace <= 0 || *drain <= 0 || *jobLease <= 0 {
+		return errors.New("serve: --auth-*, --body-grace, --drain-timeout and --job-lease must be positive; --max-conns-per-addr and --min-body-rate not negative")
 	}
 	if (*pub == "") != (*priv == "") {
 		return errors.New("serve: --public-key and --private-key go together")
@@ -152,6 +154,7 @@ func serve(args []string, stdout, stderr io.Writer) error {
 		MinBodyRate:         orNegativeFloat(*bodyRate),
 		BodyGrace:           *bodyGrace,
 		DrainTimeout:        *drain,
+		JobLease:            *jobLease,
 		Logger:              logger,
 	})
 	if err != nil {

@@ -70,6 +70,13 @@
 // addresses (169.254.0.0/16, fe80::/10) are refused even when listed, both as
 // literal hosts and as the address a name resolves to. The body is limited in
 // size and the whole fetch in time. A completed upload replaces the user's
-// previous points and places. Jobs do not survive a restart: a job found
-// queued or processing when the service starts ends in error.
+// previous points and places, in the transaction that records the upload's
+// completion.
+//
+// Uploads are rows claimed under a lease (server/lease): every harkd
+// process sharing the store works the same queue, a user's uploads run one
+// at a time in the order sent, and an upload whose process died (or
+// restarted) is taken over once its lease runs out (Config.Lease, 30 s by
+// default), at most three times before it ends in error. A graceful
+// shutdown ends the upload it was processing in error.
 package tracking

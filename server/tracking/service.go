@@ -8,12 +8,13 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
-	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/google/uuid"
 
 	"github.com/harkhq/hark/server/apierr"
+	"github.com/harkhq/hark/server/lease"
 	"github.com/harkhq/hark/server/store"
 )
 
@@ -49,23 +50,31 @@ type Config struct {
 	// link-local addresses); its CheckRedirect is replaced by the
 	// allowlist check.
 	HTTPClient *http.Client
-	// Workers is the number of uploads processed at once (default 1), and
-	// QueueSize how many more may wait (default 16).
+	// Workers is the number of uploads this process works on at once
+	// (default 1), and QueueSize how many more may wait, counted over every
+	// process sharing the store (default 16).
 	Workers   int
 	QueueSize int
+	// Lease is how long a process's claim on an upload lasts without
+	// renewal (default 30 s, see server/lease): the upload of a process
+	// that died is taken over by another (or by the same after a restart)
+	// once it runs out.
+	Lease time.Duration
 	// Logger receives job failures (default slog.Default()).
 	Logger *slog.Logger
 }
 
-// Service loads uploaded datasets into users' histories.
+// Service loads uploaded datasets into users' histories. Uploads are rows
+// of tracking_jobs claimed under a lease (server/lease), so every harkd
+// process on one store works the same queue, one upload of a user at a
+// time, in the order the user sent them.
 type Service struct {
-	db     *sql.DB
-	fetch  *fetcher
-	log    *slog.Logger
-	queue  chan queued
-	ctx    context.Context
-	cancel context.CancelFunc
-	wg     sync.WaitGroup
+	db        *sql.DB
+	fetch     *fetcher
+	log       *slog.Logger
+	queueSize int
+	lq        *lease.Queue
+	closed    atomic.Bool
 }
 
 type queued struct {
@@ -139,10 +148,47 @@ var migrations = []store.Step{
 		radius        DOUBLE PRECISION NOT NULL,
 		PRIMARY KEY (user_id, id)
 	) ;`},
+	// Leases (server/lease): seq orders a user's uploads, owner and
+	// lease_until say which process holds one and until when, attempts how
+	// often it was claimed. SQLite cannot add an autoincrement column, so
+	// the table is rebuilt there. An upload a crash left processing under
+	// the old schema counts as claimed once, its lease run out.
+	{SQLite: `CREATE TABLE tracking_jobs_leased (
+		seq         INTEGER PRIMARY KEY AUTOINCREMENT,
+		id          TEXT NOT NULL UNIQUE,
+		user_id     INTEGER NOT NULL,
+		url         TEXT NOT NULL,
+		status      TEXT NOT NULL,
+		description TEXT NOT NULL DEFAULT '',
+		points      INTEGER NOT NULL DEFAULT 0,
+		places      INTEGER NOT NULL DEFAULT 0,
+		created_ms  INTEGER NOT NULL,
+		updated_ms  INTEGER NOT NULL,
+		owner       TEXT,
+		lease_until INTEGER,
+		attempts    INTEGER NOT NULL DEFAULT 0
+	);
+	INSERT INTO tracking_jobs_leased(id, user_id, url, status, description, points, places, created_ms, updated_ms)
+		SELECT id, user_id, url, status, description, points, places, created_ms, updated_ms FROM tracking_jobs
+		ORDER BY created_ms, rowid;
+	DROP TABLE tracking_jobs;
+	ALTER TABLE tracking_jobs_leased RENAME TO tracking_jobs;
+	UPDATE tracking_jobs SET attempts = 1, lease_until = 0 WHERE status = 'processing';
+	CREATE INDEX tracking_jobs_status ON tracking_jobs(status, seq);
+	CREATE INDEX tracking_jobs_user ON tracking_jobs(user_id, status, seq);`,
+		Postgres: `ALTER TABLE tracking_jobs ADD COLUMN seq BIGSERIAL;
+	ALTER TABLE tracking_jobs ADD COLUMN owner TEXT;
+	ALTER TABLE tracking_jobs ADD COLUMN lease_until BIGINT;
+	ALTER TABLE tracking_jobs ADD COLUMN attempts INTEGER NOT NULL DEFAULT 0;
+	UPDATE tracking_jobs SET attempts = 1, lease_until = 0 WHERE status = 'processing';
+	DROP INDEX tracking_jobs_status;
+	CREATE INDEX tracking_jobs_status ON tracking_jobs(status, seq);
+	CREATE INDEX tracking_jobs_user ON tracking_jobs(user_id, status, seq);`},
 }
 
-// New migrates the "tracking" tables, ends jobs a previous run left
-// unfinished, and starts the workers. Call Close to stop them.
+// New migrates the "tracking" tables and starts working the upload queue:
+// uploads still queued from a previous run, and those a process that died
+// left processing once their lease runs out. Call Close to stop.
 func New(db *sql.DB, cfg Config) (*Service, error) {
 	if cfg.MaxBytes <= 0 {
 		cfg.MaxBytes = 64 << 20
@@ -163,24 +209,17 @@ func New(db *sql.DB, cfg Config) (*Service, error) {
 	if err := Migrate(ctx, db); err != nil {
 		return nil, err
 	}
-	if _, err := db.ExecContext(ctx, `UPDATE tracking_jobs SET status = $1, description = $2, updated_ms = $3
-		WHERE status IN ($4, $5)`, StatusError, "the server restarted before the upload finished; upload again",
-		time.Now().UnixMilli(), StatusQueued, StatusProcessing); err != nil {
-		return nil, fmt.Errorf("tracking: end interrupted jobs: %w", err)
-	}
-	s := &Service{db: db, fetch: newFetcher(cfg), log: cfg.Logger, queue: make(chan queued, cfg.QueueSize)}
-	s.ctx, s.cancel = context.WithCancel(context.Background())
-	for range cfg.Workers {
-		s.wg.Add(1)
-		go s.work()
-	}
+	s := &Service{db: db, fetch: newFetcher(cfg), log: cfg.Logger, queueSize: cfg.QueueSize}
+	s.lq = lease.Start(db, lease.Config{Table: lease.Table{Name: "tracking_jobs", Group: "user_id", Stamp: "updated_ms"},
+		Lease: cfg.Lease, Workers: cfg.Workers, Run: s.run, Logger: cfg.Logger})
 	return s, nil
 }
 
-// Close stops the workers; a job they were processing ends in error.
+// Close stops the workers; an upload this process was working on ends in
+// error.
 func (s *Service) Close() error {
-	s.cancel()
-	s.wg.Wait()
+	s.closed.Store(true)
+	s.lq.Close()
 	s.fetch.client.CloseIdleConnections()
 	return nil
 }
@@ -195,24 +234,26 @@ func (s *Service) Upload(ctx context.Context, userID int64, rawURL string) (Job,
 	if err != nil {
 		return Job{}, err
 	}
-	if s.ctx.Err() != nil {
+	if s.closed.Load() {
 		return Job{}, apierr.Unavailablef("the tracking service is shutting down")
 	}
-	job := queued{id: uuid.NewString(), userID: userID, url: u.String()}
-	now := time.Now().UnixMilli()
-	if _, err := s.db.ExecContext(ctx, `INSERT INTO tracking_jobs(id, user_id, url, status, created_ms, updated_ms)
-		VALUES($1, $2, $3, $4, $5, $6)`, job.id, userID, job.url, StatusQueued, now, now); err != nil {
-		return Job{}, fmt.Errorf("tracking: queue upload: %w", err)
+	// The bound is over every process's waiting uploads; processes that
+	// count at the same moment may together overshoot it by a few.
+	var waiting int
+	if err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM tracking_jobs WHERE status = $1`, StatusQueued).Scan(&waiting); err != nil {
+		return Job{}, fmt.Errorf("tracking: count waiting uploads: %w", err)
 	}
-	select {
-	case s.queue <- job:
-		return Job{RequestID: job.id, Status: StatusQueued}, nil
-	default:
-		if _, err := s.db.ExecContext(ctx, `DELETE FROM tracking_jobs WHERE id = $1`, job.id); err != nil {
-			return Job{}, fmt.Errorf("tracking: drop refused upload: %w", err)
-		}
+	if waiting >= s.queueSize {
 		return Job{}, apierr.Unavailablef("too many dataset uploads are waiting; try again later")
 	}
+	id := uuid.NewString()
+	now := time.Now().UnixMilli()
+	if _, err := s.db.ExecContext(ctx, `INSERT INTO tracking_jobs(id, user_id, url, status, created_ms, updated_ms)
+		VALUES($1, $2, $3, $4, $5, $6)`, id, userID, u.String(), StatusQueued, now, now); err != nil {
+		return Job{}, fmt.Errorf("tracking: queue upload: %w", err)
+	}
+	s.lq.Wake()
+	return Job{RequestID: id, Status: StatusQueued}, nil
 }
 
 // Job reports an upload of the user; another user's or an unknown id is 404.
@@ -252,82 +293,75 @@ func (s *Service) POIs(ctx context.Context, userID int64) ([]Place, error) {
 	return places, nil
 }
 
-func (s *Service) work() {
-	defer s.wg.Done()
-	for {
-		select {
-		case <-s.ctx.Done():
-			return
-		case job := <-s.queue:
-			s.run(job)
-		}
-	}
-}
-
-// run processes one job and records its outcome.
-func (s *Service) run(job queued) {
+// run processes an upload this process claimed and records its outcome,
+// fenced by the claim: once the lease is lost (another process took the
+// upload over), nothing this run does lands, so an upload never completes
+// twice.
+func (s *Service) run(ctx context.Context, c lease.Claim) {
 	// Outcomes are recorded even while shutting down.
-	record := context.WithoutCancel(s.ctx)
-	if err := s.setStatus(record, job.id, StatusProcessing, ""); err != nil {
-		s.log.Error("tracking: start job", "job", job.id, "err", err)
+	record := context.WithoutCancel(ctx)
+	job := queued{id: c.ID, userID: c.Group}
+	if err := s.db.QueryRowContext(record, `SELECT url FROM tracking_jobs WHERE id = $1`, c.ID).Scan(&job.url); err != nil {
+		s.log.Error("tracking: read claimed job", "job", c.ID, "err", err)
+		return // its lease runs out and another attempt reads it again
+	}
+	if c.Attempt > 1 {
+		s.log.Warn("tracking: taking over an interrupted upload", "job", c.ID, "user", c.Group, "attempt", c.Attempt)
+	}
+	err := errors.New(lease.Interrupted)
+	if c.Attempt <= lease.MaxAttempts {
+		err = s.load(ctx, c, job)
+	}
+	if err == nil {
+		return // recorded with the points
+	}
+	switch cause := context.Cause(ctx); {
+	case errors.Is(cause, lease.ErrLeaseLost) || errors.Is(err, lease.ErrLeaseLost):
+		s.log.Warn("tracking: lease lost before the upload finished; this run's outcome is discarded", "job", c.ID)
 		return
+	case errors.Is(cause, lease.ErrClosed):
+		err = errors.New("the server shut down before the upload finished; upload again")
 	}
-	points, places, err := s.load(job)
-	if err != nil {
-		if s.ctx.Err() != nil {
-			err = errors.New("the server shut down before the upload finished; upload again")
-		}
-		s.log.Info("tracking: upload failed", "job", job.id, "user", job.userID, "err", err)
-		if err := s.setStatus(record, job.id, StatusError, err.Error()); err != nil {
-			s.log.Error("tracking: record job failure", "job", job.id, "err", err)
-		}
-		return
+	s.log.Info("tracking: upload failed", "job", c.ID, "user", c.Group, "err", err)
+	fence, args := c.Fence(4)
+	if err := lease.Fenced(s.db.ExecContext(record, `UPDATE tracking_jobs SET status = $1, description = $2, updated_ms = $3 WHERE `+fence,
+		append([]any{StatusError, err.Error(), time.Now().UnixMilli()}, args...)...)); err != nil {
+		s.log.Error("tracking: record job failure", "job", c.ID, "err", err)
 	}
-	if _, err := s.db.ExecContext(record, `UPDATE tracking_jobs SET status = $1, points = $2, places = $3, updated_ms = $4
-		WHERE id = $5`, StatusCompleted, points, places, time.Now().UnixMilli(), job.id); err != nil {
-		s.log.Error("tracking: record job success", "job", job.id, "err", err)
-	}
-}
-
-func (s *Service) setStatus(ctx context.Context, id, status, description string) error {
-	_, err := s.db.ExecContext(ctx, `UPDATE tracking_jobs SET status = $1, description = $2, updated_ms = $3 WHERE id = $4`,
-		status, description, time.Now().UnixMilli(), id)
-	return err
 }
 
 // load fetches, parses and analyses a dataset and replaces the user's
-// points and places with it.
-func (s *Service) load(job queued) (points, places int, err error) {
+// points and places with it, recording the upload's completion in the
+// same transaction.
+func (s *Service) load(ctx context.Context, c lease.Claim, job queued) error {
 	u, err := s.fetch.check(job.url)
 	if err != nil {
 		if ae, ok := apierr.As(err); ok {
-			return 0, 0, errors.New(ae.Description)
+			return errors.New(ae.Description)
 		}
-		return 0, 0, err
+		return err
 	}
-	body, err := s.fetch.fetch(s.ctx, u)
+	body, err := s.fetch.fetch(ctx, u)
 	if err != nil {
-		return 0, 0, err
+		return err
 	}
 	fixes, err := parseDataset(body)
 	if err != nil {
-		return 0, 0, err
+		return err
 	}
-	found := detectPlaces(fixes)
-	if err := s.save(job.userID, fixes, found); err != nil {
-		return 0, 0, err
-	}
-	return len(fixes), len(found), nil
+	return s.save(ctx, c, job.userID, fixes, detectPlaces(fixes))
 }
 
-func (s *Service) save(userID int64, fixes []fix, places []Place) error {
-	tx, err := s.db.BeginTx(s.ctx, nil)
+// save replaces the user's points and places and completes the upload, all
+// or nothing: a lost lease (lease.ErrLeaseLost) rolls the points back too.
+func (s *Service) save(ctx context.Context, c lease.Claim, userID int64, fixes []fix, places []Place) error {
+	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("tracking: save: %w", err)
 	}
 	defer tx.Rollback()
 	for _, q := range []string{`DELETE FROM tracking_points WHERE user_id = $1`, `DELETE FROM tracking_places WHERE user_id = $1`} {
-		if _, err := tx.ExecContext(s.ctx, q, userID); err != nil {
+		if _, err := tx.ExecContext(ctx, q, userID); err != nil {
 			return fmt.Errorf("tracking: save: %w", err)
 		}
 	}
@@ -347,16 +381,21 @@ func (s *Service) save(userID int64, fixes []fix, places []Place) error {
 		if err != nil {
 			return fmt.Errorf("tracking: save points: %w", err)
 		}
-		if _, err := tx.ExecContext(s.ctx, `INSERT INTO tracking_points(user_id, day, count, points) VALUES($1, $2, $3, $4)`,
+		if _, err := tx.ExecContext(ctx, `INSERT INTO tracking_points(user_id, day, count, points) VALUES($1, $2, $3, $4)`,
 			userID, day, len(byDay[day]), blob); err != nil {
 			return fmt.Errorf("tracking: save points: %w", err)
 		}
 	}
 	for _, p := range places {
-		if _, err := tx.ExecContext(s.ctx, `INSERT INTO tracking_places(user_id, id, label, lat, lon, visits, dwell_minutes, radius)
+		if _, err := tx.ExecContext(ctx, `INSERT INTO tracking_places(user_id, id, label, lat, lon, visits, dwell_minutes, radius)
 			VALUES($1, $2, $3, $4, $5, $6, $7, $8)`, userID, p.ID, p.Label, p.Lat, p.Lon, p.Visits, p.DwellMinutes, p.Radius); err != nil {
 			return fmt.Errorf("tracking: save places: %w", err)
 		}
+	}
+	fence, args := c.Fence(5)
+	if err := lease.Fenced(tx.ExecContext(ctx, `UPDATE tracking_jobs SET status = $1, points = $2, places = $3, updated_ms = $4 WHERE `+fence,
+		append([]any{StatusCompleted, len(fixes), len(places), time.Now().UnixMilli()}, args...)...)); err != nil {
+		return err
 	}
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("tracking: save: %w", err)

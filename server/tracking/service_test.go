@@ -10,6 +10,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -276,28 +277,83 @@ func TestUploadFailures(t *testing.T) {
 	}
 }
 
-func TestUnfinishedJobsEndInErrorAfterRestart(t *testing.T) {
+// Uploads survive a restart: the queued one runs, and the one a crash left
+// processing is taken over once its lease ran out (before the lease
+// queue, both ended in error at start).
+func TestUnfinishedJobsResumeAfterRestart(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Write([]byte(smallDataset))
+	}))
+	defer srv.Close()
 	db := openDB(t)
-	s := newService(t, db, Config{FetchAllow: []string{"data.example.org"}})
+	cfg := Config{FetchAllow: []string{hostOf(t, srv)}, Timeout: 10 * time.Second}
+	s := newService(t, db, cfg)
 	s.Close()
-	for _, st := range []string{StatusQueued, StatusProcessing, StatusCompleted} {
-		if _, err := db.Exec(`INSERT INTO tracking_jobs(id, user_id, url, status, points, created_ms, updated_ms) VALUES($1, 3, 'http://data.example.org/x', $2, 9, 0, 0)`, st, st); err != nil {
+	for i, row := range []struct{ id, status, owner string }{{"q", StatusQueued, ""}, {"p", StatusProcessing, "gone"}, {"c", StatusCompleted, ""}} {
+		if _, err := db.Exec(`INSERT INTO tracking_jobs(id, user_id, url, status, points, created_ms, updated_ms, owner, lease_until, attempts)
+			VALUES($1, $2, $3, $4, 9, 0, 0, NULLIF($5, ''), 0, $6)`, row.id, 3+i, srv.URL+"/x.json", row.status, row.owner, min(i, 1)); err != nil {
 			t.Fatal(err)
 		}
 	}
-	s2 := newService(t, db, Config{FetchAllow: []string{"data.example.org"}})
-	for st, want := range map[string]string{StatusQueued: StatusError, StatusProcessing: StatusError, StatusCompleted: StatusCompleted} {
-		j, err := s2.Job(context.Background(), 3, st)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if j.Status != want {
-			t.Errorf("job left %s is %s after restart, want %s", st, j.Status, want)
-		}
-		if want == StatusError && !strings.Contains(j.Description, "restarted") {
-			t.Errorf("description %q", j.Description)
+	s2 := newService(t, db, cfg)
+	for i, id := range []string{"q", "p"} {
+		if j := waitJob(t, s2, int64(3+i), id); j.Status != StatusCompleted || j.Points == 9 {
+			t.Errorf("job left %s is %+v after restart, want completed anew", id, j)
 		}
 	}
+	if j, _ := s2.Job(context.Background(), 5, "c"); j.Status != StatusCompleted || j.Points != 9 {
+		t.Errorf("completed job changed: %+v", j)
+	}
+}
+
+// A process that loses its lease mid-fetch (stalled, or cut from the
+// database) stops, records nothing, and another process completes the
+// upload once; the user's points are the new run's.
+func TestUploadTakenOverAfterLostLease(t *testing.T) {
+	release := make(chan struct{})
+	var calls atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if calls.Add(1) == 1 {
+			w.Write([]byte(smallDataset[:10])) // A's fetch trickles and stalls
+			w.(http.Flusher).Flush()
+			select {
+			case <-release:
+			case <-r.Context().Done():
+			}
+			return
+		}
+		w.Write([]byte(smallDataset))
+	}))
+	defer srv.Close()
+	defer close(release)
+	db := openDB(t)
+	cfg := Config{FetchAllow: []string{hostOf(t, srv)}, Timeout: 20 * time.Second, Lease: 300 * time.Millisecond}
+	a := newService(t, db, cfg)
+	j, err := a.Upload(context.Background(), 8, srv.URL+"/x.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for calls.Load() == 0 && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+	}
+	if _, err := db.Exec(`UPDATE tracking_jobs SET lease_until = 0 WHERE id = $1`, j.RequestID); err != nil {
+		t.Fatal(err)
+	}
+	b := newService(t, db, cfg)
+	got := waitJob(t, a, 8, j.RequestID)
+	if got.Status != StatusCompleted || got.Points == 0 {
+		t.Fatalf("upload after takeover = %+v", got)
+	}
+	var attempts int
+	var owner string
+	if err := db.QueryRow(`SELECT attempts, owner FROM tracking_jobs WHERE id = $1`, j.RequestID).Scan(&attempts, &owner); err != nil {
+		t.Fatal(err)
+	}
+	if attempts != 2 || calls.Load() != 2 {
+		t.Errorf("attempts %d, fetches %d; want 2 and 2", attempts, calls.Load())
+	}
+	t.Logf("completed by %s (A is %s, B is %s)", owner, a.lq.Owner(), b.lq.Owner())
 }
 
 func TestUploadQueueIsBounded(t *testing.T) {

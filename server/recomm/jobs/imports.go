@@ -52,7 +52,7 @@ func ImportRunner(cat *catalog.Catalog, src *Sources) Runner {
 		opts := catalog.ImportOptions{Format: req.Format, Update: req.Update, Logging: req.Logging, Label: j.ID,
 			Settle: func(tx *sql.Tx, res catalog.ImportResult, err error) error {
 				status, out := importOutcome(res, err)
-				return finish(context.WithoutCancel(ctx), tx, j.ID, status, out)
+				return finish(context.WithoutCancel(ctx), tx, j, status, out)
 			}}
 		var res catalog.ImportResult
 		switch j.Kind {

@@ -6,11 +6,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"os"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -211,4 +213,86 @@ func TestImportJobFailuresLeaveNoTrace(t *testing.T) {
 			t.Fatalf("%s as %s: %d entities after the failed import, %d before", c.path, c.format, n, before)
 		}
 	}
+}
+
+// An import whose lease is lost before it publishes (its process stalled
+// while another took the job over) publishes nothing: its outcome is
+// written in the transaction that would publish its rows, fenced by the
+// claim, so the rows roll back with it and the new owner's state stands.
+func TestImportWithLostLeasePublishesNothing(t *testing.T) {
+	db, _ := openDB(t)
+	ctx := context.Background()
+	cat, err := catalog.Open(ctx, db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cat.CreateTable(ctx, 9, "t", nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	started, release := make(chan struct{}), make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.WriteString(w, "itemId\nm1\n")
+		w.(http.Flusher).Flush()
+		close(started)
+		<-release
+		io.WriteString(w, "m2\n")
+	}))
+	defer srv.Close()
+	src := &Sources{FetchAllow: []string{strings.TrimPrefix(srv.URL, "http://")}, MaxBytes: 1000, Timeout: 20 * time.Second}
+	run := ImportRunner(cat, src)
+	// a lease long enough that no renewal comes before the import ends
+	var logs lockedBuffer
+	q, err := Open(ctx, db, map[string]Runner{ImportItems: run}, 1, WithLease(time.Minute),
+		WithLogger(slog.New(slog.NewTextHandler(&logs, nil))))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer q.Close()
+	j, err := q.Submit(ctx, 9, "t", ImportItems, ImportRequest{URL: srv.URL + "/items.csv", Format: "csv"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	<-started
+	// another process took the job over meanwhile
+	if _, err := db.Exec(`UPDATE recomm_jobs SET owner = 'other', attempts = 2 WHERE id = $1`, j.ID); err != nil {
+		t.Fatal(err)
+	}
+	close(release)
+	deadline := time.Now().Add(20 * time.Second)
+	for !strings.Contains(logs.String(), "its outcome is discarded") {
+		if time.Now().After(deadline) {
+			t.Fatalf("the import's end was not logged:\n%s", logs.String())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	var rows, journal int
+	var owner, status string
+	db.QueryRow(`SELECT count(*) FROM recomm_entities`).Scan(&rows)
+	db.QueryRow(`SELECT count(*) FROM recomm_imports`).Scan(&journal)
+	db.QueryRow(`SELECT owner, status FROM recomm_jobs WHERE id = $1`, j.ID).Scan(&owner, &status)
+	if rows != 0 || owner != "other" || status != Processing {
+		t.Errorf("after the lost lease: %d rows published, job %s by %s", rows, status, owner)
+	}
+	// the undo rolled back with its fenced write too: the journal keeps the
+	// import for the new owner's Reclaimed hook
+	if journal != 1 {
+		t.Errorf("%d imports in the journal, want 1", journal)
+	}
+}
+
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }

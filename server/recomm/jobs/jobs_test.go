@@ -45,7 +45,7 @@ func waitStatus(t *testing.T, q *Queue, ws int64, scope, kind, id string) Job {
 }
 
 func TestOrderPerWorkspace(t *testing.T) {
-	db, _ := openDB(t)
+	db := openStore(t)
 	var mu sync.Mutex
 	var order []string
 	gate := make(chan struct{})
@@ -113,7 +113,7 @@ func TestOrderPerWorkspace(t *testing.T) {
 }
 
 func TestFailuresAndPanics(t *testing.T) {
-	db, _ := openDB(t)
+	db := openStore(t)
 	q, err := Open(context.Background(), db, map[string]Runner{
 		Train: func(ctx context.Context, j Job) (string, any, error) {
 			return "", nil, apierr.InvalidArgumentf("no interactions with 500 records")
@@ -135,45 +135,5 @@ func TestFailuresAndPanics(t *testing.T) {
 	}
 	if _, err := q.Submit(ctx, 3, "t", "nope", nil); err == nil {
 		t.Error("job of unknown kind accepted")
-	}
-}
-
-func TestRestart(t *testing.T) {
-	db, _ := openDB(t)
-	ctx := context.Background()
-	block := make(chan struct{})
-	slow := func(ctx context.Context, j Job) (string, any, error) {
-		select {
-		case <-block:
-		case <-ctx.Done():
-			return "", nil, ctx.Err()
-		}
-		return Completed, nil, nil
-	}
-	q, err := Open(ctx, db, map[string]Runner{Train: slow}, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	a, _ := q.Submit(ctx, 5, "t", Train, nil)
-	b, _ := q.Submit(ctx, 5, "t", Train, nil)
-	q.Close() // a was processing: it ends in error; b stays queued
-	if j, _ := q.Get(ctx, 5, "t", Train, b.ID); j.Status != Queued {
-		t.Fatalf("queued job after close = %s", j.Status)
-	}
-	// simulate a crash: a job row left processing
-	if _, err := db.Exec(`UPDATE recomm_jobs SET status = 'processing' WHERE id = ?`, a.ID); err != nil {
-		t.Fatal(err)
-	}
-	close(block)
-	q2, err := Open(ctx, db, map[string]Runner{Train: slow}, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer q2.Close()
-	if j, _ := q2.Get(ctx, 5, "t", Train, a.ID); j.Status != Error {
-		t.Errorf("job left processing by a crash = %s, want error", j.Status)
-	}
-	if j := waitStatus(t, q2, 5, "t", Train, b.ID); j.Status != Completed {
-		t.Errorf("queued job after restart = %s", j.Status)
 	}
 }

@@ -47,7 +47,9 @@ type Config struct {
 	Quota func(ws int64) int64
 	// Concurrency bounds background jobs running at once (default 1).
 	Concurrency int
-	Logger      *slog.Logger
+	// JobLease is the lease of a claimed job (default 30 s, server/lease).
+	JobLease time.Duration
+	Logger   *slog.Logger
 }
 
 // Service is the assembled recommendation service.
@@ -97,7 +99,7 @@ func New(ctx context.Context, cfg Config) (*Service, error) {
 	s.Queue, err = jobs.Open(ctx, cfg.DB, map[string]jobs.Runner{
 		jobs.ImportItems: imports, jobs.ImportUsers: imports, jobs.ImportInteractions: imports,
 		jobs.Train: s.Trainer.Run, jobs.Recommend: s.Batcher.Run,
-	}, cfg.Concurrency)
+	}, cfg.Concurrency, jobs.WithLease(cfg.JobLease), jobs.WithLogger(logger))
 	if err != nil {
 		return nil, err
 	}

@@ -1,0 +1,359 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"reflect"
+	"sort"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/harkhq/hark/client"
+	"github.com/harkhq/hark/server/store"
+	"github.com/harkhq/hark/server/store/storetest"
+)
+
+// platformState is what a user of an embedded platform can read back
+// over HTTP: the copy must keep every part of it.
+type platformState struct {
+	Survey client.Survey
+	File   string
+	Places []client.Place
+}
+
+// TestStoreCopy fills an embedded platform through a real harkd on SQLite
+// (an account, a survey answer, a storage file, a tracking dataset, a
+// conversation waiting for its answer), copies it into PostgreSQL with
+// harkd store copy, and starts harkd on PostgreSQL with the same --data:
+// every table holds the same rows, the account logs in with its password,
+// the user reads back the same survey, file and places, and continues the
+// conversation; a new account gets a fresh id (the sequences were reset).
+// A second copy into the now filled database is refused and changes
+// nothing.
+func TestStoreCopy(t *testing.T) {
+	t.Setenv("HARKD_STORE", "")
+	ctx := context.Background()
+	data := t.TempDir()
+	h := startHarkd(t, serveArgs(data)...)
+	c := h.client(t)
+	if _, err := c.Auth.Register(ctx, "ana@example.com", "correct horse", "Ana", "dev-1"); err != nil {
+		t.Fatal(err)
+	}
+	surveys, err := c.Surveys.List(ctx)
+	if err != nil || len(surveys) == 0 {
+		t.Fatalf("surveys: %v %v", surveys, err)
+	}
+	sv, err := c.Surveys.Get(ctx, surveys[0].SurveyID)
+	if err != nil || len(sv.Items) < 3 {
+		t.Fatalf("survey: %+v %v", sv, err)
+	}
+	if _, err := c.Surveys.Save(ctx, sv.ID, []int{sv.Items[0].ID, sv.Items[2].ID}); err != nil {
+		t.Fatal(err)
+	}
+	const content = "kept across the move\n"
+	if _, err := c.Storage.Upload(ctx, "", "kept.txt", strings.NewReader(content), int64(len(content)), nil); err != nil {
+		t.Fatal(err)
+	}
+	job, err := c.Tracking.Upload(ctx, c.Tracking.DatasetURL("london"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if job, err = c.Tracking.Wait(ctx, job.RequestID, 50*time.Millisecond, nil); err != nil || job.Status != "completed" {
+		t.Fatalf("tracking job: %+v %v", job, err)
+	}
+	asked, err := c.Dialogue.Text(ctx, "set an alarm for tomorrow", 0)
+	if err != nil || !asked.Asks() || asked.Context.Ref == 0 {
+		t.Fatalf("the alarm question: %+v %v", asked, err)
+	}
+	before := readState(t, c, sv.ID)
+	if len(before.Places) == 0 {
+		t.Fatal("the tracking dataset gave no places")
+	}
+	stopHarkd(t, h)
+
+	sqliteRows := tableRows(t, openSQLiteRO(t, data))
+	url := storetest.PostgresURL(t)
+	var out bytes.Buffer
+	if err := run([]string{"store", "copy", "--from", "sqlite:" + data, "--to", url}, &out, io.Discard); err != nil {
+		t.Fatalf("store copy: %v\n%s", err, out.String())
+	}
+	t.Logf("store copy said:\n%s", out.String())
+	for _, want := range []string{"users", "tokens", "survey_answers", "tracking_points", "dialogue_conversations",
+		"copied ", "stay in " + data} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("the output lacks %q", want)
+		}
+	}
+
+	pg, err := store.OpenPostgres(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pg.Close()
+	pgRows := tableRows(t, pg)
+	copied := 0
+	for table, rows := range sqliteRows {
+		got, ok := pgRows[table]
+		if !ok {
+			// Only tables the output names as left in SQLite may be absent.
+			if !strings.Contains(out.String(), "not copied") || !strings.Contains(out.String(), table) {
+				t.Errorf("table %s was not copied and the output does not say so", table)
+			}
+			continue
+		}
+		copied++
+		if !reflect.DeepEqual(rows, got) {
+			t.Errorf("table %s differs:\nSQLite     %q\nPostgreSQL %q", table, rows, got)
+		}
+	}
+	for _, table := range []string{"users", "tokens", "survey_answers", "tracking_jobs", "tracking_points",
+		"tracking_places", "dialogue_conversations", "workspaces"} {
+		if len(pgRows[table]) == 0 {
+			t.Errorf("table %s is empty on PostgreSQL", table)
+		}
+	}
+	if copied < 10 {
+		t.Errorf("%d tables copied", copied)
+	}
+
+	t.Setenv("HARKD_STORE", url)
+	h2 := startHarkd(t, serveArgs(data)...)
+	c2 := h2.client(t)
+	if _, err := c2.Auth.Login(ctx, "ana@example.com", "correct horse", "dev-2"); err != nil {
+		t.Fatalf("login on PostgreSQL with the password set on SQLite: %v", err)
+	}
+	if after := readState(t, c2, sv.ID); !reflect.DeepEqual(before, after) {
+		t.Errorf("read back differently:\nbefore %+v\nafter  %+v", before, after)
+	}
+	got, err := c2.Dialogue.Text(ctx, "at nine am", asked.Context.Ref)
+	if err != nil || len(got.NextActions) == 0 || got.NextActions[0].Action != "SET_ALARM" {
+		t.Errorf("the conversation begun on SQLite did not continue on PostgreSQL: %+v %v", got, err)
+	}
+	c3 := h2.client(t)
+	if _, err := c3.Auth.Register(ctx, "bea@example.com", "correct horse", "Bea", "dev-3"); err != nil {
+		t.Fatalf("a new account after the copy (identity sequence): %v", err)
+	}
+	if _, err := c3.Storage.Upload(ctx, "", "after.txt", strings.NewReader("x"), 1, nil); err != nil {
+		t.Fatal(err)
+	}
+	stopHarkd(t, h2)
+
+	filled := tableRows(t, pg)
+	out.Reset()
+	err = run([]string{"store", "copy", "--from", "sqlite:" + data, "--to", url}, &out, io.Discard)
+	if err == nil || !strings.Contains(err.Error(), "already holds data") {
+		t.Fatalf("a copy into a filled database: %v", err)
+	}
+	if again := tableRows(t, pg); !reflect.DeepEqual(filled, again) {
+		t.Fatal("the refused copy changed the target")
+	}
+}
+
+// A value the target cannot take fails the copy with the table, row and
+// column named, and leaves the target migrated and empty: one transaction.
+func TestStoreCopyFailureLeavesTargetEmpty(t *testing.T) {
+	t.Setenv("HARKD_STORE", "")
+	ctx := context.Background()
+	data := t.TempDir()
+	h := startHarkd(t, serveArgs(data)...)
+	if _, err := h.client(t).Auth.Register(ctx, "ana@example.com", "correct horse", "Ana", "dev-1"); err != nil {
+		t.Fatal(err)
+	}
+	stopHarkd(t, h)
+	// SQLite takes text in an INTEGER column; PostgreSQL's BIGINT does not.
+	db, err := store.Open(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec(`UPDATE users SET created_ms = 'yesterday'`); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+
+	url := storetest.PostgresURL(t)
+	err = run([]string{"store", "copy", "--from", "sqlite:" + data, "--to", url}, io.Discard, io.Discard)
+	if err == nil || !strings.Contains(err.Error(), "table users") || !strings.Contains(err.Error(), "created_ms") {
+		t.Fatalf("copy of a bad value: %v", err)
+	}
+	pg, err := store.OpenPostgres(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pg.Close()
+	rows := tableRows(t, pg)
+	if len(rows) < 10 {
+		t.Fatalf("the target was not migrated: %d tables", len(rows))
+	}
+	for table, r := range rows {
+		if len(r) != 0 {
+			t.Errorf("table %s kept %d rows of the failed copy", table, len(r))
+		}
+	}
+}
+
+// An absent or corrupt source, and bad arguments, fail with a clear error
+// before the target is touched; --help prints on stdout.
+func TestStoreCopyBadSource(t *testing.T) {
+	url := storetest.PostgresURL(t)
+	copyFrom := func(dir string) error {
+		return run([]string{"store", "copy", "--from", "sqlite:" + dir, "--to", url}, io.Discard, io.Discard)
+	}
+	missing := filepath.Join(t.TempDir(), "nothing")
+	if err := copyFrom(missing); err == nil || !strings.Contains(err.Error(), "no embedded platform in "+missing) {
+		t.Errorf("absent source: %v", err)
+	}
+	if _, err := os.Stat(missing); err == nil {
+		t.Error("the copy created the absent source")
+	}
+	corrupt := t.TempDir()
+	if err := os.WriteFile(filepath.Join(corrupt, "harkd.db"), bytes.Repeat([]byte("not a database "), 512), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := copyFrom(corrupt); err == nil || !strings.Contains(err.Error(), "is not a harkd database") {
+		t.Errorf("corrupt source: %v", err)
+	}
+	empty := t.TempDir()
+	os.WriteFile(filepath.Join(empty, "harkd.db"), nil, 0o600)
+	if err := copyFrom(empty); err == nil || !strings.Contains(err.Error(), "is not a harkd database") {
+		t.Errorf("empty source: %v", err)
+	}
+	pg, err := store.OpenPostgres(context.Background(), url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pg.Close()
+	if rows := tableRows(t, pg); len(rows) != 0 {
+		t.Errorf("a failed copy migrated the target: %d tables", len(rows))
+	}
+
+	for _, args := range [][]string{
+		{"store", "copy", "--to", url},
+		{"store", "copy", "--from", empty, "--to", url},
+		{"store", "copy", "--from", "sqlite:" + empty},
+		{"store", "copy", "--from", "sqlite:" + empty, "--to", "mysql://x@y/z"},
+		{"store", "move"},
+	} {
+		if err := run(args, io.Discard, io.Discard); err == nil {
+			t.Errorf("%v succeeded", args)
+		}
+	}
+	var stdout bytes.Buffer
+	if err := run([]string{"store", "copy", "--help"}, &stdout, io.Discard); err != nil || !strings.Contains(stdout.String(), "--from sqlite:DIR") {
+		t.Errorf("--help: %v %q", err, stdout.String())
+	}
+}
+
+func readState(t *testing.T, c *client.Client, survey int) platformState {
+	t.Helper()
+	ctx := context.Background()
+	var s platformState
+	var err error
+	if s.Survey, err = c.Surveys.Get(ctx, survey); err != nil {
+		t.Fatal(err)
+	}
+	for i, it := range s.Survey.Items {
+		// icons are addressed on the serving harkd, whose port differs
+		_, s.Survey.Items[i].Image, _ = strings.Cut(it.Image, "/v2/")
+	}
+	var file bytes.Buffer
+	if _, err := c.Storage.Download(ctx, "", "kept.txt", &file, nil); err != nil {
+		t.Fatal(err)
+	}
+	s.File = file.String()
+	if s.Places, err = c.Tracking.POIs(ctx); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func stopHarkd(t *testing.T, h *harkd) {
+	t.Helper()
+	h.cmd.Process.Signal(syscall.SIGTERM)
+	if err := h.cmd.Wait(); err != nil {
+		t.Fatalf("harkd did not stop cleanly: %v", err)
+	}
+}
+
+func openSQLiteRO(t *testing.T, dir string) *sql.DB {
+	t.Helper()
+	db, err := sql.Open("sqlite", "file:"+filepath.Join(dir, "harkd.db")+"?mode=ro")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
+}
+
+// tableRows reads every table of db but schema_migrations, each row as one
+// string, rows sorted, with values normalised across the engines (a
+// boolean as 0/1, a blob as its text, an integral float as an integer).
+func tableRows(t *testing.T, db *sql.DB) map[string][]string {
+	t.Helper()
+	q := `SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema() AND table_type = 'BASE TABLE'`
+	if store.EngineOf(db) == store.SQLite {
+		q = `SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\_%' ESCAPE '\'`
+	}
+	names, err := db.Query(q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tables, err := scanStrings(names)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string][]string{}
+	for _, table := range tables {
+		if table == "schema_migrations" {
+			continue
+		}
+		rows, err := db.Query(`SELECT * FROM "` + table + `"`)
+		if err != nil {
+			t.Fatalf("%s: %v", table, err)
+		}
+		cols, _ := rows.Columns()
+		sort.Strings(cols)
+		var all []string
+		for rows.Next() {
+			vals := make([]any, len(cols))
+			ptrs := make([]any, len(cols))
+			for i := range vals {
+				ptrs[i] = &vals[i]
+			}
+			if err := rows.Scan(ptrs...); err != nil {
+				t.Fatal(err)
+			}
+			names, _ := rows.Columns()
+			m := map[string]string{}
+			for i, v := range vals {
+				switch x := v.(type) {
+				case bool:
+					v = map[bool]int{false: 0, true: 1}[x]
+				case []byte:
+					v = string(x)
+				case float64:
+					if x == float64(int64(x)) {
+						v = int64(x)
+					}
+				}
+				m[names[i]] = fmt.Sprint(v)
+			}
+			b, _ := json.Marshal(m) // sorted keys
+			all = append(all, string(b))
+		}
+		if err := rows.Err(); err != nil {
+			t.Fatal(err)
+		}
+		rows.Close()
+		sort.Strings(all)
+		out[table] = all
+	}
+	return out
+}

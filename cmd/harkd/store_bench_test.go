@@ -1,0 +1,303 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/harkhq/hark/client"
+	"github.com/harkhq/hark/server/httpapi"
+	"github.com/harkhq/hark/server/store/storetest"
+)
+
+// benchSeconds is how long each set-up of BenchmarkStoreEngines is loaded
+// (HARK_BENCH_SECONDS, default 5).
+func benchSeconds() time.Duration {
+	if n, err := strconv.ParseFloat(os.Getenv("HARK_BENCH_SECONDS"), 64); err == nil && n > 0 {
+		return time.Duration(n * float64(time.Second))
+	}
+	return 5 * time.Second
+}
+
+// engineLoad is a platform under load: its harkd processes (a client uses
+// the one its number picks, as a round-robin balancer would) and a token.
+type engineLoad struct {
+	addrs []string
+	token string
+}
+
+// BenchmarkStoreEngines puts the same load — 64 concurrent clients, each
+// cycling through a text query (/query/text), an item list
+// (/items/restaurants) and a signed storage exists — on one harkd on
+// SQLite, one on PostgreSQL and two on one PostgreSQL database and one
+// --data directory (the clients split between them), one after the other
+// in the same run, and reports requests/s, p50 and p99 of each.
+// Recommendations are not in the mix: in this tree the recommendation
+// catalog stays in SQLite under --data whatever the store, so they would
+// not measure PostgreSQL. The PostgreSQL cluster is storetest's, on the
+// same machine, with fsync off (SQLite runs with synchronous=NORMAL in WAL
+// mode, which does not sync each commit either).
+func BenchmarkStoreEngines(b *testing.B) {
+	setups := []struct {
+		name  string
+		procs int
+		pg    bool
+	}{{"sqlite", 1, false}, {"pg1", 1, true}, {"pg2", 2, true}}
+	type result struct {
+		reqs, p50, p99 float64
+		kindP99        []float64
+	}
+	results := make([]result, len(setups))
+	b.ResetTimer()
+	for i, s := range setups {
+		b.StopTimer()
+		data := b.TempDir()
+		spec := ""
+		if s.pg {
+			spec = storetest.PostgresURL(b)
+		}
+		b.Setenv("HARKD_STORE", spec)
+		var load engineLoad
+		var hs []*harkd
+		for range s.procs {
+			h := startHarkd(b, append(serveArgs(data), "--processes", strconv.Itoa(s.procs))...)
+			hs = append(hs, h)
+			load.addrs = append(load.addrs, h.addr)
+		}
+		for _, h := range hs {
+			waitSteady(b, h.cmd.Process.Pid)
+		}
+		c := hs[0].client(b)
+		ctx := context.Background()
+		tok, err := c.Auth.Register(ctx, "bench@example.com", "correct horse", "Bench", "dev-1")
+		if err != nil {
+			b.Fatal(err)
+		}
+		load.token = tok.Token
+		if _, err := c.Storage.Upload(ctx, "", "here.txt", bytes.NewReader([]byte("x")), 1, nil); err != nil {
+			b.Fatal(err)
+		}
+		b.StartTimer()
+		lat, byKind, elapsed := runLoad(b, load, benchSeconds())
+		b.StopTimer()
+		results[i] = result{float64(len(lat)) / elapsed.Seconds(), percentile(lat, 0.50), percentile(lat, 0.99), nil}
+		for _, k := range byKind {
+			results[i].kindP99 = append(results[i].kindP99, percentile(k, 0.99))
+		}
+		for _, h := range hs {
+			h.cmd.Process.Kill()
+			h.cmd.Wait()
+		}
+	}
+	for i, s := range setups {
+		b.ReportMetric(results[i].reqs, s.name+"-req/s")
+		b.ReportMetric(results[i].p50, s.name+"-p50-ms")
+		b.ReportMetric(results[i].p99, s.name+"-p99-ms")
+		for k, name := range loadKinds {
+			b.ReportMetric(results[i].kindP99[k], s.name+"-"+name+"-p99-ms")
+		}
+	}
+}
+
+// loadKinds names the requests of runLoad, in its order.
+var loadKinds = []string{"query", "items", "exists"}
+
+// percentile is the p-th (0-1) of sorted latencies, in milliseconds.
+func percentile(sorted []time.Duration, p float64) float64 {
+	return float64(sorted[int(p*float64(len(sorted)-1))].Microseconds()) / 1000
+}
+
+// runLoad runs 64 clients against load for d and returns the sorted
+// latencies of all requests and of each kind, and the time taken. Any
+// answer but 200 fails the benchmark.
+func runLoad(b *testing.B, load engineLoad, d time.Duration) ([]time.Duration, [][]time.Duration, time.Duration) {
+	const clients = 64
+	tr := &http.Transport{MaxIdleConnsPerHost: clients, MaxIdleConns: 2 * clients}
+	hc := &http.Client{Transport: tr, Timeout: 30 * time.Second}
+	defer tr.CloseIdleConnections()
+	queries := []string{"what time is it", "set a timer for five minutes", "what's the weather in Madrid",
+		"turn on the lights", "play some jazz", "set an alarm for seven thirty am", "what's on tv", "tell me a joke"}
+	var nonce atomic.Int64
+	prefix := strconv.FormatInt(time.Now().UnixNano(), 36)
+	kinds := []func(base string, i int) *http.Request{
+		func(base string, i int) *http.Request {
+			body, _ := json.Marshal(map[string]string{"q": queries[i%len(queries)]})
+			req, _ := http.NewRequest("POST", base+"/v2/query/text", bytes.NewReader(body))
+			req.Header.Set("Authorization", "Basic "+load.token)
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("Service-Request-Info", `{"lat": 40.4168, "lon": -3.7038}`)
+			return req
+		},
+		func(base string, i int) *http.Request {
+			req, _ := http.NewRequest("GET", base+"/v2/items/restaurants?rowsPerPage=10", nil)
+			req.Header.Set("Authorization", "Basic "+load.token)
+			req.Header.Set("Service-Request-Info", `{"lat": 40.4168, "lon": -3.7038}`)
+			return req
+		},
+		func(base string, i int) *http.Request {
+			path := "/v2/storage/file/exists/here.txt"
+			req, _ := http.NewRequest("GET", base+path, nil)
+			ts := strconv.FormatInt(time.Now().UnixMilli(), 10)
+			n := prefix + "-" + strconv.FormatInt(nonce.Add(1), 10)
+			req.Header.Set(httpapi.HeaderAPIKey, "pk_crash")
+			req.Header.Set(httpapi.HeaderTimestamp, ts)
+			req.Header.Set(httpapi.HeaderNonce, n)
+			req.Header.Set(httpapi.HeaderHMAC, base64.StdEncoding.EncodeToString(httpapi.Sign("sk_crash", path, ts, n)))
+			return req
+		},
+	}
+	var mu sync.Mutex
+	var all []time.Duration
+	byKind := make([][]time.Duration, len(kinds))
+	var failures []string
+	var wg sync.WaitGroup
+	start := time.Now()
+	deadline := start.Add(d)
+	for c := range clients {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			base := "http://" + load.addrs[c%len(load.addrs)]
+			var mine []time.Duration
+			mineByKind := make([][]time.Duration, len(kinds))
+			var failed []string
+			for i := c; time.Now().Before(deadline); i++ {
+				req := kinds[i%len(kinds)](base, i/len(kinds))
+				t0 := time.Now()
+				resp, err := hc.Do(req)
+				if err == nil {
+					body, _ := io.ReadAll(resp.Body)
+					resp.Body.Close()
+					if resp.StatusCode != http.StatusOK && len(failed) < 3 {
+						failed = append(failed, fmt.Sprintf("%s %s: %d %.200s", req.Method, req.URL.Path, resp.StatusCode, body))
+					}
+				} else if len(failed) < 3 {
+					failed = append(failed, err.Error())
+				}
+				lat := time.Since(t0)
+				mine = append(mine, lat)
+				mineByKind[i%len(kinds)] = append(mineByKind[i%len(kinds)], lat)
+			}
+			mu.Lock()
+			all = append(all, mine...)
+			for k := range byKind {
+				byKind[k] = append(byKind[k], mineByKind[k]...)
+			}
+			failures = append(failures, failed...)
+			mu.Unlock()
+		}()
+	}
+	wg.Wait()
+	elapsed := time.Since(start)
+	if len(failures) > 0 {
+		b.Fatalf("requests failed, e.g.: %q", failures)
+	}
+	for _, l := range append(byKind, all) {
+		sort.Slice(l, func(i, j int) bool { return l[i] < l[j] })
+	}
+	return all, byKind, elapsed
+}
+
+// BenchmarkImportMovieLens measures the import rate of MovieLens's
+// interactions (rows/s) through a real harkd, from a file in its storage.
+// Only on SQLite: in this tree the recommendation catalog stays in SQLite
+// under --data even with a PostgreSQL store, so a "PostgreSQL" figure
+// would measure SQLite again.
+func BenchmarkImportMovieLens(b *testing.B) {
+	dir := b.TempDir()
+	items, users, ratings, rows := movieLensFiles(b, dir)
+	b.Setenv("HARKD_STORE", "")
+	var rate float64
+	for range b.N {
+		rate = importRate(b, filepath.Join(dir, "data-"+strconv.Itoa(b.N)), items, users, ratings, rows)
+	}
+	b.ReportMetric(rate, "sqlite-import-rows/s")
+}
+
+// importRate loads the MovieLens files into a new harkd on data and
+// returns the rows per second of the interactions' import.
+func importRate(b *testing.B, data, items, users, ratings string, rows int) float64 {
+	b.StopTimer()
+	defer b.StartTimer()
+	os.RemoveAll(data)
+	h := startHarkd(b, serveArgs(data)...)
+	defer func() { h.cmd.Process.Kill(); h.cmd.Wait() }()
+	c := h.client(b)
+	ctx := context.Background()
+	r := c.Recomm
+	must := func(err error) {
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
+	must(r.CreateTable(ctx, clientMovieTable()))
+	must(r.CreateInteraction(ctx, "movies", movieRating()))
+	for _, f := range []string{items, users, ratings} {
+		file, err := os.Open(f)
+		must(err)
+		fi, _ := file.Stat()
+		_, err = c.Storage.Upload(ctx, "", filepath.Base(f), file, fi.Size(), nil)
+		file.Close()
+		must(err)
+	}
+	importAndWait(b, c, "items", "movies", "storage:///movies.csv")
+	importAndWait(b, c, "users", "", "storage:///users.csv")
+	start := time.Now()
+	b.StartTimer()
+	importAndWait(b, c, "interactions", "movies", "storage:///ratings.csv")
+	b.StopTimer()
+	return float64(rows) / time.Since(start).Seconds()
+}
+
+// clientMovieTable is the movies table of BenchmarkRecommMovieLens.
+func clientMovieTable() client.NewTable {
+	return client.NewTable{TableID: "movies", Engines: client.Engines{client.SlotDefault: client.EngineHybrid},
+		Attributes: []client.Attribute{{AttributeID: "title", Type: client.TypeString},
+			{AttributeID: "year", Type: client.TypeInt, Indexed: true},
+			{AttributeID: "genres", Type: client.TypeCategoryList, Indexed: true}}}
+}
+
+func movieRating() client.Interaction {
+	return client.Interaction{InteractionID: "rating", Weight: 1,
+		Type: client.InteractionContinuous, MinValue: ptr(0.5), MaxValue: ptr(5)}
+}
+
+// importAndWait runs one import (kind items, users or interactions) of the
+// file at url and waits until it completes.
+func importAndWait(b *testing.B, c *client.Client, kind, table, url string) {
+	ctx := context.Background()
+	req := client.ImportRequest{URL: url, Format: client.FormatCSV}
+	var job client.ImportJob
+	var err error
+	var k client.ImportKind
+	switch kind {
+	case "items":
+		k = client.ImportItems
+		job, err = c.Recomm.ImportItems(ctx, table, req)
+	case "users":
+		k = client.ImportUsers
+		job, err = c.Recomm.ImportUsers(ctx, req)
+	default:
+		k = client.ImportInteractions
+		job, err = c.Recomm.ImportInteractions(ctx, table, req)
+	}
+	if err != nil {
+		b.Fatalf("import %s: %v", kind, err)
+	}
+	job, err = c.Recomm.WaitImport(ctx, k, table, job.RequestID, 20*time.Millisecond, nil)
+	if err != nil || job.Status != client.StatusCompleted {
+		b.Fatalf("import %s: %+v %v", kind, job, err)
+	}
+}

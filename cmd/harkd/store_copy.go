@@ -64,7 +64,7 @@ func storeCopy(args []string, stdout, stderr io.Writer) error {
 	dir, ok := strings.CutPrefix(*from, "sqlite:")
 	if !ok || dir == "" || fs.NArg() > 0 {
 		printUsage(stderr)
-		return errors.New("store copy: --from sqlite:DIR is required")
+		return errors.New("store copy: --from sqlite:DIR is required (the --data directory of the embedded platform, after sqlite:)")
 	}
 	if !store.IsPostgresURL(*to) {
 		printUsage(stderr)
@@ -222,7 +222,11 @@ func copyStore(ctx context.Context, dir, url string, out io.Writer) error {
 	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
 	var total int64
 	for i, t := range tables {
-		fmt.Fprintf(tw, "%s\t%d rows\t\n", t.name, counts[i])
+		unit := "rows"
+		if counts[i] == 1 {
+			unit = "row"
+		}
+		fmt.Fprintf(tw, "%s\t%d %s\t\n", t.name, counts[i], unit)
 		total += counts[i]
 	}
 	tw.Flush()
@@ -234,7 +238,7 @@ func copyStore(ctx context.Context, dir, url string, out io.Writer) error {
 			strings.Join(stay, ", "), strings.Join(left, ", "), abs)
 	}
 	fmt.Fprintf(out, "storage files, spoken answers' audio and recommendation models stay in %s: start every harkd with\n"+
-		"  harkd serve --data %s --store URL\n(one directory that all of them share)\n", abs, abs)
+		"  harkd serve --data %s --store URL\n(that directory, or a copy of it on a filesystem all of them share)\n", abs, abs)
 	return nil
 }
 

@@ -18,7 +18,9 @@ import (
 	"time"
 
 	"github.com/harkhq/hark/client"
+	"github.com/harkhq/hark/server"
 	"github.com/harkhq/hark/server/httpapi"
+	"github.com/harkhq/hark/server/store"
 	"github.com/harkhq/hark/server/store/storetest"
 )
 
@@ -300,4 +302,49 @@ func importAndWait(b *testing.B, c *client.Client, kind, table, url string) {
 	if err != nil || job.Status != client.StatusCompleted {
 		b.Fatalf("import %s: %+v %v", kind, job, err)
 	}
+}
+
+// BenchmarkStoreCopy measures harkd store copy: an embedded platform's
+// database with 200,000 spoken-answer rows (HARK_BENCH_ROWS), a table as
+// wide as most of harkd's, copied into a new PostgreSQL database (rows/s,
+// migration and sequence reset included).
+func BenchmarkStoreCopy(b *testing.B) {
+	rows := 200_000
+	if n, err := strconv.Atoi(os.Getenv("HARK_BENCH_ROWS")); err == nil && n > 0 {
+		rows = n
+	}
+	dir := b.TempDir()
+	ctx := context.Background()
+	if err := server.Migrate(ctx, "", dir); err != nil {
+		b.Fatal(err)
+	}
+	db, err := store.Open(dir)
+	if err != nil {
+		b.Fatal(err)
+	}
+	tx, err := db.Begin()
+	if err != nil {
+		b.Fatal(err)
+	}
+	for i := range rows {
+		if _, err := tx.Exec(`INSERT INTO spoken(id, lang, speech, created_ms) VALUES($1, 'en', $2, $3)`,
+			i+1, fmt.Sprintf("It is %d degrees and sunny in Madrid, with a light breeze from the north.", i%40), 1_700_000_000_000+int64(i)); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		b.Fatal(err)
+	}
+	db.Close()
+	var elapsed time.Duration
+	b.ResetTimer()
+	for range b.N {
+		url := storetest.PostgresURL(b)
+		start := time.Now()
+		if err := run([]string{"store", "copy", "--from", "sqlite:" + dir, "--to", url}, io.Discard, io.Discard); err != nil {
+			b.Fatal(err)
+		}
+		elapsed += time.Since(start)
+	}
+	b.ReportMetric(float64(rows*b.N)/elapsed.Seconds(), "rows/s")
 }

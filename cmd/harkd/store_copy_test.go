@@ -357,3 +357,38 @@ func tableRows(t *testing.T, db *sql.DB) map[string][]string {
 	}
 	return out
 }
+
+// convert maps what SQLite's driver reads to each PostgreSQL type the
+// migrations use, and refuses what would change meaning.
+func TestStoreCopyConvert(t *testing.T) {
+	ok := []struct {
+		in   any
+		typ  string
+		want any
+	}{
+		{int64(1), "boolean", true}, {int64(0), "boolean", false}, {"true", "boolean", true},
+		{[]byte{0, 1}, "bytea", []byte{0, 1}}, {"ab", "bytea", []byte("ab")},
+		{int64(1) << 40, "bigint", int64(1) << 40}, {float64(3), "integer", int64(3)}, {" 7", "bigint", int64(7)},
+		{1.5, "double precision", 1.5}, {int64(2), "double precision", 2.0}, {"0.25", "real", 0.25},
+		{"x", "text", "x"}, {[]byte("y"), "text", "y"}, {int64(42), "text", "42"}, {0.5, "character varying", "0.5"},
+		{nil, "bigint", nil}, {nil, "boolean", nil},
+	}
+	for _, c := range ok {
+		got, err := convert(c.in, c.typ)
+		if err != nil || !reflect.DeepEqual(got, c.want) {
+			t.Errorf("convert(%#v, %s) = %#v, %v; want %#v", c.in, c.typ, got, err, c.want)
+		}
+	}
+	bad := []struct {
+		in  any
+		typ string
+	}{
+		{int64(2), "boolean"}, {"maybe", "boolean"}, {int64(5), "bytea"}, {1.5, "bigint"},
+		{"yesterday", "bigint"}, {"x", "double precision"}, {[]byte{1}, "integer"},
+	}
+	for _, c := range bad {
+		if got, err := convert(c.in, c.typ); err == nil {
+			t.Errorf("convert(%#v, %s) = %#v, want an error", c.in, c.typ, got)
+		}
+	}
+}

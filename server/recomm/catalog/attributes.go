@@ -213,8 +213,8 @@ func (c *Catalog) DeleteAttribute(ctx context.Context, ws int64, scope, id strin
 type schema struct {
 	scope    string
 	postgres bool // filters compile for PostgreSQL
-	list  []storedAttribute
-	byID  map[string]*storedAttribute
+	list     []storedAttribute
+	byID     map[string]*storedAttribute
 }
 
 type storedAttribute struct {

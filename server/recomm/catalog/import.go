@@ -655,7 +655,7 @@ type recordBatcher struct {
 
 // queued is a record, or (rec nil) a skipped row.
 type queued struct {
-	rec             *record
+	rec              *record
 	errID, code, msg string
 }
 

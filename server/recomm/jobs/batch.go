@@ -172,14 +172,14 @@ func (b *Batcher) charge(ctx context.Context, ws int64, n int64) error {
 	}
 	defer tx.Rollback()
 	var used int64
-	if err := tx.QueryRowContext(ctx, `SELECT requests FROM recomm_usage WHERE ws = ?`, ws).Scan(&used); err != nil && err != sql.ErrNoRows {
+	if err := tx.QueryRowContext(ctx, `SELECT requests FROM recomm_usage WHERE ws = $1`, ws).Scan(&used); err != nil && err != sql.ErrNoRows {
 		return err
 	}
 	if n > 0 && used+n > b.quota(ws) {
 		return apierr.New(http.StatusForbidden, apierr.QuotaExceeded,
 			"%d recommendations exceed the %d requests left in this workspace's quota", n, max(0, b.quota(ws)-used))
 	}
-	if _, err := tx.ExecContext(ctx, `INSERT INTO recomm_usage(ws, requests) VALUES(?, ?)
+	if _, err := tx.ExecContext(ctx, `INSERT INTO recomm_usage(ws, requests) VALUES($1, $2)
 		ON CONFLICT(ws) DO UPDATE SET requests = max(0, requests + excluded.requests)`, ws, n); err != nil {
 		return err
 	}

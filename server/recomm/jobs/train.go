@@ -189,12 +189,12 @@ func (t *Trainer) remaining(ctx context.Context, ws int64) (time.Duration, bool)
 		return 0, false
 	}
 	var used int64
-	t.DB.QueryRowContext(ctx, `SELECT training_ms FROM recomm_usage WHERE ws = ?`, ws).Scan(&used)
+	t.DB.QueryRowContext(ctx, `SELECT training_ms FROM recomm_usage WHERE ws = $1`, ws).Scan(&used)
 	return budget - time.Duration(used)*time.Millisecond, true
 }
 
 func (t *Trainer) spend(ws int64, d time.Duration) {
-	t.DB.ExecContext(context.Background(), `INSERT INTO recomm_usage(ws, training_ms) VALUES(?, ?)
+	t.DB.ExecContext(context.Background(), `INSERT INTO recomm_usage(ws, training_ms) VALUES($1, $2)
 		ON CONFLICT(ws) DO UPDATE SET training_ms = training_ms + excluded.training_ms`, ws, (d+time.Millisecond-1)/time.Millisecond)
 }
 

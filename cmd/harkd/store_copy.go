@@ -20,6 +20,7 @@ import (
 	"github.com/jackc/pgx/v5/stdlib"
 
 	"github.com/harkhq/hark/server"
+	"github.com/harkhq/hark/server/recomm/catalog"
 	"github.com/harkhq/hark/server/store"
 )
 
@@ -116,6 +117,14 @@ func copyStore(ctx context.Context, dir, url string, out io.Writer) error {
 	}
 	if err := server.Migrate(ctx, url, ""); err != nil {
 		return fmt.Errorf("store copy: migrate target: %w", err)
+	}
+	// The recommendation catalog migrates its tables (components recomm
+	// and recomm-imports) when it opens, not in server.Migrate; on
+	// PostgreSQL opening does nothing more (unfinished imports belong to
+	// live processes there). Components neither migrates (recomm-jobs
+	// while the job queue is SQLite-only) stay in SQLite, said below.
+	if _, err := catalog.Open(ctx, dst); err != nil {
+		return fmt.Errorf("store copy: migrate the recommendation catalog on the target: %w", err)
 	}
 	dstVersions, err := componentVersions(ctx, dst)
 	if err != nil {

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/harkhq/hark/client"
+	"github.com/harkhq/hark/server/recomm/catalog"
 	"github.com/harkhq/hark/server/store"
 	"github.com/harkhq/hark/server/store/storetest"
 )
@@ -73,6 +74,7 @@ func TestStoreCopy(t *testing.T) {
 	if err != nil || !asked.Asks() || asked.Context.Ref == 0 {
 		t.Fatalf("the alarm question: %+v %v", asked, err)
 	}
+	fillRecommendations(t, c)
 	before := readState(t, c, sv.ID)
 	if len(before.Places) == 0 {
 		t.Fatal("the tracking dataset gave no places")
@@ -115,13 +117,28 @@ func TestStoreCopy(t *testing.T) {
 		}
 	}
 	for _, table := range []string{"users", "tokens", "survey_answers", "tracking_jobs", "tracking_points",
-		"tracking_places", "dialogue_conversations", "workspaces"} {
+		"tracking_places", "dialogue_conversations", "workspaces",
+		"recomm_tables", "recomm_entities", "recomm_interaction_defs", "recomm_interactions", "recomm_keywords"} {
 		if len(pgRows[table]) == 0 {
 			t.Errorf("table %s is empty on PostgreSQL", table)
 		}
 	}
 	if copied < 10 {
 		t.Errorf("%d tables copied", copied)
+	}
+
+	// The catalog reads back the same from either engine. (harkd serve in
+	// this tree still opens the catalog in SQLite under --data, so this
+	// reads the copy through the catalog itself.)
+	sqliteDB, err := store.Open(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sqliteDB.Close()
+	if a, b := catalogState(t, sqliteDB), catalogState(t, pg); !reflect.DeepEqual(a, b) {
+		t.Errorf("the catalog reads back differently:\nSQLite     %+v\nPostgreSQL %+v", a, b)
+	} else if len(a.Items) != 3 || len(a.Records) != 4 {
+		t.Errorf("catalog state %+v lacks what was filled in", a)
 	}
 
 	t.Setenv("HARKD_STORE", url)
@@ -319,7 +336,6 @@ func tableRows(t *testing.T, db *sql.DB) map[string][]string {
 			t.Fatalf("%s: %v", table, err)
 		}
 		cols, _ := rows.Columns()
-		sort.Strings(cols)
 		var all []string
 		for rows.Next() {
 			vals := make([]any, len(cols))
@@ -330,20 +346,28 @@ func tableRows(t *testing.T, db *sql.DB) map[string][]string {
 			if err := rows.Scan(ptrs...); err != nil {
 				t.Fatal(err)
 			}
-			names, _ := rows.Columns()
 			m := map[string]string{}
 			for i, v := range vals {
+				if b, ok := v.([]byte); ok {
+					v = string(b)
+				}
 				switch x := v.(type) {
 				case bool:
 					v = map[bool]int{false: 0, true: 1}[x]
-				case []byte:
-					v = string(x)
 				case float64:
 					if x == float64(int64(x)) {
 						v = int64(x)
 					}
+				case string:
+					// JSON kept as TEXT in SQLite and JSONB in PostgreSQL
+					// (spacing and key order differ): compared as values.
+					var j any
+					if strings.HasPrefix(x, "{") && json.Unmarshal([]byte(x), &j) == nil {
+						b, _ := json.Marshal(j)
+						v = string(b)
+					}
 				}
-				m[names[i]] = fmt.Sprint(v)
+				m[cols[i]] = fmt.Sprint(v)
 			}
 			b, _ := json.Marshal(m) // sorted keys
 			all = append(all, string(b))
@@ -391,4 +415,83 @@ func TestStoreCopyConvert(t *testing.T) {
 			t.Errorf("convert(%#v, %s) = %#v, want an error", c.in, c.typ, got)
 		}
 	}
+}
+
+// fillRecommendations makes a recommendation table with items, users with
+// an attribute, an interaction type, records and keywords, over HTTP.
+func fillRecommendations(t *testing.T, c *client.Client) {
+	t.Helper()
+	ctx := context.Background()
+	r := c.Recomm
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(r.CreateTable(ctx, clientMovieTable()))
+	must(r.CreateInteraction(ctx, "movies", movieRating()))
+	must(r.AddUserAttributes(ctx, client.Attribute{AttributeID: "age", Type: client.TypeInt}))
+	for id, v := range map[string]map[string]any{
+		"m1": {"title": "Heat", "year": 1995, "genres": []string{"Crime", "Drama"}},
+		"m2": {"title": "Amélie", "year": 2001, "genres": []string{"Comedy"}},
+		"m3": {"title": "Alien", "year": 1979, "genres": []string{"Horror", "Sci-Fi"}},
+	} {
+		must(r.CreateItem(ctx, "movies", id, v))
+	}
+	must(r.CreateUser(ctx, "u1", map[string]any{"age": 31}))
+	must(r.CreateUser(ctx, "u2", map[string]any{"age": 47}))
+	for i, rec := range []struct {
+		user, item string
+		value      float64
+	}{{"u1", "m1", 4.5}, {"u1", "m3", 3}, {"u2", "m1", 5}, {"u2", "m2", 0.5}} {
+		v := rec.value
+		must(r.AddRecord(ctx, "movies", "rating", rec.user, rec.item, client.NewRecord{Timestamp: 1_700_000_000_000 + int64(i), Value: &v}))
+	}
+	must(r.AddKeywords(ctx, "u1", "noir", "space"))
+}
+
+// catalogRead is what the catalog answers about fillRecommendations's data.
+type catalogRead struct {
+	Table        catalog.Table
+	Interactions []catalog.InteractionDef
+	Items, Users []catalog.Entity
+	Records      []catalog.Record
+	Keywords     []string
+}
+
+func catalogState(t *testing.T, db *sql.DB) catalogRead {
+	t.Helper()
+	ctx := context.Background()
+	var ws int64
+	if err := db.QueryRow(`SELECT id FROM workspaces WHERE public_key = 'pk_crash'`).Scan(&ws); err != nil {
+		t.Fatal(err)
+	}
+	c, err := catalog.Open(ctx, db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var s catalogRead
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	s.Table, err = c.Table(ctx, ws, "movies")
+	must(err)
+	s.Interactions, err = c.Interactions(ctx, ws, "movies")
+	must(err)
+	s.Items, err = c.List(ctx, ws, "movies", catalog.ListQuery{Limit: 100})
+	must(err)
+	s.Users, err = c.List(ctx, ws, catalog.Users, catalog.ListQuery{Limit: 100})
+	must(err)
+	for _, u := range []string{"u1", "u2"} {
+		recs, err := c.UserRecords(ctx, ws, "movies", u, "rating", catalog.ListQuery{Limit: 100})
+		must(err)
+		s.Records = append(s.Records, recs...)
+	}
+	s.Keywords, err = c.Keywords(ctx, ws, "u1")
+	must(err)
+	return s
 }

@@ -153,11 +153,14 @@ func copyStore(ctx context.Context, dir, url string, out io.Writer) error {
 	for _, name := range srcTables {
 		cols, ok := dstCols[name]
 		if !ok {
-			if len(stay) == 0 {
+			// With every shared component at the same version, a table
+			// the target lacks belongs to a component it does not have;
+			// such a component's tables carry its name's first word
+			// (recomm-jobs: recomm_jobs, recomm_usage). Any other is an
+			// error rather than data silently left behind.
+			if !ownedBy(name, stay) {
 				return fmt.Errorf("store copy: table %s of the source is missing on the target after migrating it", name)
 			}
-			// With every shared component at the same version, a table
-			// the target lacks belongs to a component it does not have.
 			left = append(left, name)
 			continue
 		}
@@ -634,6 +637,18 @@ func resetSequences(ctx context.Context, tx pgx.Tx, tables []copyTable) error {
 		}
 	}
 	return nil
+}
+
+// ownedBy tells whether table is named after one of components: it
+// starts with the component's first word and an underscore.
+func ownedBy(table string, components []string) bool {
+	for _, c := range components {
+		word, _, _ := strings.Cut(c, "-")
+		if strings.HasPrefix(table, word+"_") {
+			return true
+		}
+	}
+	return false
 }
 
 func sortedKeys(m map[string]int) []string {

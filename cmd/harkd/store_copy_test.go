@@ -200,6 +200,29 @@ func TestStoreCopyFailureLeavesTargetEmpty(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "table users") || !strings.Contains(err.Error(), "created_ms") {
 		t.Fatalf("copy of a bad value: %v", err)
 	}
+	// A table or a column the target does not have is named, not dropped.
+	for _, c := range []struct{ sql, want string }{
+		{`CREATE TABLE stray (x INTEGER)`, "table stray of the source is missing"},
+		{`ALTER TABLE tokens ADD COLUMN extra TEXT`, "column tokens.extra of the source is missing"},
+	} {
+		db, err := store.Open(data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := db.Exec(c.sql); err != nil {
+			t.Fatal(err)
+		}
+		db.Close()
+		err = run([]string{"store", "copy", "--from", "sqlite:" + data, "--to", url}, io.Discard, io.Discard)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Fatalf("after %s: %v, want an error saying %q", c.sql, err, c.want)
+		}
+		if c.want[:5] == "table" {
+			db, _ := store.Open(data)
+			db.Exec(`DROP TABLE stray`)
+			db.Close()
+		}
+	}
 	pg, err := store.OpenPostgres(ctx, url)
 	if err != nil {
 		t.Fatal(err)

@@ -40,6 +40,10 @@ func storeCommand(args []string, stdout, stderr io.Writer) error {
 	if len(args) >= 1 && args[0] == "copy" {
 		return storeCopy(args[1:], stdout, stderr)
 	}
+	if len(args) == 1 && (args[0] == "-h" || args[0] == "-help" || args[0] == "--help") {
+		fmt.Fprint(stdout, storeCopyUsage)
+		return nil
+	}
 	fmt.Fprint(stderr, storeCopyUsage)
 	return errors.New("store: unknown subcommand (harkd store copy)")
 }

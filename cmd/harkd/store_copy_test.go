@@ -286,8 +286,11 @@ func TestStoreCopyBadSource(t *testing.T) {
 		}
 	}
 	var stdout bytes.Buffer
-	if err := run([]string{"store", "copy", "--help"}, &stdout, io.Discard); err != nil || !strings.Contains(stdout.String(), "--from sqlite:DIR") {
-		t.Errorf("--help: %v %q", err, stdout.String())
+	for _, args := range [][]string{{"store", "copy", "--help"}, {"store", "-h"}} {
+		stdout.Reset()
+		if err := run(args, &stdout, io.Discard); err != nil || !strings.Contains(stdout.String(), "--from sqlite:DIR") {
+			t.Errorf("%v: %v %q", args, err, stdout.String())
+		}
 	}
 }
 

@@ -181,7 +181,7 @@ func (b *Batcher) charge(ctx context.Context, ws int64, n int64) error {
 	}
 	if _, err := tx.ExecContext(ctx, `INSERT INTO recomm_usage(ws, requests) VALUES($1, $2)
 		ON CONFLICT(ws) DO UPDATE SET requests = CASE WHEN recomm_usage.requests + excluded.requests < 0 THEN 0
-			ELSE recomm_usage.requests + excluded.requests END`, ws, n); err != nil { // no max(a, b) on PostgreSQL
+			ELSE recomm_usage.requests + excluded.requests END`, ws, n); err != nil {
 		return err
 	}
 	return tx.Commit()

@@ -124,3 +124,23 @@ func TestCachesFollowOtherProcessWrites(t *testing.T) {
 	must(t, w.RecordTraining(ctx, ws, "movies", TrainConfig{Engine: "popular", Configuration: map[string]any{"k": 1.0}}))
 	read("training recorded")
 }
+
+// A NUL character, which PostgreSQL keeps in no text or JSON value, is
+// refused with a 400 on both engines alike, wherever a value comes in.
+func TestNULRefusedOnBothEngines(t *testing.T) {
+	ctx := context.Background()
+	c := newCatalog(t)
+	seedMovies(t, c, 2)
+	must(t, c.AddEntity(ctx, ws, Users, "u1", nil))
+	wantStatus(t, c.AddEntity(ctx, ws, "movies", "m9", map[string]any{"title": "a\x00b"}), 400, "NUL in a string value")
+	wantStatus(t, c.AddEntity(ctx, ws, "movies", "m9", map[string]any{"tags": []any{"x\x00"}}), 400, "NUL in a list member")
+	wantStatus(t, c.UpdateEntity(ctx, ws, "movies", itemID(1), map[string]any{"title": "\x00"}), 400, "NUL in an update")
+	_, err := c.List(ctx, ws, "movies", ListQuery{Filter: "title==\"a\x00\""})
+	wantStatus(t, err, 400, "NUL in a filter")
+	wantStatus(t, c.AddKeywords(ctx, ws, "u1", []string{"k\x00"}), 400, "NUL in a keyword")
+	res, err := c.ImportEntities(ctx, ws, "movies", strings.NewReader("itemId,title\nm10,\"a\x00\"\nm11,fine\n"), importOpts(FormatCSV))
+	must(t, err)
+	if res.Added != 1 || res.NotAddedCount != 1 {
+		t.Errorf("import with a NUL in one row: %+v", res)
+	}
+}

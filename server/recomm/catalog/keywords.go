@@ -3,6 +3,8 @@ package catalog
 import (
 	"context"
 	"database/sql"
+	"strings"
+	"unicode/utf8"
 
 	"github.com/harkhq/hark/server/apierr"
 )
@@ -30,6 +32,10 @@ func (c *Catalog) AddKeywords(ctx context.Context, ws int64, userID string, keyw
 	for _, k := range keywords {
 		if k == "" || len(k) > MaxKeywordLen {
 			return apierr.InvalidArgumentf("keywords: each keyword has 1 to %d characters", MaxKeywordLen)
+		}
+		if strings.IndexByte(k, 0) >= 0 || !utf8.ValidString(k) {
+			// the PostgreSQL store keeps neither; refused on both engines alike
+			return apierr.InvalidArgumentf("keywords: a keyword is valid UTF-8 without NUL characters")
 		}
 	}
 	if err := c.userExists(ctx, ws, userID); err != nil {

@@ -180,7 +180,8 @@ func (b *Batcher) charge(ctx context.Context, ws int64, n int64) error {
 			"%d recommendations exceed the %d requests left in this workspace's quota", n, max(0, b.quota(ws)-used))
 	}
 	if _, err := tx.ExecContext(ctx, `INSERT INTO recomm_usage(ws, requests) VALUES($1, $2)
-		ON CONFLICT(ws) DO UPDATE SET requests = max(0, requests + excluded.requests)`, ws, n); err != nil {
+		ON CONFLICT(ws) DO UPDATE SET requests = CASE WHEN recomm_usage.requests + excluded.requests < 0 THEN 0
+			ELSE recomm_usage.requests + excluded.requests END`, ws, n); err != nil {
 		return err
 	}
 	return tx.Commit()

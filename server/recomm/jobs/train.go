@@ -195,7 +195,8 @@ func (t *Trainer) remaining(ctx context.Context, ws int64) (time.Duration, bool)
 
 func (t *Trainer) spend(ws int64, d time.Duration) {
 	t.DB.ExecContext(context.Background(), `INSERT INTO recomm_usage(ws, training_ms) VALUES($1, $2)
-		ON CONFLICT(ws) DO UPDATE SET training_ms = training_ms + excluded.training_ms`, ws, (d+time.Millisecond-1)/time.Millisecond)
+		ON CONFLICT(ws) DO UPDATE SET training_ms = recomm_usage.training_ms + excluded.training_ms`, ws,
+		int64((d+time.Millisecond-1)/time.Millisecond))
 }
 
 // TrainResult is the stored result of a training job.

@@ -10,6 +10,7 @@
 //	            [--min-body-rate 240 --body-grace 5s] [--drain-timeout 75s] [--print-keys]
 //	harkd workspace create --data DIR [--store URL] --name NAME
 //	harkd migrate --store postgres://USER@HOST/DB | --data DIR
+//	harkd store copy --from sqlite:DIR --to postgres://USER@HOST/DB
 package main
 
 import (
@@ -49,6 +50,7 @@ const usage = `usage:
               [--min-body-rate 240 --body-grace 5s] [--drain-timeout 75s] [--print-keys]
   harkd workspace create --data DIR [--store URL] --name NAME
   harkd migrate --store postgres://USER@HOST/DB | --data DIR
+  harkd store copy --from sqlite:DIR --to postgres://USER@HOST/DB
 The store defaults to $HARKD_STORE, else SQLite under --data.
 harkd serve -h describes each flag.
 `
@@ -71,6 +73,8 @@ func run(args []string, stdout, stderr io.Writer) error {
 		return speechworker.Main(args[1:])
 	case len(args) >= 1 && args[0] == "migrate":
 		return migrate(args[1:], stdout, stderr)
+	case len(args) >= 1 && args[0] == "store":
+		return storeCommand(args[1:], stdout, stderr)
 	default:
 		fmt.Fprint(stderr, usage)
 		return errors.New("unknown command")

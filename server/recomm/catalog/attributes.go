@@ -9,6 +9,7 @@ import (
 
 	"github.com/harkhq/hark/server/apierr"
 	"github.com/harkhq/hark/server/recomm/rsql"
+	"github.com/harkhq/hark/server/store"
 )
 
 // ExpirationAttribute is the timestamp every table has; an item whose
@@ -64,16 +65,12 @@ func (c *Catalog) AddAttributes(ctx context.Context, ws int64, scope string, att
 	if err := c.addAttributes(ctx, tx, ws, scope, attrs); err != nil {
 		return err
 	}
-	if err := tx.Commit(); err != nil {
-		return err
-	}
-	c.changed(ws, scope)
-	return nil
+	return c.commit(ctx, tx, ws, scope)
 }
 
 func (c *Catalog) addAttributes(ctx context.Context, tx *sql.Tx, ws int64, scope string, attrs []Attribute) error {
 	var indexed int
-	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM recomm_attributes WHERE ws = ? AND scope = ? AND indexed = 1`,
+	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM recomm_attributes WHERE ws = $1 AND scope = $2 AND indexed = 1`,
 		ws, scope).Scan(&indexed); err != nil {
 		return err
 	}
@@ -97,8 +94,8 @@ func (c *Catalog) addAttributes(ctx context.Context, tx *sql.Tx, ws int64, scope
 			enc, _ := json.Marshal(dedupe(a.Values))
 			vals = string(enc)
 		}
-		_, err := tx.ExecContext(ctx, `INSERT INTO recomm_attributes(ws, scope, id, type, indexed, vals) VALUES(?, ?, ?, ?, ?, ?)`,
-			ws, scope, a.ID, a.Type.String(), a.Indexed, vals)
+		_, err := tx.ExecContext(ctx, `INSERT INTO recomm_attributes(ws, scope, id, type, indexed, vals) VALUES($1, $2, $3, $4, $5, $6)`,
+			ws, scope, a.ID, a.Type.String(), store.Flag(a.Indexed), vals)
 		if isUniqueViolation(err) {
 			return apierr.Conflictf("attribute %q already exists", a.ID)
 		}
@@ -140,12 +137,16 @@ func (c *Catalog) AddAttributeValues(ctx context.Context, ws int64, scope, id st
 		}
 	}
 	enc, _ := json.Marshal(dedupe(append(a.Values, values...)))
-	if _, err := c.db.ExecContext(ctx, `UPDATE recomm_attributes SET vals = ? WHERE ws = ? AND scope = ? AND id = ?`,
+	tx, err := c.db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	if _, err := tx.ExecContext(ctx, `UPDATE recomm_attributes SET vals = $1 WHERE ws = $2 AND scope = $3 AND id = $4`,
 		string(enc), ws, scope, id); err != nil {
 		return err
 	}
-	c.changed(ws, scope)
-	return nil
+	return c.commit(ctx, tx, ws, scope)
 }
 
 // Attribute returns one attribute definition.
@@ -195,30 +196,25 @@ func (c *Catalog) DeleteAttribute(ctx context.Context, ws int64, scope, id strin
 		return err
 	}
 	defer tx.Rollback()
-	if _, err := tx.ExecContext(ctx, `DELETE FROM recomm_index WHERE attr = ?`, a.key); err != nil {
+	if _, err := tx.ExecContext(ctx, `DELETE FROM recomm_index WHERE attr = $1`, a.key); err != nil {
 		return err
 	}
-	if _, err := tx.ExecContext(ctx, `UPDATE recomm_entities SET doc = json_remove(doc, ?) WHERE ws = ? AND scope = ?`,
-		jsonPath(id), ws, scope); err != nil {
+	if _, err := tx.ExecContext(ctx, `UPDATE recomm_entities SET doc = `+c.d.removeAttribute+` WHERE ws = $2 AND scope = $3`,
+		id, ws, scope); err != nil {
 		return err
 	}
-	if _, err := tx.ExecContext(ctx, `DELETE FROM recomm_attributes WHERE key = ?`, a.key); err != nil {
+	if _, err := tx.ExecContext(ctx, `DELETE FROM recomm_attributes WHERE key = $1`, a.key); err != nil {
 		return err
 	}
-	if err := tx.Commit(); err != nil {
-		return err
-	}
-	c.changed(ws, scope)
-	return nil
+	return c.commit(ctx, tx, ws, scope)
 }
-
-func jsonPath(attr string) string { return `$."` + attr + `"` }
 
 // schema is the attribute definitions of a scope, as the entity code needs them.
 type schema struct {
-	scope string
-	list  []storedAttribute
-	byID  map[string]*storedAttribute
+	scope    string
+	postgres bool // filters compile for PostgreSQL
+	list     []storedAttribute
+	byID     map[string]*storedAttribute
 }
 
 type storedAttribute struct {
@@ -231,12 +227,12 @@ func (c *Catalog) schema(ctx context.Context, q querier, ws int64, scope string)
 		return nil, err
 	}
 	rows, err := q.QueryContext(ctx, `SELECT key, id, type, indexed, vals FROM recomm_attributes
-		WHERE ws = ? AND scope = ? ORDER BY key`, ws, scope)
+		WHERE ws = $1 AND scope = $2 ORDER BY key`, ws, scope)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	s := &schema{scope: scope, byID: map[string]*storedAttribute{}}
+	s := &schema{scope: scope, postgres: c.d.shared, byID: map[string]*storedAttribute{}}
 	for rows.Next() {
 		var a storedAttribute
 		var typ string
@@ -271,7 +267,7 @@ func (s *schema) rsqlSchema() rsql.Schema {
 }
 
 func (s *schema) layout() rsql.SQLLayout {
-	return rsql.SQLLayout{EntityID: "e.eid", Doc: "e.doc", IndexTable: "recomm_index",
+	return rsql.SQLLayout{EntityID: "e.eid", Doc: "e.doc", IndexTable: "recomm_index", Postgres: s.postgres,
 		IndexKey: func(attr string) (int64, bool) {
 			a, ok := s.byID[attr]
 			if !ok || !a.Indexed {

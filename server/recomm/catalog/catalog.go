@@ -133,11 +133,14 @@ type Catalog struct {
 	// (the benchmarks' baseline; see histories.go and definitions.go).
 	NoHistoryCache bool
 
-	mu        sync.Mutex
+	d dialect
+
+	mu sync.Mutex
+	// gens are the write generations of this process's writes (SQLite;
+	// see gens.go): per scope, and per workspace under recordsScope.
 	gens      map[scopeKey]uint64
 	snapshots map[scopeKey]*Snapshot
 	// histories (histories.go)
-	hgens         map[int64]uint64
 	histories     map[historyKey]historyEntry
 	historyEvents int
 	// table descriptions and interaction types (definitions.go), same generations
@@ -149,28 +152,25 @@ type scopeKey struct {
 	scope string
 }
 
-// Open migrates the catalog's tables in db and undoes the imports a crash
-// interrupted.
+// Open migrates the catalog's tables in db. On SQLite, whose one harkd
+// process is the only writer, it also undoes the imports a crash
+// interrupted; on PostgreSQL other live processes may be running the
+// imports of the journal, so a process taking over a job undoes that
+// job's imports (UndoJobImports) instead.
 func Open(ctx context.Context, db *sql.DB) (*Catalog, error) {
-	if err := store.Migrate(ctx, db, "recomm", migrations); err != nil {
+	if err := store.MigrateSteps(ctx, db, "recomm", recommSteps); err != nil {
 		return nil, err
 	}
-	c := &Catalog{db: db, gens: map[scopeKey]uint64{}, snapshots: map[scopeKey]*Snapshot{}}
+	c := &Catalog{db: db, d: dialectOf(db), gens: map[scopeKey]uint64{}, snapshots: map[scopeKey]*Snapshot{}}
 	if err := c.migrateImports(ctx); err != nil {
 		return nil, err
 	}
-	if err := c.recoverImports(ctx); err != nil {
-		return nil, err
+	if !c.d.shared {
+		if err := c.recoverImports(ctx); err != nil {
+			return nil, err
+		}
 	}
 	return c, nil
-}
-
-// changed marks a scope's values as changed so snapshots get rebuilt.
-func (c *Catalog) changed(ws int64, scope string) {
-	c.mu.Lock()
-	c.gens[scopeKey{ws, scope}]++
-	c.mu.Unlock()
-	c.recordsChanged(ws) // deleting entities or a table deletes their records too
 }
 
 func (c *Catalog) checkUnlocked(ws int64, scope string) error {
@@ -208,7 +208,7 @@ func (c *Catalog) tableExists(ctx context.Context, q querier, ws int64, table st
 		return err
 	}
 	var one int
-	err := q.QueryRowContext(ctx, `SELECT 1 FROM recomm_tables WHERE ws = ? AND id = ?`, ws, table).Scan(&one)
+	err := q.QueryRowContext(ctx, `SELECT 1 FROM recomm_tables WHERE ws = $1 AND id = $2`, ws, table).Scan(&one)
 	if err == sql.ErrNoRows {
 		return apierr.NotFoundf("table %q not found", table)
 	}

@@ -11,7 +11,7 @@ import (
 // kept in memory under the same per-workspace generation as the histories (histories.go): every
 // write of recomm_tables, recomm_train_configs or recomm_interaction_defs (creating or deleting a
 // table, engines, ensemble, display attribute, a recorded training, creating, changing or deleting
-// an interaction type) bumps it after the write, and an entry of an older generation is read again.
+// an interaction type) bumps it (gens.go), and an entry of an older generation is read again.
 // Only successful reads are kept, so an unknown table is answered from SQL each time.
 
 type tableKey struct {
@@ -37,14 +37,11 @@ func cloneTable(t Table) Table {
 	return t
 }
 
-func (c *Catalog) cachedTable(k tableKey) (Table, bool) {
-	if c.NoHistoryCache {
-		return Table{}, false
-	}
+func (c *Catalog) cachedTable(k tableKey, gen uint64) (Table, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	e, ok := c.tableDefs[k]
-	if !ok || !e.hasTable || e.tableGen != c.hgens[k.ws] {
+	if !ok || !e.hasTable || e.tableGen != gen {
 		return Table{}, false
 	}
 	return cloneTable(e.table), true
@@ -57,7 +54,7 @@ func (c *Catalog) keepTable(k tableKey, gen uint64, t Table) {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if gen != c.hgens[k.ws] {
+	if !c.current(k.ws, recordsScope, gen) {
 		return
 	}
 	e := c.defsEntry(k)
@@ -65,14 +62,11 @@ func (c *Catalog) keepTable(k tableKey, gen uint64, t Table) {
 	c.tableDefs[k] = e
 }
 
-func (c *Catalog) cachedDefs(k tableKey) ([]storedInteraction, bool) {
-	if c.NoHistoryCache {
-		return nil, false
-	}
+func (c *Catalog) cachedDefs(k tableKey, gen uint64) ([]storedInteraction, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	e, ok := c.tableDefs[k]
-	if !ok || !e.hasDefs || e.defsGen != c.hgens[k.ws] {
+	if !ok || !e.hasDefs || e.defsGen != gen {
 		return nil, false
 	}
 	return slices.Clone(e.defs), true
@@ -85,7 +79,7 @@ func (c *Catalog) keepDefs(k tableKey, gen uint64, defs []storedInteraction) {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if gen != c.hgens[k.ws] {
+	if !c.current(k.ws, recordsScope, gen) {
 		return
 	}
 	e := c.defsEntry(k)
@@ -94,14 +88,16 @@ func (c *Catalog) keepDefs(k tableKey, gen uint64, defs []storedInteraction) {
 }
 
 // defsEntry returns the entry of k, dropping every entry of a stale generation first once the map
-// grows past a bound, so deleted tables and old workspaces do not stay in memory. c.mu is held.
+// grows past a bound, so deleted tables and old workspaces do not stay in memory (on PostgreSQL,
+// where this process does not know the others' writes, every entry). c.mu is held.
 func (c *Catalog) defsEntry(k tableKey) tableEntry {
-	if c.tableDefs == nil {
+	if c.tableDefs == nil || (c.d.shared && len(c.tableDefs) > 10_000) {
 		c.tableDefs = map[tableKey]tableEntry{}
 	}
 	if len(c.tableDefs) > 10_000 {
 		for key, e := range c.tableDefs {
-			if (!e.hasTable || e.tableGen != c.hgens[key.ws]) && (!e.hasDefs || e.defsGen != c.hgens[key.ws]) {
+			g := c.gens[scopeKey{key.ws, recordsScope}]
+			if (!e.hasTable || e.tableGen != g) && (!e.hasDefs || e.defsGen != g) {
 				delete(c.tableDefs, key)
 			}
 		}

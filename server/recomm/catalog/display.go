@@ -60,8 +60,8 @@ func (c *Catalog) SetDisplay(ctx context.Context, ws int64, table, attribute str
 	if attribute != "" && !slices.ContainsFunc(attrs, func(a Attribute) bool { return a.ID == attribute }) {
 		return apierr.InvalidArgumentf("displayAttribute: %q is not an attribute of table %q (it has %s)", attribute, table, AttributeNames(attrs))
 	}
-	_, err = c.db.ExecContext(ctx, `UPDATE recomm_tables SET display = ? WHERE ws = ? AND id = ?`, attribute, ws, table)
-	c.recordsChanged(ws) // the cached table description (definitions.go)
+	// the cached table description (definitions.go)
+	_, err = c.execRecords(ctx, ws, `UPDATE recomm_tables SET display = $1 WHERE ws = $2 AND id = $3`, attribute, ws, table)
 	return err
 }
 

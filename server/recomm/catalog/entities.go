@@ -7,12 +7,20 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/harkhq/hark/server/apierr"
 	"github.com/harkhq/hark/server/recomm/rsql"
+	"github.com/harkhq/hark/server/store"
 )
+
+// stmt is a statement with its arguments.
+type stmt struct {
+	q    string
+	args []any
+}
 
 // Entity is an item or a user: its id and attribute values in their Go
 // form (see rsql.Type).
@@ -51,11 +59,14 @@ func (c *Catalog) newEntityWriter(ctx context.Context, tx *sql.Tx, ws int64, s *
 		dst **sql.Stmt
 		q   string
 	}{
-		{&w.insert, `INSERT INTO recomm_entities(ws, scope, id, doc, job) VALUES(?, ?, ?, ?, ?)`},
-		{&w.update, `UPDATE recomm_entities SET doc = ? WHERE eid = ?`},
-		{&w.find, `SELECT eid, doc FROM recomm_entities WHERE ws = ? AND scope = ? AND id = ?`},
-		{&w.unidx, `DELETE FROM recomm_index WHERE eid = ?`},
-		{&w.idx, `INSERT INTO recomm_index(attr, num, txt, eid) VALUES(?, ?, ?, ?)`},
+		// DO NOTHING, not a unique violation: on PostgreSQL a failed statement
+		// would end the transaction of an import, which goes on past a taken id
+		{&w.insert, `INSERT INTO recomm_entities(ws, scope, id, doc, job) VALUES($1, $2, $3, $4, $5)
+			ON CONFLICT(ws, scope, id) DO NOTHING RETURNING eid`},
+		{&w.update, `UPDATE recomm_entities SET doc = $1 WHERE eid = $2`},
+		{&w.find, `SELECT eid, doc FROM recomm_entities WHERE ws = $1 AND scope = $2 AND id = $3`},
+		{&w.unidx, `DELETE FROM recomm_index WHERE eid = $1`},
+		{&w.idx, `INSERT INTO recomm_index(attr, num, txt, eid) VALUES($1, $2, $3, $4)`},
 	} {
 		st, err := tx.PrepareContext(ctx, p.q)
 		if err != nil {
@@ -83,14 +94,11 @@ func (w *entityWriter) add(id string, values map[string]any) error {
 	if err != nil {
 		return err
 	}
-	res, err := w.insert.ExecContext(w.ctx, w.ws, w.s.scope, id, doc, w.job)
-	if isUniqueViolation(err) {
+	var eid int64
+	err = w.insert.QueryRowContext(w.ctx, w.ws, w.s.scope, id, doc, w.job).Scan(&eid)
+	if err == sql.ErrNoRows {
 		return errExists
 	}
-	if err != nil {
-		return err
-	}
-	eid, err := res.LastInsertId()
 	if err != nil {
 		return err
 	}
@@ -167,11 +175,7 @@ func (w *entityWriter) index(eid int64, values map[string]any) error {
 		case float64:
 			_, err = w.idx.ExecContext(w.ctx, a.key, x, nil, eid)
 		case bool:
-			n := 0
-			if x {
-				n = 1
-			}
-			_, err = w.idx.ExecContext(w.ctx, a.key, n, nil, eid)
+			_, err = w.idx.ExecContext(w.ctx, a.key, store.Flag(x), nil, eid)
 		case string:
 			_, err = w.idx.ExecContext(w.ctx, a.key, nil, x, eid)
 		case []string:
@@ -303,11 +307,7 @@ func (c *Catalog) writeEntity(ctx context.Context, ws int64, scope string, fn fu
 	if err := fn(w); err != nil {
 		return err
 	}
-	if err := tx.Commit(); err != nil {
-		return err
-	}
-	c.changed(ws, scope)
-	return nil
+	return c.commit(ctx, tx, ws, scope)
 }
 
 // Entity returns one item or user.
@@ -320,7 +320,7 @@ func (c *Catalog) Entity(ctx context.Context, ws int64, scope, id string) (Entit
 		return Entity{}, err
 	}
 	var doc string
-	err = c.db.QueryRowContext(ctx, `SELECT doc FROM recomm_entities WHERE ws = ? AND scope = ? AND id = ?`, ws, scope, id).Scan(&doc)
+	err = c.db.QueryRowContext(ctx, `SELECT doc FROM recomm_entities WHERE ws = $1 AND scope = $2 AND id = $3`, ws, scope, id).Scan(&doc)
 	if err == sql.ErrNoRows {
 		return Entity{}, apierr.NotFoundf("%s %q not found", entityKind(scope), id)
 	}
@@ -346,35 +346,33 @@ func (c *Catalog) DeleteEntity(ctx context.Context, ws int64, scope, id string) 
 		return err
 	}
 	var eid int64
-	err = tx.QueryRowContext(ctx, `SELECT eid FROM recomm_entities WHERE ws = ? AND scope = ? AND id = ?`, ws, scope, id).Scan(&eid)
+	err = tx.QueryRowContext(ctx, `SELECT eid FROM recomm_entities WHERE ws = $1 AND scope = $2 AND id = $3`, ws, scope, id).Scan(&eid)
 	if err == sql.ErrNoRows {
 		return apierr.NotFoundf("%s %q not found", entityKind(scope), id)
 	}
 	if err != nil {
 		return err
 	}
-	stmts := []string{
-		`DELETE FROM recomm_index WHERE eid = ?1`,
-		`DELETE FROM recomm_entities WHERE eid = ?1`,
+	// each statement gets exactly the arguments it names: PostgreSQL
+	// refuses more, or a gap in the numbers
+	stmts := []stmt{
+		{`DELETE FROM recomm_index WHERE eid = $1`, []any{eid}},
+		{`DELETE FROM recomm_entities WHERE eid = $1`, []any{eid}},
 	}
 	if scope == Users {
 		stmts = append(stmts,
-			`DELETE FROM recomm_interactions WHERE def IN (SELECT key FROM recomm_interaction_defs WHERE ws = ?2) AND user = ?1`,
-			`DELETE FROM recomm_keywords WHERE ws = ?2 AND user = ?3`)
+			stmt{`DELETE FROM recomm_interactions WHERE def IN (SELECT key FROM recomm_interaction_defs WHERE ws = $2) AND "user" = $1`, []any{eid, ws}},
+			stmt{`DELETE FROM recomm_keywords WHERE ws = $1 AND "user" = $2`, []any{ws, id}})
 	} else {
 		stmts = append(stmts,
-			`DELETE FROM recomm_interactions WHERE def IN (SELECT key FROM recomm_interaction_defs WHERE ws = ?2 AND tbl = ?4) AND item = ?1`)
+			stmt{`DELETE FROM recomm_interactions WHERE def IN (SELECT key FROM recomm_interaction_defs WHERE ws = $2 AND tbl = $3) AND item = $1`, []any{eid, ws, scope}})
 	}
-	for _, q := range stmts {
-		if _, err := tx.ExecContext(ctx, q, eid, ws, id, scope); err != nil {
+	for _, s := range stmts {
+		if _, err := tx.ExecContext(ctx, s.q, s.args...); err != nil {
 			return fmt.Errorf("delete %s %s: %w", entityKind(scope), id, err)
 		}
 	}
-	if err := tx.Commit(); err != nil {
-		return err
-	}
-	c.changed(ws, scope)
-	return nil
+	return c.commit(ctx, tx, ws, scope)
 }
 
 // DeleteAllUsers deletes every user of a workspace with their values,
@@ -389,20 +387,16 @@ func (c *Catalog) DeleteAllUsers(ctx context.Context, ws int64) error {
 	}
 	defer tx.Rollback()
 	for _, q := range []string{
-		`DELETE FROM recomm_interactions WHERE def IN (SELECT key FROM recomm_interaction_defs WHERE ws = ?1)`,
-		`DELETE FROM recomm_index WHERE eid IN (SELECT eid FROM recomm_entities WHERE ws = ?1 AND scope = '')`,
-		`DELETE FROM recomm_entities WHERE ws = ?1 AND scope = ''`,
-		`DELETE FROM recomm_keywords WHERE ws = ?1`,
+		`DELETE FROM recomm_interactions WHERE def IN (SELECT key FROM recomm_interaction_defs WHERE ws = $1)`,
+		`DELETE FROM recomm_index WHERE eid IN (SELECT eid FROM recomm_entities WHERE ws = $1 AND scope = '')`,
+		`DELETE FROM recomm_entities WHERE ws = $1 AND scope = ''`,
+		`DELETE FROM recomm_keywords WHERE ws = $1`,
 	} {
 		if _, err := tx.ExecContext(ctx, q, ws); err != nil {
 			return fmt.Errorf("delete users: %w", err)
 		}
 	}
-	if err := tx.Commit(); err != nil {
-		return err
-	}
-	c.changed(ws, Users)
-	return nil
+	return c.commit(ctx, tx, ws, Users)
 }
 
 // ListQuery selects and pages entities. Filter and Sort are RSQL; Limit 0
@@ -532,16 +526,20 @@ func (c *Catalog) listSQL(s *schema, ws int64, filter, afterID string, paged boo
 			return "", nil, apierr.InvalidArgumentf("filter: %v", err)
 		}
 	}
+	// ws and scope are $1 and $2, the filter's arguments follow
+	args = []any{ws, s.scope}
+	next := func(v any) string {
+		args = append(args, v)
+		return "$" + strconv.Itoa(len(args))
+	}
 	layout := s.layout()
+	layout.FirstArg = 3
 	if f != nil && f.Indexed(layout) {
 		set, setArgs := f.IDSetSQL(layout)
-		// CROSS JOIN keeps the id set as the outer loop, so the entities
-		// table is only probed by primary key
-		b.WriteString("SELECT e.id, e.doc FROM (" + set + ") AS m CROSS JOIN recomm_entities AS e ON e.eid = m.eid WHERE e.ws = ? AND e.scope = ?")
-		args = append(setArgs, ws, s.scope)
+		b.WriteString("SELECT e.id, e.doc FROM (" + set + ") AS m " + c.d.idSetJoin + " recomm_entities AS e ON e.eid = m.eid WHERE e.ws = $1 AND e.scope = $2")
+		args = append(args, setArgs...)
 	} else {
-		b.WriteString("SELECT e.id, e.doc FROM recomm_entities AS e WHERE e.ws = ? AND e.scope = ?")
-		args = append(args, ws, s.scope)
+		b.WriteString("SELECT e.id, e.doc FROM recomm_entities AS e WHERE e.ws = $1 AND e.scope = $2")
 		if f != nil {
 			w, wArgs := f.WhereSQL(layout)
 			b.WriteString(" AND " + w)
@@ -550,12 +548,10 @@ func (c *Catalog) listSQL(s *schema, ws int64, filter, afterID string, paged boo
 	}
 	if paged {
 		if afterID != "" {
-			b.WriteString(" AND (length(e.id) > ? OR (length(e.id) = ? AND e.id > ?))")
-			n := utf8.RuneCountInString(afterID)
-			args = append(args, n, n, afterID)
+			n := next(utf8.RuneCountInString(afterID))
+			b.WriteString(" AND (length(e.id) > " + n + " OR (length(e.id) = " + n + " AND e.id > " + next(afterID) + "))")
 		}
-		b.WriteString(" ORDER BY length(e.id), e.id LIMIT ?")
-		args = append(args, limit)
+		b.WriteString(" ORDER BY length(e.id), e.id LIMIT " + next(limit))
 	}
 	return b.String(), args, nil
 }

@@ -7,10 +7,10 @@ import "slices"
 // that read was most of what an unfiltered request cost. The catalog now keeps the histories it has
 // read, per workspace generation: every write of records (one record, a deletion, an import chunk,
 // a change or deletion of an interaction type, the deletion of an entity or a table, an undone
-// import) bumps the workspace's generation after it commits, and an entry of an older generation
-// is read again. The generation is read before the SQL read, so a history read while a write
-// commits is kept under the old generation and dropped at once. recomm runs in one process (its
-// SQLite store under --data), so no other writer can change the records behind the cache.
+// import) bumps the workspace's records generation, and an entry of an older generation is read
+// again. The generation is read before the SQL read, so a history read while a write commits is
+// kept under the old generation and dropped at once. How generations are kept per engine, so that
+// on PostgreSQL another process's write invalidates this process's cache, is in gens.go.
 //
 // A busy stream of single records invalidates every history of the workspace at each record; the
 // cache then only saves the requests between two records, which is still correct, and the candidate
@@ -30,33 +30,13 @@ type historyEntry struct {
 	events []Event
 }
 
-// historyGen is the workspace's current records generation.
-func (c *Catalog) historyGen(ws int64) uint64 {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.hgens[ws]
-}
-
-// recordsChanged marks every history, table description and interaction type list of a workspace
-// as stale (definitions.go); called after the write committed.
-func (c *Catalog) recordsChanged(ws int64) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.hgens == nil {
-		c.hgens = map[int64]uint64{}
-	}
-	c.hgens[ws]++
-}
-
-// cachedHistory returns a copy of a current history held in memory.
-func (c *Catalog) cachedHistory(k historyKey) ([]Event, bool) {
-	if c.NoHistoryCache {
-		return nil, false
-	}
+// cachedHistory returns a copy of a history held in memory if it was read at generation gen, the
+// current one.
+func (c *Catalog) cachedHistory(k historyKey, gen uint64) ([]Event, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	e, ok := c.histories[k]
-	if !ok || e.gen != c.hgens[k.ws] {
+	if !ok || e.gen != gen {
 		return nil, false
 	}
 	return slices.Clone(e.events), true
@@ -69,7 +49,7 @@ func (c *Catalog) keepHistory(k historyKey, gen uint64, events []Event) {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if gen != c.hgens[k.ws] {
+	if !c.current(k.ws, recordsScope, gen) {
 		return
 	}
 	if c.histories == nil || c.historyEvents+len(events) > maxHistoryEvents {

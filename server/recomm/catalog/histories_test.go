@@ -73,3 +73,25 @@ func TestHistoryCacheFollowsWrites(t *testing.T) {
 	must(t, c.DeleteInteraction(ctx, ws, "movies", "view"))
 	check("interaction type deleted", 2)
 }
+
+// Popularity counts records per item and per user, every interaction type of the table together.
+func TestPopularity(t *testing.T) {
+	ctx := context.Background()
+	c := newCatalog(t)
+	seedMovies(t, c, 3)
+	must(t, c.CreateInteraction(ctx, ws, "movies", InteractionDef{ID: "view", Weight: 1, Type: Unary}))
+	must(t, c.CreateInteraction(ctx, ws, "movies", InteractionDef{ID: "like", Weight: 1, Type: Unary}))
+	must(t, c.AddEntity(ctx, ws, Users, "u1", nil))
+	must(t, c.AddEntity(ctx, ws, Users, "u2", nil))
+	for i, r := range []struct{ def, user, item string }{
+		{"view", "u1", "m0000"}, {"view", "u1", "m0000"}, {"like", "u1", "m0000"}, {"view", "u2", "m0000"}, {"view", "u2", "m0001"},
+	} {
+		ts := int64(i)
+		must(t, c.AddRecord(ctx, ws, "movies", r.def, r.user, r.item, &ts, nil))
+	}
+	items, users, err := c.Popularity(ctx, ws, "movies")
+	must(t, err)
+	if !reflect.DeepEqual(items, map[string]int{"m0000": 4, "m0001": 1}) || !reflect.DeepEqual(users, map[string]int{"u1": 3, "u2": 2}) {
+		t.Errorf("popularity: items %v, users %v", items, users)
+	}
+}

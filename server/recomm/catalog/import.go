@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/harkhq/hark/server/apierr"
@@ -90,7 +91,10 @@ type chunker struct {
 	n       int
 	begin   func(tx *sql.Tx) error // prepares statements for a new transaction
 	release func()                 // closes the statements
-	err     error                  // a commit that failed while idle
+	// before, when set, runs last in every transaction before its commit
+	// (writes what is buffered, advances generations: see gens.go)
+	before func(tx *sql.Tx) error
+	err    error // a commit that failed while idle
 	// committed, when set, is called after each commit (records become visible chunk by chunk)
 	committed func()
 }
@@ -126,8 +130,16 @@ func (k *chunker) commit() error {
 	if k.tx == nil {
 		return nil
 	}
+	var err error
+	if k.before != nil {
+		err = k.before(k.tx)
+	}
 	k.release()
-	err := k.tx.Commit()
+	if err != nil {
+		k.tx.Rollback()
+	} else {
+		err = k.tx.Commit()
+	}
 	k.tx = nil
 	if k.committed != nil {
 		k.committed()
@@ -152,15 +164,25 @@ func (k *chunker) publish(fn func(tx *sql.Tx) error) error {
 		if tx, err = k.db.BeginTx(k.ctx, nil); err != nil {
 			return err
 		}
-	} else {
-		k.release()
-		k.tx = nil
+		if err := k.begin(tx); err != nil {
+			tx.Rollback()
+			return err
+		}
 	}
-	if err := fn(tx); err != nil {
+	var err error
+	if k.before != nil {
+		err = k.before(tx)
+	}
+	k.release()
+	k.tx = nil
+	if err == nil {
+		err = fn(tx)
+	}
+	if err != nil {
 		tx.Rollback()
 		return err
 	}
-	err := tx.Commit()
+	err = tx.Commit()
 	if k.committed != nil {
 		k.committed()
 	}
@@ -237,16 +259,20 @@ func (c *Catalog) ImportEntities(ctx context.Context, ws int64, scope string, r 
 	var w *entityWriter
 	k := &chunker{ctx: ctx, db: c.db,
 		begin: func(tx *sql.Tx) (err error) {
+			if err := j.hold(ctx, c, tx); err != nil {
+				return err
+			}
 			if w, err = c.newEntityWriter(ctx, tx, ws, s); err != nil {
 				return err
 			}
 			w.job = j.key
 			if opts.Update {
-				w.save, err = tx.PrepareContext(ctx, `INSERT OR IGNORE INTO recomm_import_undo(import, eid, doc) VALUES(?, ?, ?)`)
+				w.save, err = tx.PrepareContext(ctx, `INSERT INTO recomm_import_undo(import, eid, doc) VALUES($1, $2, $3) ON CONFLICT DO NOTHING`)
 			}
 			return err
 		},
 		release: func() { w.close() },
+		before:  func(tx *sql.Tx) error { return c.bumpTx(ctx, tx, ws, scope, recordsScope) },
 	}
 	defer c.changed(ws, scope)
 	src := newIdleReader(r, k.idle)
@@ -442,7 +468,7 @@ type interactionLoader struct {
 }
 
 func (c *Catalog) ids(ctx context.Context, ws int64, scope string) (map[string]int64, error) {
-	rows, err := c.db.QueryContext(ctx, `SELECT id, eid FROM recomm_entities WHERE ws = ? AND scope = ?`, ws, scope)
+	rows, err := c.db.QueryContext(ctx, `SELECT id, eid FROM recomm_entities WHERE ws = $1 AND scope = $2`, ws, scope)
 	if err != nil {
 		return nil, err
 	}
@@ -486,44 +512,66 @@ func (c *Catalog) ImportInteractions(ctx context.Context, ws int64, table string
 	if err != nil {
 		return res, err
 	}
-	// one-row statements: multi-row VALUES measured no faster, because
-	// SQLite then keeps a statement journal for every insert
+	// SQLite: one-row statements; multi-row VALUES measured no faster,
+	// because SQLite then keeps a statement journal for every insert.
+	// PostgreSQL: multi-row VALUES (recordBatcher), as each statement is a
+	// round trip to the server.
 	var insert *sql.Stmt
+	var batch *recordBatcher
 	k := &chunker{ctx: ctx, db: c.db,
 		begin: func(tx *sql.Tx) (err error) {
+			if err := j.hold(ctx, c, tx); err != nil {
+				return err
+			}
+			if c.d.recordBatch > 1 {
+				batch.tx = tx
+				return nil
+			}
 			insert, err = tx.PrepareContext(ctx, importRecord)
 			return err
 		},
-		release:   func() { insert.Close() },
+		release: func() {
+			if insert != nil {
+				insert.Close()
+				insert = nil
+			}
+		},
+		before: func(tx *sql.Tx) error {
+			if err := batch.flush(); err != nil {
+				return err
+			}
+			return c.bumpTx(ctx, tx, ws, recordsScope)
+		},
 		committed: func() { c.recordsChanged(ws) },
 	}
+	batch = &recordBatcher{ctx: ctx, size: c.d.recordBatch, job: j.key, res: &res, opts: opts}
 	defer c.recordsChanged(ws) // after an undone import too
 	src := newIdleReader(r, k.idle)
 	defer src.close()
 	r = src
 	store := func(userID, itemID, ts, name, value string) error {
 		errID := userID + "/" + itemID
+		skip := func(code, msg string) error {
+			batch.skip(errID, code, msg)
+			return nil
+		}
 		d, ok := l.defs[name]
 		if !ok {
-			res.skip(opts, errID, CodeInvalidArgument, "the interaction type is not defined in the table")
-			return nil
+			return skip(CodeInvalidArgument, "the interaction type is not defined in the table")
 		}
 		user, ok := l.users[userID]
 		if !ok {
-			res.skip(opts, errID, CodeInvalidArgument, "the user does not exist")
-			return nil
+			return skip(CodeInvalidArgument, "the user does not exist")
 		}
 		item, ok := l.items[itemID]
 		if !ok {
-			res.skip(opts, errID, CodeInvalidArgument, "the item does not exist in the table")
-			return nil
+			return skip(CodeInvalidArgument, "the item does not exist in the table")
 		}
 		t := l.now
 		if ts != "" {
 			n, err := strconv.ParseInt(ts, 10, 64)
 			if err != nil {
-				res.skip(opts, errID, CodeInvalidArgument, "the timestamp is not epoch milliseconds")
-				return nil
+				return skip(CodeInvalidArgument, "the timestamp is not epoch milliseconds")
 			}
 			t = n
 		}
@@ -531,30 +579,34 @@ func (c *Catalog) ImportInteractions(ctx context.Context, ws int64, table string
 		if value != "" {
 			f, err := strconv.ParseFloat(value, 64)
 			if err != nil {
-				res.skip(opts, errID, CodeInvalidArgument, "the value is not a number")
-				return nil
+				return skip(CodeInvalidArgument, "the value is not a number")
 			}
 			vp = &f
 		}
 		v, err := d.CheckValue(vp)
 		if err != nil {
-			res.skip(opts, errID, CodeInvalidArgument, err.Error())
-			return nil
+			return skip(CodeInvalidArgument, err.Error())
 		}
 		if _, err := k.next(); err != nil {
 			return err
 		}
+		r := record{def: d.key, user: user, item: item, ts: t, value: v, errID: errID}
+		if batch.size > 1 {
+			return batch.add(r)
+		}
 		// A record identical to a stored one (user, item, type and
 		// timestamp; stored before or earlier in this file) is not added
 		// (DECISIONS §12), whatever the type's rule for repeated records
-		// sent one by one.
-		_, err = insert.ExecContext(ctx, d.key, user, item, t, v, j.key)
-		if isUniqueViolation(err) {
-			res.skip(opts, errID, CodeAlreadyExists, "the same interaction (user, item, type and timestamp) is already stored")
-			return nil
-		}
+		// sent one by one. DO NOTHING rather than a unique violation: see
+		// entityWriter.
+		res2, err := insert.ExecContext(ctx, r.def, r.user, r.item, r.ts, r.value, j.key)
 		if err != nil {
 			return fmt.Errorf("store interaction: %w", err)
+		}
+		if n, err := res2.RowsAffected(); err != nil {
+			return err
+		} else if n == 0 {
+			return skip(CodeAlreadyExists, duplicateRecord)
 		}
 		res.Added++
 		return nil
@@ -568,7 +620,134 @@ func (c *Catalog) ImportInteractions(ctx context.Context, ws int64, table string
 }
 
 // importRecord adds one record of an import, tagged with the import.
-const importRecord = `INSERT INTO recomm_interactions(def, user, item, ts, value, job) VALUES(?, ?, ?, ?, ?, ?)`
+const importRecord = `INSERT INTO recomm_interactions(def, "user", item, ts, value, job) VALUES($1, $2, $3, $4, $5, $6)
+	ON CONFLICT(def, "user", item, ts) DO NOTHING`
+
+const duplicateRecord = "the same interaction (user, item, type and timestamp) is already stored"
+
+// pgRecordBatch is the records per INSERT on PostgreSQL: 6 arguments each,
+// far below the protocol's 65,535, and enough that the round trip per
+// statement stops mattering.
+const pgRecordBatch = 500
+
+// record is one record of an interaction import, resolved.
+type record struct {
+	def, user, item, ts int64
+	value               float64
+	errID               string
+}
+
+// recordBatcher buffers the records of an interaction import and writes
+// them with one multi-row INSERT per size records (on PostgreSQL). Which
+// records were duplicates is only known when the batch is written, so the
+// rows skipped for other reasons wait in the same queue: the not-added
+// list keeps the order of the file, as the row-at-a-time insert gives.
+type recordBatcher struct {
+	ctx     context.Context
+	tx      *sql.Tx
+	size    int
+	job     int64
+	res     *ImportResult
+	opts    ImportOptions
+	queue   []queued
+	records int // records in queue
+}
+
+// queued is a record, or (rec nil) a skipped row.
+type queued struct {
+	rec              *record
+	errID, code, msg string
+}
+
+func (b *recordBatcher) skip(errID, code, msg string) {
+	if len(b.queue) == 0 {
+		b.res.skip(b.opts, errID, code, msg)
+		return
+	}
+	b.queue = append(b.queue, queued{errID: errID, code: code, msg: msg})
+}
+
+func (b *recordBatcher) add(r record) error {
+	b.queue = append(b.queue, queued{rec: &r})
+	b.records++
+	if b.records >= b.size {
+		return b.flush()
+	}
+	return nil
+}
+
+// batchSQL caches the INSERT of each batch size.
+var batchSQL sync.Map // int -> string
+
+func insertRecords(n int) string {
+	if q, ok := batchSQL.Load(n); ok {
+		return q.(string)
+	}
+	var sb strings.Builder
+	sb.WriteString(`INSERT INTO recomm_interactions(def, "user", item, ts, value, job) VALUES `)
+	for i := 0; i < n; i++ {
+		if i > 0 {
+			sb.WriteByte(',')
+		}
+		p := i * 6
+		fmt.Fprintf(&sb, "($%d, $%d, $%d, $%d, $%d, $%d)", p+1, p+2, p+3, p+4, p+5, p+6)
+	}
+	sb.WriteString(` ON CONFLICT(def, "user", item, ts) DO NOTHING RETURNING def, "user", item, ts`)
+	batchSQL.Store(n, sb.String())
+	return sb.String()
+}
+
+type recordKey struct{ def, user, item, ts int64 }
+
+// flush writes the queued records and settles the queue in order: a record
+// whose key the INSERT returned was added (the first of the batch to carry
+// the key: rows are inserted in VALUES order, and a later one with the same
+// key hits the conflict), any other is a duplicate.
+func (b *recordBatcher) flush() error {
+	if b == nil || len(b.queue) == 0 {
+		return nil
+	}
+	inserted := map[recordKey]bool{}
+	if b.records > 0 {
+		args := make([]any, 0, b.records*6)
+		for _, q := range b.queue {
+			if r := q.rec; r != nil {
+				args = append(args, r.def, r.user, r.item, r.ts, r.value, b.job)
+			}
+		}
+		rows, err := b.tx.QueryContext(b.ctx, insertRecords(b.records), args...)
+		if err != nil {
+			return fmt.Errorf("store interactions: %w", err)
+		}
+		for rows.Next() {
+			var k recordKey
+			if err := rows.Scan(&k.def, &k.user, &k.item, &k.ts); err != nil {
+				rows.Close()
+				return err
+			}
+			inserted[k] = true
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return fmt.Errorf("store interactions: %w", err)
+		}
+	}
+	for _, q := range b.queue {
+		if q.rec == nil {
+			b.res.skip(b.opts, q.errID, q.code, q.msg)
+			continue
+		}
+		k := recordKey{q.rec.def, q.rec.user, q.rec.item, q.rec.ts}
+		if inserted[k] {
+			delete(inserted, k)
+			b.res.Added++
+		} else {
+			b.res.skip(b.opts, q.rec.errID, CodeAlreadyExists, duplicateRecord)
+		}
+	}
+	b.queue, b.records = b.queue[:0], 0
+	return nil
+}
 
 // readError describes a file that cannot be read as a whole. It names the
 // place, never the text: an import file may be whatever a URL answered.

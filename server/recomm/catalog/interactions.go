@@ -11,6 +11,7 @@ import (
 
 	"github.com/harkhq/hark/server/apierr"
 	"github.com/harkhq/hark/server/recomm/rsql"
+	"github.com/harkhq/hark/server/store"
 )
 
 // Interaction types and polarities.
@@ -151,9 +152,9 @@ func (c *Catalog) CreateInteraction(ctx context.Context, ws int64, table string,
 	if err := c.checkUnlocked(ws, table); err != nil {
 		return err
 	}
-	_, err := c.db.ExecContext(ctx, `INSERT INTO recomm_interaction_defs(ws, tbl, id, weight, cumulative, type, polarity, minv, maxv)
-		VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?)`, ws, table, d.ID, d.Weight, d.Cumulative, d.Type, d.Polarity, d.Min, d.Max)
-	c.recordsChanged(ws) // the cached interaction types (definitions.go)
+	// the cached interaction types (definitions.go)
+	_, err := c.execRecords(ctx, ws, `INSERT INTO recomm_interaction_defs(ws, tbl, id, weight, cumulative, type, polarity, minv, maxv)
+		VALUES($1, $2, $3, $4, $5, $6, $7, $8, $9)`, ws, table, d.ID, d.Weight, store.Flag(d.Cumulative), d.Type, d.Polarity, d.Min, d.Max)
 	if isUniqueViolation(err) {
 		return apierr.Conflictf("interaction %q already exists", d.ID)
 	}
@@ -178,9 +179,9 @@ func (c *Catalog) UpdateInteraction(ctx context.Context, ws int64, table, id str
 	if err := d.Normalize(); err != nil {
 		return err
 	}
-	_, err = c.db.ExecContext(ctx, `UPDATE recomm_interaction_defs SET id = ?, weight = ? WHERE ws = ? AND tbl = ? AND id = ?`,
+	// histories carry the definition
+	_, err = c.execRecords(ctx, ws, `UPDATE recomm_interaction_defs SET id = $1, weight = $2 WHERE ws = $3 AND tbl = $4 AND id = $5`,
 		d.ID, d.Weight, ws, table, id)
-	c.recordsChanged(ws) // histories carry the definition
 	if isUniqueViolation(err) {
 		return apierr.Conflictf("interaction %q already exists", d.ID)
 	}
@@ -228,14 +229,13 @@ func (c *Catalog) DeleteInteraction(ctx context.Context, ws int64, table, id str
 		return err
 	}
 	defer tx.Rollback()
-	defer c.recordsChanged(ws) // after the commit
-	if _, err := tx.ExecContext(ctx, `DELETE FROM recomm_interactions WHERE def = ?`, d.key); err != nil {
+	if _, err := tx.ExecContext(ctx, `DELETE FROM recomm_interactions WHERE def = $1`, d.key); err != nil {
 		return err
 	}
-	if _, err := tx.ExecContext(ctx, `DELETE FROM recomm_interaction_defs WHERE key = ?`, d.key); err != nil {
+	if _, err := tx.ExecContext(ctx, `DELETE FROM recomm_interaction_defs WHERE key = $1`, d.key); err != nil {
 		return err
 	}
-	return tx.Commit()
+	return c.commitRecords(ctx, tx, ws)
 }
 
 type storedInteraction struct {
@@ -262,11 +262,17 @@ func (c *Catalog) interactionDefs(ctx context.Context, q querier, ws int64, tabl
 	if q != querier(c.db) {
 		return c.loadInteractionDefs(ctx, q, ws, table)
 	}
+	if c.NoHistoryCache {
+		return c.loadInteractionDefs(ctx, q, ws, table)
+	}
 	k := tableKey{ws, table}
-	if defs, ok := c.cachedDefs(k); ok {
+	gen, err := c.generation(ctx, ws, recordsScope)
+	if err != nil {
+		return nil, err
+	}
+	if defs, ok := c.cachedDefs(k, gen); ok {
 		return defs, nil
 	}
-	gen := c.historyGen(ws)
 	defs, err := c.loadInteractionDefs(ctx, q, ws, table)
 	if err != nil {
 		return nil, err
@@ -280,7 +286,7 @@ func (c *Catalog) loadInteractionDefs(ctx context.Context, q querier, ws int64, 
 		return nil, err
 	}
 	rows, err := q.QueryContext(ctx, `SELECT key, id, weight, cumulative, type, polarity, minv, maxv
-		FROM recomm_interaction_defs WHERE ws = ? AND tbl = ? ORDER BY id`, ws, table)
+		FROM recomm_interaction_defs WHERE ws = $1 AND tbl = $2 ORDER BY id`, ws, table)
 	if err != nil {
 		return nil, err
 	}
@@ -336,10 +342,10 @@ var recordSchema = rsql.Schema{"userId": rsql.String, "itemId": rsql.String, "ti
 // The record then belongs to this write, not to an import in progress
 // that added it (job, see journal.go), so undoing that import keeps it.
 const (
-	upsertReplace = `INSERT INTO recomm_interactions(def, user, item, ts, value) VALUES(?, ?, ?, ?, ?)
-		ON CONFLICT(def, user, item, ts) DO UPDATE SET value = excluded.value, job = NULL`
-	upsertAdd = `INSERT INTO recomm_interactions(def, user, item, ts, value) VALUES(?, ?, ?, ?, ?)
-		ON CONFLICT(def, user, item, ts) DO UPDATE SET value = value + excluded.value, job = NULL`
+	upsertReplace = `INSERT INTO recomm_interactions(def, "user", item, ts, value) VALUES($1, $2, $3, $4, $5)
+		ON CONFLICT(def, "user", item, ts) DO UPDATE SET value = excluded.value, job = NULL`
+	upsertAdd = `INSERT INTO recomm_interactions(def, "user", item, ts, value) VALUES($1, $2, $3, $4, $5)
+		ON CONFLICT(def, "user", item, ts) DO UPDATE SET value = recomm_interactions.value + excluded.value, job = NULL`
 )
 
 // AddRecord records one interaction; timestamp nil means now.
@@ -364,7 +370,7 @@ func (c *Catalog) AddRecord(ctx context.Context, ws int64, table, interactionID,
 	var latestTS sql.NullInt64
 	var latest float64
 	if c.Recorded != nil && !d.Cumulative {
-		err := c.db.QueryRowContext(ctx, `SELECT ts, value FROM recomm_interactions WHERE def = ? AND user = ? AND item = ?
+		err := c.db.QueryRowContext(ctx, `SELECT ts, value FROM recomm_interactions WHERE def = $1 AND "user" = $2 AND item = $3
 			ORDER BY ts DESC LIMIT 1`, d.key, user, item).Scan(&latestTS, &latest)
 		if err != nil && err != sql.ErrNoRows {
 			return err
@@ -374,10 +380,9 @@ func (c *Catalog) AddRecord(ctx context.Context, ws int64, table, interactionID,
 	if d.Cumulative {
 		q = upsertAdd
 	}
-	if _, err := c.db.ExecContext(ctx, q, d.key, user, item, ts, v); err != nil {
+	if _, err := c.execRecords(ctx, ws, q, d.key, user, item, ts, v); err != nil {
 		return fmt.Errorf("record interaction: %w", err)
 	}
-	c.recordsChanged(ws)
 	if c.Recorded != nil {
 		change := v
 		switch {
@@ -401,14 +406,14 @@ func (c *Catalog) pair(ctx context.Context, ws int64, table, userID, itemID stri
 		return 0, 0, err
 	}
 	var user, item int64
-	err := c.db.QueryRowContext(ctx, `SELECT eid FROM recomm_entities WHERE ws = ? AND scope = '' AND id = ?`, ws, userID).Scan(&user)
+	err := c.db.QueryRowContext(ctx, `SELECT eid FROM recomm_entities WHERE ws = $1 AND scope = '' AND id = $2`, ws, userID).Scan(&user)
 	if err == sql.ErrNoRows {
 		return 0, 0, apierr.NotFoundf("user %q not found", userID)
 	}
 	if err != nil {
 		return 0, 0, err
 	}
-	err = c.db.QueryRowContext(ctx, `SELECT eid FROM recomm_entities WHERE ws = ? AND scope = ? AND id = ?`, ws, table, itemID).Scan(&item)
+	err = c.db.QueryRowContext(ctx, `SELECT eid FROM recomm_entities WHERE ws = $1 AND scope = $2 AND id = $3`, ws, table, itemID).Scan(&item)
 	if err == sql.ErrNoRows {
 		return 0, 0, apierr.NotFoundf("item %q not found", itemID)
 	}
@@ -425,12 +430,11 @@ func (c *Catalog) DeleteRecord(ctx context.Context, ws int64, table, interaction
 	if err != nil {
 		return err
 	}
-	res, err := c.db.ExecContext(ctx, `DELETE FROM recomm_interactions WHERE def = ? AND user = ? AND item = ? AND ts = ?`,
+	res, err := c.execRecords(ctx, ws, `DELETE FROM recomm_interactions WHERE def = $1 AND "user" = $2 AND item = $3 AND ts = $4`,
 		d.key, user, item, timestamp)
 	if err != nil {
 		return err
 	}
-	c.recordsChanged(ws)
 	if n, _ := res.RowsAffected(); n == 0 {
 		return apierr.NotFoundf("no %s interaction of user %q with item %q at %d", interactionID, userID, itemID, timestamp)
 	}
@@ -474,7 +478,7 @@ func (c *Catalog) records(ctx context.Context, ws int64, table, interactionID, s
 		}
 	}
 	var eid int64
-	err = c.db.QueryRowContext(ctx, `SELECT eid FROM recomm_entities WHERE ws = ? AND scope = ? AND id = ?`, ws, scope, id).Scan(&eid)
+	err = c.db.QueryRowContext(ctx, `SELECT eid FROM recomm_entities WHERE ws = $1 AND scope = $2 AND id = $3`, ws, scope, id).Scan(&eid)
 	if err == sql.ErrNoRows {
 		return nil, apierr.NotFoundf("%s %q not found", entityKind(scope), id)
 	}
@@ -482,12 +486,12 @@ func (c *Catalog) records(ctx context.Context, ws int64, table, interactionID, s
 		return nil, err
 	}
 	query := `SELECT u.id, i.id, r.ts, r.value FROM recomm_interactions r
-		JOIN recomm_entities u ON u.eid = r.user JOIN recomm_entities i ON i.eid = r.item
-		WHERE r.def = ? AND r.user = ?`
+		JOIN recomm_entities u ON u.eid = r."user" JOIN recomm_entities i ON i.eid = r.item
+		WHERE r.def = $1 AND r."user" = $2`
 	if scope != Users {
 		query = `SELECT u.id, i.id, r.ts, r.value FROM recomm_interactions r
-		JOIN recomm_entities u ON u.eid = r.user JOIN recomm_entities i ON i.eid = r.item
-		WHERE r.def = ? AND r.item = ?`
+		JOIN recomm_entities u ON u.eid = r."user" JOIN recomm_entities i ON i.eid = r.item
+		WHERE r.def = $1 AND r.item = $2`
 	}
 	rows, err := c.db.QueryContext(ctx, query, d.key, eid)
 	if err != nil {

@@ -34,9 +34,9 @@ func tableState(t *testing.T, c *Catalog) string {
 	t.Helper()
 	var b strings.Builder
 	for _, q := range []string{
-		`SELECT scope || ' ' || id || ' ' || doc FROM recomm_entities WHERE ws = 7 ORDER BY scope, id`,
-		`SELECT i.eid || ' ' || i.attr || ' ' || coalesce(i.num, '') || ' ' || coalesce(i.txt, '') FROM recomm_index i ORDER BY 1`,
-		`SELECT r.def || ' ' || r.user || ' ' || r.item || ' ' || r.ts || ' ' || r.value FROM recomm_interactions r ORDER BY 1`,
+		`SELECT scope || ' ' || id || ' ' || CAST(doc AS TEXT) FROM recomm_entities WHERE ws = 7 ORDER BY scope, id`,
+		`SELECT i.eid || ' ' || i.attr || ' ' || coalesce(CAST(i.num AS TEXT), '') || ' ' || coalesce(i.txt, '') FROM recomm_index i ORDER BY 1`,
+		`SELECT r.def || ' ' || r."user" || ' ' || r.item || ' ' || r.ts || ' ' || r.value FROM recomm_interactions r ORDER BY 1`,
 		`SELECT count(*) FROM recomm_imports`,
 		`SELECT count(*) FROM recomm_import_undo`,
 	} {
@@ -164,18 +164,16 @@ func diff(a, b string) string {
 	return fmt.Sprintf("%d vs %d lines; %s", len(al), len(bl), strings.Join(out, "\n"))
 }
 
-// A crash mid-import leaves the journal behind; opening the catalog again
-// undoes what the import had committed. The test stops an import between
-// chunks and opens a second catalog on the database, as a restart does.
-func TestOpenUndoesInterruptedImport(t *testing.T) {
-	ctx := context.Background()
-	c := newCatalog(t)
-	seedForImports(t, c)
-	before := tableState(t, c)
+// startImport runs an interaction import of job jobID whose source stays
+// open after 2 chunks and 10 rows, and returns once those chunks are
+// committed; writing to the pipe goes on with the file, and done reports
+// the import's end.
+func startImport(t *testing.T, c *Catalog, jobID string) (pw *io.PipeWriter, done chan error) {
+	t.Helper()
 	pr, pw := io.Pipe()
-	done := make(chan error, 1)
+	done = make(chan error, 1)
 	go func() {
-		_, err := c.ImportInteractions(ctx, ws, "movies", pr, importOpts(FormatCSV))
+		_, err := c.ImportInteractions(WithJob(context.Background(), jobID), ws, "movies", pr, importOpts(FormatCSV))
 		done <- err
 	}()
 	w := bufio.NewWriter(pw)
@@ -192,14 +190,80 @@ func TestOpenUndoesInterruptedImport(t *testing.T) {
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
+	return pw, done
+}
+
+// A crash mid-import leaves the journal behind. On SQLite, opening the
+// catalog again undoes what the import had committed; on PostgreSQL, where
+// the import may belong to another live process, opening leaves it alone.
+// The test stops an import between chunks and opens a second catalog on
+// the database, as a restart (or a second process) does.
+func TestOpenUndoesInterruptedImport(t *testing.T) {
+	ctx := context.Background()
+	c := newCatalog(t)
+	seedForImports(t, c)
+	before := tableState(t, c)
+	pw, done := startImport(t, c, "job1")
+	during := tableState(t, c)
 	if _, err := Open(ctx, c.db); err != nil {
 		t.Fatal(err)
 	}
-	if after := tableState(t, c); after != before {
-		t.Fatalf("after reopening:\n%s", diff(before, after))
+	after := tableState(t, c)
+	if !c.d.shared {
+		if after != before {
+			t.Fatalf("after reopening:\n%s", diff(before, after))
+		}
+	} else if after != during {
+		t.Fatalf("opening a second catalog on PostgreSQL changed an import in progress:\n%s", diff(during, after))
 	}
 	pw.CloseWithError(errors.New("gone"))
 	<-done
+	if after := tableState(t, c); after != before {
+		t.Fatalf("after the import failed:\n%s", diff(before, after))
+	}
+}
+
+// UndoJobImports, as a process taking over a job calls it, undoes the
+// unfinished import of that job and no other; the import, still running,
+// stops at its next chunk instead of adding rows behind the undo.
+func TestUndoJobImports(t *testing.T) {
+	ctx := context.Background()
+	c := newCatalog(t)
+	seedForImports(t, c)
+	before := tableState(t, c)
+	pw, done := startImport(t, c, "job1")
+	// another catalog on the same store: the process taking over
+	other, err := Open(ctx, c.db)
+	must(t, err)
+	during := tableState(t, c)
+	must(t, other.UndoJobImports(ctx, "job2"))
+	if after := tableState(t, c); after != during {
+		t.Fatalf("undoing another job's imports changed this one:\n%s", diff(during, after))
+	}
+	must(t, other.UndoJobImports(ctx, "job1"))
+	if after := tableState(t, c); after != before {
+		t.Fatalf("after UndoJobImports:\n%s", diff(before, after))
+	}
+	// the rest of the file: the import finds its journal row gone
+	rest := 2 * chunkRows
+	go func() {
+		w := bufio.NewWriter(pw)
+		for i := 0; i < rest; i++ {
+			fmt.Fprintf(w, "u%d,%s,%d,view,\n", i%5, itemID(i%30), 10000+i)
+		}
+		w.Flush()
+		pw.Close()
+	}()
+	err = <-done
+	pw.CloseWithError(errors.New("test over")) // ends the writer, blocked once the import stopped reading
+	if !errors.Is(err, errTakenOver) {
+		t.Fatalf("the import taken over ended with %v, want %v", err, errTakenOver)
+	}
+	if after := tableState(t, c); after != before {
+		t.Fatalf("after the import taken over stopped:\n%s", diff(before, after))
+	}
+	// nothing left to undo
+	must(t, other.UndoJobImports(ctx, "job1"))
 }
 
 func committed(t *testing.T, db *sql.DB) int {

@@ -3,6 +3,8 @@ package catalog
 import (
 	"context"
 	"database/sql"
+	"strings"
+	"unicode/utf8"
 
 	"github.com/harkhq/hark/server/apierr"
 )
@@ -15,7 +17,7 @@ func (c *Catalog) userExists(ctx context.Context, ws int64, userID string) error
 		return err
 	}
 	var one int
-	err := c.db.QueryRowContext(ctx, `SELECT 1 FROM recomm_entities WHERE ws = ? AND scope = '' AND id = ?`, ws, userID).Scan(&one)
+	err := c.db.QueryRowContext(ctx, `SELECT 1 FROM recomm_entities WHERE ws = $1 AND scope = '' AND id = $2`, ws, userID).Scan(&one)
 	if err == sql.ErrNoRows {
 		return apierr.NotFoundf("user %q not found", userID)
 	}
@@ -31,6 +33,10 @@ func (c *Catalog) AddKeywords(ctx context.Context, ws int64, userID string, keyw
 		if k == "" || len(k) > MaxKeywordLen {
 			return apierr.InvalidArgumentf("keywords: each keyword has 1 to %d characters", MaxKeywordLen)
 		}
+		if strings.IndexByte(k, 0) >= 0 || !utf8.ValidString(k) {
+			// the PostgreSQL store keeps neither; refused on both engines alike
+			return apierr.InvalidArgumentf("keywords: a keyword is valid UTF-8 without NUL characters")
+		}
 	}
 	if err := c.userExists(ctx, ws, userID); err != nil {
 		return err
@@ -41,7 +47,7 @@ func (c *Catalog) AddKeywords(ctx context.Context, ws int64, userID string, keyw
 	}
 	defer tx.Rollback()
 	for _, k := range keywords {
-		if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO recomm_keywords(ws, user, keyword) VALUES(?, ?, ?)`, ws, userID, k); err != nil {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO recomm_keywords(ws, "user", keyword) VALUES($1, $2, $3) ON CONFLICT DO NOTHING`, ws, userID, k); err != nil {
 			return err
 		}
 	}
@@ -53,7 +59,7 @@ func (c *Catalog) Keywords(ctx context.Context, ws int64, userID string) ([]stri
 	if err := c.userExists(ctx, ws, userID); err != nil {
 		return nil, err
 	}
-	rows, err := c.db.QueryContext(ctx, `SELECT keyword FROM recomm_keywords WHERE ws = ? AND user = ? ORDER BY keyword`, ws, userID)
+	rows, err := c.db.QueryContext(ctx, `SELECT keyword FROM recomm_keywords WHERE ws = $1 AND "user" = $2 ORDER BY keyword`, ws, userID)
 	if err != nil {
 		return nil, err
 	}
@@ -76,7 +82,7 @@ func (c *Catalog) DeleteKeywords(ctx context.Context, ws int64, userID string, k
 		return err
 	}
 	if keywords == nil {
-		_, err := c.db.ExecContext(ctx, `DELETE FROM recomm_keywords WHERE ws = ? AND user = ?`, ws, userID)
+		_, err := c.db.ExecContext(ctx, `DELETE FROM recomm_keywords WHERE ws = $1 AND "user" = $2`, ws, userID)
 		return err
 	}
 	tx, err := c.db.BeginTx(ctx, nil)
@@ -85,7 +91,7 @@ func (c *Catalog) DeleteKeywords(ctx context.Context, ws int64, userID string, k
 	}
 	defer tx.Rollback()
 	for _, k := range keywords {
-		if _, err := tx.ExecContext(ctx, `DELETE FROM recomm_keywords WHERE ws = ? AND user = ? AND keyword = ?`, ws, userID, k); err != nil {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM recomm_keywords WHERE ws = $1 AND "user" = $2 AND keyword = $3`, ws, userID, k); err != nil {
 			return err
 		}
 	}
@@ -94,7 +100,7 @@ func (c *Catalog) DeleteKeywords(ctx context.Context, ws int64, userID string, k
 
 // AllKeywords returns the keywords of every user of a workspace who has some.
 func (c *Catalog) AllKeywords(ctx context.Context, ws int64) (map[string][]string, error) {
-	rows, err := c.db.QueryContext(ctx, `SELECT user, keyword FROM recomm_keywords WHERE ws = ? ORDER BY user, keyword`, ws)
+	rows, err := c.db.QueryContext(ctx, `SELECT "user", keyword FROM recomm_keywords WHERE ws = $1 ORDER BY "user", keyword`, ws)
 	if err != nil {
 		return nil, err
 	}

@@ -51,8 +51,11 @@ func (s *Snapshot) Expired(id string, now int64) bool {
 // Snapshot returns the current snapshot of a scope.
 func (c *Catalog) Snapshot(ctx context.Context, ws int64, scope string) (*Snapshot, error) {
 	key := scopeKey{ws, scope}
+	gen, err := c.generation(ctx, ws, scope)
+	if err != nil {
+		return nil, err
+	}
 	c.mu.Lock()
-	gen := c.gens[key]
 	if s := c.snapshots[key]; s != nil && s.gen == gen {
 		c.mu.Unlock()
 		return s, nil
@@ -67,7 +70,7 @@ func (c *Catalog) Snapshot(ctx context.Context, ws int64, scope string) (*Snapsh
 	for _, a := range sc.list {
 		snap.Attributes = append(snap.Attributes, a.Attribute)
 	}
-	rows, err := c.db.QueryContext(ctx, `SELECT id, doc FROM recomm_entities WHERE ws = ? AND scope = ? ORDER BY id`, ws, scope)
+	rows, err := c.db.QueryContext(ctx, `SELECT id, doc FROM recomm_entities WHERE ws = $1 AND scope = $2 ORDER BY id`, ws, scope)
 	if err != nil {
 		return nil, err
 	}

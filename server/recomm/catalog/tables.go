@@ -8,7 +8,6 @@ import (
 	"math"
 	"slices"
 	"sort"
-	"strings"
 	"time"
 
 	"github.com/harkhq/hark/server/apierr"
@@ -121,7 +120,7 @@ func (c *Catalog) CreateTable(ctx context.Context, ws int64, id string, engines 
 	}
 	defer tx.Rollback()
 	enc, _ := json.Marshal(engines)
-	if _, err := tx.ExecContext(ctx, `INSERT INTO recomm_tables(ws, id, engines) VALUES(?, ?, ?)`, ws, id, string(enc)); err != nil {
+	if _, err := tx.ExecContext(ctx, `INSERT INTO recomm_tables(ws, id, engines) VALUES($1, $2, $3)`, ws, id, string(enc)); err != nil {
 		if isUniqueViolation(err) {
 			return apierr.Conflictf("table %q already exists", id)
 		}
@@ -131,11 +130,7 @@ func (c *Catalog) CreateTable(ctx context.Context, ws int64, id string, engines 
 	if err := c.addAttributes(ctx, tx, ws, id, all); err != nil {
 		return err
 	}
-	if err := tx.Commit(); err != nil {
-		return err
-	}
-	c.changed(ws, id)
-	return nil
+	return c.commit(ctx, tx, ws, id)
 }
 
 // SetEngines replaces a table's engines.
@@ -148,8 +143,8 @@ func (c *Catalog) SetEngines(ctx context.Context, ws int64, id string, engines E
 		return err
 	}
 	enc, _ := json.Marshal(engines)
-	_, err = c.db.ExecContext(ctx, `UPDATE recomm_tables SET engines = ? WHERE ws = ? AND id = ?`, string(enc), ws, id)
-	c.recordsChanged(ws) // the cached table description (definitions.go)
+	// the cached table description (definitions.go)
+	_, err = c.execRecords(ctx, ws, `UPDATE recomm_tables SET engines = $1 WHERE ws = $2 AND id = $3`, string(enc), ws, id)
 	return err
 }
 
@@ -185,8 +180,8 @@ func (c *Catalog) SetEnsemble(ctx context.Context, ws int64, id string, weights 
 		norm[i] = EnsembleWeight{Engine: w.Engine, Value: w.Value / sum}
 	}
 	enc, _ := json.Marshal(norm)
-	_, err := c.db.ExecContext(ctx, `UPDATE recomm_tables SET ensemble = ? WHERE ws = ? AND id = ?`, string(enc), ws, id)
-	c.recordsChanged(ws) // the cached table description (definitions.go)
+	// the cached table description (definitions.go)
+	_, err := c.execRecords(ctx, ws, `UPDATE recomm_tables SET ensemble = $1 WHERE ws = $2 AND id = $3`, string(enc), ws, id)
 	return norm, err
 }
 
@@ -196,11 +191,17 @@ func (c *Catalog) Table(ctx context.Context, ws int64, id string) (Table, error)
 	if err := validateTableID(id); err != nil {
 		return Table{}, err
 	}
+	if c.NoHistoryCache {
+		return c.loadTable(ctx, ws, id)
+	}
 	k := tableKey{ws, id}
-	if t, ok := c.cachedTable(k); ok {
+	gen, err := c.generation(ctx, ws, recordsScope)
+	if err != nil {
+		return Table{}, err
+	}
+	if t, ok := c.cachedTable(k, gen); ok {
 		return t, nil
 	}
-	gen := c.historyGen(ws)
 	t, err := c.loadTable(ctx, ws, id)
 	if err != nil {
 		return Table{}, err
@@ -212,7 +213,7 @@ func (c *Catalog) Table(ctx context.Context, ws int64, id string) (Table, error)
 func (c *Catalog) loadTable(ctx context.Context, ws int64, id string) (Table, error) {
 	var engines string
 	var ensemble, display sql.NullString
-	err := c.db.QueryRowContext(ctx, `SELECT engines, ensemble, display FROM recomm_tables WHERE ws = ? AND id = ?`, ws, id).Scan(&engines, &ensemble, &display)
+	err := c.db.QueryRowContext(ctx, `SELECT engines, ensemble, display FROM recomm_tables WHERE ws = $1 AND id = $2`, ws, id).Scan(&engines, &ensemble, &display)
 	if err == sql.ErrNoRows {
 		return Table{}, apierr.NotFoundf("table %q not found", id)
 	}
@@ -229,7 +230,7 @@ func (c *Catalog) loadTable(ctx context.Context, ws int64, id string) (Table, er
 		}
 	}
 	rows, err := c.db.QueryContext(ctx, `SELECT interaction, engine, finished, config FROM recomm_train_configs
-		WHERE ws = ? AND tbl = ? ORDER BY interaction, engine`, ws, id)
+		WHERE ws = $1 AND tbl = $2 ORDER BY interaction, engine`, ws, id)
 	if err != nil {
 		return Table{}, err
 	}
@@ -256,17 +257,17 @@ func (c *Catalog) RecordTraining(ctx context.Context, ws int64, table string, tc
 	if err != nil {
 		return err
 	}
-	_, err = c.db.ExecContext(ctx, `INSERT INTO recomm_train_configs(ws, tbl, interaction, engine, finished, config)
-		VALUES(?, ?, ?, ?, ?, ?) ON CONFLICT(ws, tbl, interaction, engine) DO UPDATE SET
+	// the cached table description (definitions.go)
+	_, err = c.execRecords(ctx, ws, `INSERT INTO recomm_train_configs(ws, tbl, interaction, engine, finished, config)
+		VALUES($1, $2, $3, $4, $5, $6) ON CONFLICT(ws, tbl, interaction, engine) DO UPDATE SET
 		finished = excluded.finished, config = excluded.config`,
 		ws, table, tc.InteractionID, tc.Engine, tc.Finished.UnixMilli(), string(cfg))
-	c.recordsChanged(ws) // the cached table description (definitions.go)
 	return err
 }
 
 // Tables lists a workspace's table ids in order.
 func (c *Catalog) Tables(ctx context.Context, ws int64) ([]string, error) {
-	rows, err := c.db.QueryContext(ctx, `SELECT id FROM recomm_tables WHERE ws = ? ORDER BY id`, ws)
+	rows, err := c.db.QueryContext(ctx, `SELECT id FROM recomm_tables WHERE ws = $1 ORDER BY id`, ws)
 	if err != nil {
 		return nil, err
 	}
@@ -299,25 +300,17 @@ func (c *Catalog) DeleteTable(ctx context.Context, ws int64, id string) error {
 	}
 	defer tx.Rollback()
 	for _, q := range []string{
-		`DELETE FROM recomm_interactions WHERE def IN (SELECT key FROM recomm_interaction_defs WHERE ws = ?1 AND tbl = ?2)`,
-		`DELETE FROM recomm_interaction_defs WHERE ws = ?1 AND tbl = ?2`,
-		`DELETE FROM recomm_index WHERE attr IN (SELECT key FROM recomm_attributes WHERE ws = ?1 AND scope = ?2)`,
-		`DELETE FROM recomm_attributes WHERE ws = ?1 AND scope = ?2`,
-		`DELETE FROM recomm_entities WHERE ws = ?1 AND scope = ?2`,
-		`DELETE FROM recomm_train_configs WHERE ws = ?1 AND tbl = ?2`,
-		`DELETE FROM recomm_tables WHERE ws = ?1 AND id = ?2`,
+		`DELETE FROM recomm_interactions WHERE def IN (SELECT key FROM recomm_interaction_defs WHERE ws = $1 AND tbl = $2)`,
+		`DELETE FROM recomm_interaction_defs WHERE ws = $1 AND tbl = $2`,
+		`DELETE FROM recomm_index WHERE attr IN (SELECT key FROM recomm_attributes WHERE ws = $1 AND scope = $2)`,
+		`DELETE FROM recomm_attributes WHERE ws = $1 AND scope = $2`,
+		`DELETE FROM recomm_entities WHERE ws = $1 AND scope = $2`,
+		`DELETE FROM recomm_train_configs WHERE ws = $1 AND tbl = $2`,
+		`DELETE FROM recomm_tables WHERE ws = $1 AND id = $2`,
 	} {
 		if _, err := tx.ExecContext(ctx, q, ws, id); err != nil {
 			return fmt.Errorf("delete table %s: %w", id, err)
 		}
 	}
-	if err := tx.Commit(); err != nil {
-		return err
-	}
-	c.changed(ws, id)
-	return nil
-}
-
-func isUniqueViolation(err error) bool {
-	return err != nil && strings.Contains(err.Error(), "UNIQUE constraint failed")
+	return c.commit(ctx, tx, ws, id)
 }

@@ -19,7 +19,7 @@ import (
 	"github.com/harkhq/hark/server/recomm/engines"
 	"github.com/harkhq/hark/server/recomm/recommend"
 	"github.com/harkhq/hark/server/recomm/rsql"
-	"github.com/harkhq/hark/server/store"
+	"github.com/harkhq/hark/server/store/storetest"
 )
 
 // movieLensCatalog loads the MovieLens sample (movies with genres and
@@ -36,7 +36,7 @@ func movieLensCatalog(b *testing.B) (*catalog.Catalog, *Trainer, *recommend.Reco
 		b.Skip(err)
 	}
 	defer movies.Close()
-	db, err := store.OpenFile(filepath.Join(b.TempDir(), "b.db"))
+	db, err := storetest.Open(b, b.TempDir())
 	if err != nil {
 		b.Fatal(err)
 	}

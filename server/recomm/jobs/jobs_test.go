@@ -5,24 +5,26 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
-	"path/filepath"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/harkhq/hark/server/apierr"
-	"github.com/harkhq/hark/server/store"
+	"github.com/harkhq/hark/server/store/storetest"
 )
 
+// openDB opens a new test store (SQLite, or PostgreSQL with
+// HARK_TEST_STORE=postgres) and returns it with the directory that names
+// it (storetest.Open of the same directory reaches the same data).
 func openDB(t *testing.T) (*sql.DB, string) {
 	t.Helper()
-	path := filepath.Join(t.TempDir(), "j.db")
-	db, err := store.OpenFile(path)
+	dir := t.TempDir()
+	db, err := storetest.Open(t, dir)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
-	return db, path
+	return db, dir
 }
 
 // waitStatus polls until the job reaches a final status, bounded by a

@@ -25,7 +25,7 @@ import (
 	"github.com/harkhq/hark/server/httpapi"
 	"github.com/harkhq/hark/server/recomm/engines"
 	"github.com/harkhq/hark/server/recomm/recommend"
-	"github.com/harkhq/hark/server/store"
+	"github.com/harkhq/hark/server/store/storetest"
 )
 
 type oneKey struct{}
@@ -126,7 +126,7 @@ func newServer(t *testing.T) (client, *memStorage, string) { return newServerMin
 // newServerMin starts a server whose trainings need minInteractions records per interaction type.
 func newServerMin(t *testing.T, minInteractions int) (client, *memStorage, string) {
 	dir := t.TempDir()
-	db, err := store.Open(dir)
+	db, err := storetest.Open(t, dir) // SQLite under dir, or PostgreSQL with HARK_TEST_STORE=postgres
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,12 +6,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/harkhq/hark/server/store"
+	"github.com/harkhq/hark/server/store/storetest"
 )
 
 var schema = Schema{
@@ -226,18 +226,25 @@ func TestEval(t *testing.T) {
 	}
 }
 
-// TestSQLMatchesEval stores random entities in SQLite exactly as catalog
-// lays them out and checks that WhereSQL (with and without indexes) and
-// IDSetSQL select the same entities as Eval, for many random filters.
+// TestSQLMatchesEval stores random entities in the test store (SQLite, or
+// PostgreSQL with HARK_TEST_STORE=postgres) exactly as catalog lays them
+// out and checks that WhereSQL (with and without indexes) and IDSetSQL
+// select the same entities as Eval, for many random filters.
 func TestSQLMatchesEval(t *testing.T) {
-	db, err := store.OpenFile(filepath.Join(t.TempDir(), "t.db"))
+	db, err := storetest.Open(t, t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer db.Close()
 	ctx := context.Background()
-	mustExec(t, db, `CREATE TABLE ent(eid INTEGER PRIMARY KEY, doc TEXT NOT NULL)`)
-	mustExec(t, db, `CREATE TABLE ix(attr INTEGER, num REAL, txt TEXT, eid INTEGER)`)
+	pg := store.EngineOf(db) == store.Postgres
+	if pg {
+		mustExec(t, db, `CREATE TABLE ent(eid BIGINT PRIMARY KEY, doc JSONB NOT NULL)`)
+		mustExec(t, db, `CREATE TABLE ix(attr BIGINT, num DOUBLE PRECISION, txt TEXT COLLATE "C", eid BIGINT)`)
+	} else {
+		mustExec(t, db, `CREATE TABLE ent(eid INTEGER PRIMARY KEY, doc TEXT NOT NULL)`)
+		mustExec(t, db, `CREATE TABLE ix(attr INTEGER, num REAL, txt TEXT, eid INTEGER)`)
+	}
 	attrs := []string{"price", "year", "title", "kids", "born", "genre", "genres", "tags"}
 	keys := map[string]int64{}
 	for i, a := range attrs {
@@ -283,22 +290,22 @@ func TestSQLMatchesEval(t *testing.T) {
 		}
 		ents = append(ents, e)
 		doc, _ := json.Marshal(e)
-		insert(`INSERT INTO ent VALUES(?, ?)`, eid, string(doc))
+		insert(`INSERT INTO ent VALUES($1, $2)`, eid, string(doc))
 		for a, v := range e {
 			switch x := v.(type) {
 			case float64, int64:
-				insert(`INSERT INTO ix(attr, num, eid) VALUES(?, ?, ?)`, keys[a], x, eid)
+				insert(`INSERT INTO ix(attr, num, eid) VALUES($1, $2, $3)`, keys[a], x, eid)
 			case bool:
 				n := 0
 				if x {
 					n = 1
 				}
-				insert(`INSERT INTO ix(attr, num, eid) VALUES(?, ?, ?)`, keys[a], n, eid)
+				insert(`INSERT INTO ix(attr, num, eid) VALUES($1, $2, $3)`, keys[a], n, eid)
 			case string:
-				insert(`INSERT INTO ix(attr, txt, eid) VALUES(?, ?, ?)`, keys[a], x, eid)
+				insert(`INSERT INTO ix(attr, txt, eid) VALUES($1, $2, $3)`, keys[a], x, eid)
 			case []string:
 				for _, m := range x {
-					insert(`INSERT INTO ix(attr, txt, eid) VALUES(?, ?, ?)`, keys[a], m, eid)
+					insert(`INSERT INTO ix(attr, txt, eid) VALUES($1, $2, $3)`, keys[a], m, eid)
 				}
 			}
 		}
@@ -306,7 +313,7 @@ func TestSQLMatchesEval(t *testing.T) {
 	if err := tx.Commit(); err != nil {
 		t.Fatal(err)
 	}
-	indexed := SQLLayout{EntityID: "ent.eid", Doc: "ent.doc", IndexTable: "ix",
+	indexed := SQLLayout{EntityID: "ent.eid", Doc: "ent.doc", IndexTable: "ix", Postgres: pg,
 		IndexKey: func(a string) (int64, bool) { k, ok := keys[a]; return k, ok }}
 	unindexed := indexed
 	unindexed.IndexKey = func(string) (int64, bool) { return 0, false }

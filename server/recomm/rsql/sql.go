@@ -1,6 +1,7 @@
 package rsql
 
 import (
+	"strconv"
 	"strings"
 )
 
@@ -15,6 +16,12 @@ type SQLLayout struct {
 	IndexTable string
 	// IndexKey gives the key of an indexed attribute in IndexTable.
 	IndexKey func(attr string) (int64, bool)
+	// Postgres compiles for PostgreSQL, whose Doc is JSONB read with its
+	// operators, instead of SQLite's JSON1 functions over text.
+	Postgres bool
+	// FirstArg numbers the first placeholder ($FirstArg, then on), for SQL
+	// placed after other arguments of the statement; 0 means 1.
+	FirstArg int
 }
 
 // Indexed reports whether every comparison of f names an indexed attribute.
@@ -49,7 +56,7 @@ func walkComparisons(n Node, fn func(*Comparison)) {
 // filter never walks the table's entities.
 func (f *Filter) IDSetSQL(l SQLLayout) (string, []any) {
 	f.mustBeChecked()
-	var b sqlBuilder
+	b := newBuilder(l)
 	b.idSet(f.Root, l)
 	return b.String(), b.args
 }
@@ -58,7 +65,7 @@ func (f *Filter) IDSetSQL(l SQLLayout) (string, []any) {
 // row; indexed comparisons become id-set lookups, the others read Doc.
 func (f *Filter) WhereSQL(l SQLLayout) (string, []any) {
 	f.mustBeChecked()
-	var b sqlBuilder
+	b := newBuilder(l)
 	b.where(f.Root, l)
 	return b.String(), b.args
 }
@@ -71,11 +78,18 @@ func (f *Filter) mustBeChecked() {
 
 type sqlBuilder struct {
 	strings.Builder
-	args []any
+	args    []any
+	first   int // number of the first placeholder
+	aliases int // subqueries named so far (PostgreSQL needs a name for each)
 }
 
-func (b *sqlBuilder) arg(v any) {
-	b.WriteByte('?')
+func newBuilder(l SQLLayout) *sqlBuilder {
+	return &sqlBuilder{first: max(l.FirstArg, 1)}
+}
+
+// param adds an argument and returns its placeholder ($N, which both
+// engines accept), so that it can be written more than once.
+func (b *sqlBuilder) param(v any) string {
 	if x, ok := v.(bool); ok {
 		if x {
 			v = int64(1)
@@ -84,6 +98,15 @@ func (b *sqlBuilder) arg(v any) {
 		}
 	}
 	b.args = append(b.args, v)
+	return "$" + strconv.Itoa(b.first+len(b.args)-1)
+}
+
+func (b *sqlBuilder) arg(v any) { b.WriteString(b.param(v)) }
+
+// alias names a subquery of FROM.
+func (b *sqlBuilder) alias() string {
+	b.aliases++
+	return " AS s" + strconv.Itoa(b.aliases)
 }
 
 func (b *sqlBuilder) argList(vs []any) {
@@ -133,9 +156,9 @@ func (b *sqlBuilder) idSet(n Node, l SQLLayout) {
 			// precedence, so an inner UNION must not bind to an outer INTERSECT
 			b.WriteString("SELECT eid FROM (")
 			b.idSet(t, l)
-			b.WriteString(")")
+			b.WriteString(")" + b.alias())
 		}
-		b.WriteString(")")
+		b.WriteString(")" + b.alias())
 	case *Comparison:
 		b.indexLookup(n, l)
 	}
@@ -221,6 +244,10 @@ func (b *sqlBuilder) where(n Node, l SQLLayout) {
 // docComparison compares a value read from the JSON document; a missing
 // value is NULL, which makes every comparison false, as Eval does.
 func (b *sqlBuilder) docComparison(c *Comparison, l SQLLayout) {
+	if l.Postgres {
+		b.jsonbComparison(c, l)
+		return
+	}
 	path := `$."` + c.Attr + `"`
 	if c.Type.IsList() {
 		b.WriteString("(json_type(" + l.Doc + ", ")
@@ -247,6 +274,52 @@ func (b *sqlBuilder) docComparison(c *Comparison, l SQLLayout) {
 		b.argList(c.Values)
 	default:
 		b.WriteString(") " + sqlOp(c.Op) + " ")
+		b.arg(c.Values[0])
+	}
+}
+
+// jsonbComparison is docComparison on PostgreSQL. A value reads as NULL
+// unless its JSON type is the attribute's, as SQLite's json_extract would
+// compare it with nothing, so no cast ever fails. Numbers compare exactly:
+// integers and timestamps as numeric, doubles as float8 (the Go float64
+// the filter holds); booleans as 0/1 like the index; strings in the C
+// collation, byte order like SQLite and Eval.
+func (b *sqlBuilder) jsonbComparison(c *Comparison, l SQLLayout) {
+	val := "(" + l.Doc + " -> " + b.param(c.Attr) + "::text)"
+	if c.Type.IsList() {
+		b.WriteString("(jsonb_typeof(" + val + ") = 'array' AND ")
+		if c.Op == Ne || c.Op == Out {
+			b.WriteString("NOT ")
+		}
+		// the CASE keeps jsonb_array_elements_text from ever seeing a scalar:
+		// PostgreSQL does not promise to test the AND's left side first
+		b.WriteString("EXISTS (SELECT 1 FROM jsonb_array_elements_text(CASE WHEN jsonb_typeof(" + val + ") = 'array' THEN " +
+			val + " END) AS m(value) WHERE value IN ")
+		b.argList(c.Values)
+		b.WriteString("))")
+		return
+	}
+	var expr string
+	switch c.Type {
+	case Int, Timestamp:
+		expr = "(CASE WHEN jsonb_typeof(" + val + ") = 'number' THEN " + val + "::numeric END)"
+	case Double:
+		expr = "(CASE WHEN jsonb_typeof(" + val + ") = 'number' THEN " + val + "::float8 END)"
+	case Boolean:
+		expr = "(CASE WHEN jsonb_typeof(" + val + ") = 'boolean' THEN " + val + "::boolean::int END)"
+	default:
+		expr = "(CASE WHEN jsonb_typeof(" + val + ") = 'string' THEN (" + val + " #>> '{}') END) COLLATE \"C\""
+	}
+	b.WriteString(expr)
+	switch c.Op {
+	case In:
+		b.WriteString(" IN ")
+		b.argList(c.Values)
+	case Out:
+		b.WriteString(" NOT IN ")
+		b.argList(c.Values)
+	default:
+		b.WriteString(" " + sqlOp(c.Op) + " ")
 		b.arg(c.Values[0])
 	}
 }

@@ -2,6 +2,7 @@ package rsql
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"strconv"
@@ -92,11 +93,19 @@ func ParseTimestamp(s string) (int64, error) {
 	return 0, fmt.Errorf("%q is neither an ISO 8601 date-time nor epoch milliseconds", s)
 }
 
+// errNUL refuses a NUL character in a value on both engines alike: the
+// PostgreSQL store keeps no NUL in text or JSON, and a value one engine
+// stores must not be refused by the other.
+var errNUL = errors.New("the value holds a NUL character (U+0000), which values may not hold")
+
 // ParseValue converts the text form of a value (a filter literal, a CSV
 // cell) to the Go form of t. List members are separated by commas.
 func ParseValue(t Type, s string) (any, error) {
 	if !utf8.ValidString(s) {
 		return nil, fmt.Errorf("the value is not valid UTF-8")
+	}
+	if strings.IndexByte(s, 0) >= 0 {
+		return nil, errNUL
 	}
 	switch t {
 	case Int:
@@ -179,6 +188,9 @@ func FromJSON(t Type, v any) (any, error) {
 			s, ok := m.(string)
 			if !ok {
 				return nil, fmt.Errorf("members of a %s value are strings", t)
+			}
+			if strings.IndexByte(s, 0) >= 0 {
+				return nil, errNUL
 			}
 			out = append(out, s)
 		}

@@ -7,7 +7,11 @@ GO ?= go
 # The services already on both store engines: their tests run again on a
 # throwaway PostgreSQL cluster (server/store/storetest).
 PG_PACKAGES = ./server ./server/accounts/... ./server/surveys/... ./server/onboarding/... ./server/tracking/... \
-	./server/spoken/... ./server/dialogue/...
+	./server/spoken/... ./server/dialogue/... ./server/lease/... ./server/recomm/catalog/... ./server/recomm/rsql/... \
+	./server/recomm/jobs/... ./server/recomm/recommend/... ./server/recomm/recommhttp/...
+# The contract tests of the client against a real platform, on PostgreSQL too (voice aside: its
+# recognition does not touch the store, and it is the slowest part).
+PG_CLIENT_TESTS = Register|Login|Token|Anonymous|Surveys|Items|Tracking|Dialogue|Onboarding|Recomm|Status|Storage
 
 .PHONY: run test deps build bench eval vet fmt-check
 
@@ -32,6 +36,7 @@ fmt-check:
 test: deps vet fmt-check
 	$(GO) test -race -timeout 30m ./...
 	HARK_TEST_STORE=postgres $(GO) test -race -timeout 15m $(PG_PACKAGES)
+	HARK_TEST_STORE=postgres $(GO) test -race -timeout 15m -run '$(PG_CLIENT_TESTS)' ./client
 	# The recommendation quality targets and the hyperparameter search tests,
 	# without -race (training under the race detector takes minutes); reads
 	# ../shared/data/movielens-small.

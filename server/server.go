@@ -27,6 +27,8 @@ import (
 	"github.com/harkhq/hark/server/media"
 	"github.com/harkhq/hark/server/onboarding"
 	"github.com/harkhq/hark/server/openapi"
+	"github.com/harkhq/hark/server/recomm/catalog"
+	"github.com/harkhq/hark/server/recomm/jobs"
 	"github.com/harkhq/hark/server/recomm/recommhttp"
 	"github.com/harkhq/hark/server/spoken"
 	"github.com/harkhq/hark/server/storage"
@@ -41,8 +43,8 @@ import (
 type Config struct {
 	DataDir string
 	// Store is where the services keep their tables: empty for SQLite at
-	// DataDir/harkd.db, or a postgres:// URL. The recommendation catalog
-	// stays in SQLite under DataDir until it is ported (issue 15).
+	// DataDir/harkd.db, or a postgres:// URL (README, PostgreSQL as the
+	// store). Files stay under DataDir, shared by every process.
 	Store string
 	// PublicKey and PrivateKey, when set, make sure that workspace exists.
 	PublicKey, PrivateKey string
@@ -117,7 +119,6 @@ type Config struct {
 type Server struct {
 	cfg        Config
 	db         *sql.DB
-	recommDB   *sql.DB // db, or SQLite under DataDir while db is PostgreSQL
 	api        *httpapi.API
 	Workspaces *workspaces.Service
 	Accounts   *accounts.Service
@@ -185,18 +186,7 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{cfg: cfg, db: db, recommDB: db}
-	if store.EngineOf(db) == store.Postgres {
-		// The recommendation catalog, jobs and models still speak SQLite
-		// only: they keep their tables in the data directory, so this
-		// process alone may serve them.
-		if s.recommDB, err = store.Open(cfg.DataDir); err != nil {
-			db.Close()
-			return nil, err
-		}
-		cfg.Logger.Warn("store is PostgreSQL; the recommendation catalog stays in SQLite under the data directory until it is ported, so processes sharing this database must not share recommendations",
-			"sqlite", filepath.Join(cfg.DataDir, "harkd.db"))
-	}
+	s := &Server{cfg: cfg, db: db}
 	if err := s.build(ctx); err != nil {
 		if s.closeConversations != nil {
 			s.closeConversations()
@@ -227,20 +217,12 @@ func (c *Config) shareLimits() {
 	share(&c.AuthWorkspaceBurst, 60, 1)
 }
 
-// closeStores closes the store and, when it is separate, the
-// recommendation catalog's.
-func (s *Server) closeStores() error {
-	err := s.db.Close()
-	if s.recommDB != s.db {
-		err = errors.Join(err, s.recommDB.Close())
-	}
-	return err
-}
+// closeStores closes the store.
+func (s *Server) closeStores() error { return s.db.Close() }
 
 // Migrate applies the migrations of every service on store spec (see
 // Config.Store) without building or serving anything, so a deployment can
-// migrate before it starts its processes. The recommendation catalog is
-// not among them: it migrates its SQLite tables when serve starts.
+// migrate before it starts its processes.
 func Migrate(ctx context.Context, spec, dataDir string) error {
 	db, err := store.Connect(ctx, spec, dataDir)
 	if err != nil {
@@ -248,7 +230,7 @@ func Migrate(ctx context.Context, spec, dataDir string) error {
 	}
 	defer db.Close()
 	for _, m := range []func(context.Context, *sql.DB) error{workspaces.Migrate, accounts.Migrate, surveys.Migrate,
-		tracking.Migrate, onboarding.Migrate, dialogue.MigrateConversations, spoken.Migrate} {
+		tracking.Migrate, onboarding.Migrate, dialogue.MigrateConversations, spoken.Migrate, catalog.Migrate, jobs.Migrate} {
 		if err := m(ctx, db); err != nil {
 			return err
 		}
@@ -307,7 +289,7 @@ func (s *Server) build(ctx context.Context) error {
 		return err
 	}
 
-	if s.Recomm, err = recommhttp.New(ctx, recommhttp.Config{DB: s.recommDB, DataDir: cfg.DataDir, FetchAllow: cfg.FetchAllow,
+	if s.Recomm, err = recommhttp.New(ctx, recommhttp.Config{DB: s.db, DataDir: cfg.DataDir, FetchAllow: cfg.FetchAllow,
 		MaxImportBytes: cfg.MaxImport, Storage: recommStorage{s.Storage, cfg.MaxUpload}, MinInteractions: cfg.MinInteractions,
 		TrainingBudget: func(int64) time.Duration { return cfg.TrainingBudget },
 		TuningBudget:   cfg.TuningBudget,

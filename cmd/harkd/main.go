@@ -259,7 +259,7 @@ func migrate(args []string, stdout, stderr io.Writer) error {
 	if err := server.Migrate(context.Background(), *st, *data); err != nil {
 		return err
 	}
-	fmt.Fprintln(stdout, "migrated; the recommendation catalog migrates its SQLite tables when harkd serve starts")
+	fmt.Fprintln(stdout, "migrated")
 	return nil
 }
 

@@ -20,7 +20,6 @@ import (
 	"github.com/jackc/pgx/v5/stdlib"
 
 	"github.com/harkhq/hark/server"
-	"github.com/harkhq/hark/server/recomm/catalog"
 	"github.com/harkhq/hark/server/store"
 )
 
@@ -122,24 +121,15 @@ func copyStore(ctx context.Context, dir, url string, out io.Writer) error {
 	if err := server.Migrate(ctx, url, ""); err != nil {
 		return fmt.Errorf("store copy: migrate target: %w", err)
 	}
-	// The recommendation catalog migrates its tables (components recomm
-	// and recomm-imports) when it opens, not in server.Migrate; on
-	// PostgreSQL opening does nothing more (unfinished imports belong to
-	// live processes there). Components neither migrates (recomm-jobs
-	// while the job queue is SQLite-only) stay in SQLite, said below.
-	if _, err := catalog.Open(ctx, dst); err != nil {
-		return fmt.Errorf("store copy: migrate the recommendation catalog on the target: %w", err)
-	}
 	dstVersions, err := componentVersions(ctx, dst)
 	if err != nil {
 		return fmt.Errorf("store copy: target: %w", err)
 	}
-	var stay []string // components this harkd keeps in SQLite beside a PostgreSQL store
 	for _, c := range sortedKeys(srcVersions) {
 		have, ok := dstVersions[c]
 		switch {
 		case !ok:
-			stay = append(stay, c)
+			return fmt.Errorf("store copy: the source has %s tables, which this harkd does not know: copy with the harkd that wrote them", c)
 		case srcVersions[c] < have:
 			return fmt.Errorf("store copy: the source's %s tables are at version %d and this harkd's at %d: run this harkd's serve (or migrate --data %s) on the source once, then copy",
 				c, srcVersions[c], have, dir)
@@ -153,20 +143,13 @@ func copyStore(ctx context.Context, dir, url string, out io.Writer) error {
 		return fmt.Errorf("store copy: target: %w", err)
 	}
 	var tables []copyTable
-	var left []string // source tables of the components in stay
 	for _, name := range srcTables {
 		cols, ok := dstCols[name]
 		if !ok {
-			// With every shared component at the same version, a table
-			// the target lacks belongs to a component it does not have;
-			// such a component's tables carry its name's first word
-			// (recomm-jobs: recomm_jobs, recomm_usage). Any other is an
-			// error rather than data silently left behind.
-			if !ownedBy(name, stay) {
-				return fmt.Errorf("store copy: table %s of the source is missing on the target after migrating it", name)
-			}
-			left = append(left, name)
-			continue
+			// Every component is at the same version on both sides: a
+			// table the target lacks is no harkd's, and data is never
+			// silently left behind.
+			return fmt.Errorf("store copy: table %s of the source is missing on the target after migrating it", name)
 		}
 		names, err := sourceColumns(ctx, stx, name)
 		if err != nil {
@@ -249,10 +232,6 @@ func copyStore(ctx context.Context, dir, url string, out io.Writer) error {
 	abs, _ := filepath.Abs(dir)
 	fmt.Fprintf(out, "copied %d rows in %d tables from %s/harkd.db in %s\n", total, len(tables), abs,
 		time.Since(start).Round(time.Millisecond))
-	if len(stay) > 0 {
-		fmt.Fprintf(out, "not copied: %s (tables %s): this harkd keeps them in SQLite at %s/harkd.db even with a PostgreSQL store\n",
-			strings.Join(stay, ", "), strings.Join(left, ", "), abs)
-	}
 	fmt.Fprintf(out, "storage files, spoken answers' audio and recommendation models stay in %s: start every harkd with\n"+
 		"  harkd serve --data %s --store URL\n(that directory, or a copy of it on a filesystem all of them share)\n", abs, abs)
 	return nil
@@ -641,18 +620,6 @@ func resetSequences(ctx context.Context, tx pgx.Tx, tables []copyTable) error {
 		}
 	}
 	return nil
-}
-
-// ownedBy tells whether table is named after one of components: it
-// starts with the component's first word and an underscore.
-func ownedBy(table string, components []string) bool {
-	for _, c := range components {
-		word, _, _ := strings.Cut(c, "-")
-		if strings.HasPrefix(table, word+"_") {
-			return true
-		}
-	}
-	return false
 }
 
 func sortedKeys(m map[string]int) []string {

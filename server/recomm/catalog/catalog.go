@@ -158,19 +158,25 @@ type scopeKey struct {
 // imports of the journal, so a process taking over a job undoes that
 // job's imports (UndoJobImports) instead.
 func Open(ctx context.Context, db *sql.DB) (*Catalog, error) {
-	if err := store.MigrateSteps(ctx, db, "recomm", recommSteps); err != nil {
+	if err := Migrate(ctx, db); err != nil {
 		return nil, err
 	}
 	c := &Catalog{db: db, d: dialectOf(db), gens: map[scopeKey]uint64{}, snapshots: map[scopeKey]*Snapshot{}}
-	if err := c.migrateImports(ctx); err != nil {
-		return nil, err
-	}
 	if !c.d.shared {
 		if err := c.recoverImports(ctx); err != nil {
 			return nil, err
 		}
 	}
 	return c, nil
+}
+
+// Migrate applies the catalog's migrations (its tables and the import
+// journal) without opening it, for harkd migrate.
+func Migrate(ctx context.Context, db *sql.DB) error {
+	if err := store.MigrateSteps(ctx, db, "recomm", recommSteps); err != nil {
+		return err
+	}
+	return store.MigrateSteps(ctx, db, "recomm-imports", importSteps)
 }
 
 func (c *Catalog) checkUnlocked(ws int64, scope string) error {

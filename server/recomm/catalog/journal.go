@@ -8,7 +8,6 @@ import (
 	"log/slog"
 	"time"
 
-	"github.com/harkhq/hark/server/store"
 )
 
 // An import runs in chunks of ChunkRows, each its own transaction, so a
@@ -55,9 +54,6 @@ type importJournal struct {
 	kind  string
 }
 
-func (c *Catalog) migrateImports(ctx context.Context) error {
-	return store.MigrateSteps(ctx, c.db, "recomm-imports", importSteps)
-}
 
 type jobKey struct{}
 

@@ -40,6 +40,9 @@ func (r ImportRequest) Check(src *Sources) error {
 // the import.
 func ImportRunner(cat *catalog.Catalog, src *Sources) Runner {
 	return func(ctx context.Context, j Job) (string, any, error) {
+		// The journal names the job, so that a process taking it over after
+		// this one died undoes what it had written (Queue.Reclaimed).
+		ctx = catalog.WithJob(ctx, j.ID)
 		var req ImportRequest
 		if err := json.Unmarshal(j.Request, &req); err != nil {
 			return "", nil, fmt.Errorf("decode request: %w", err)

@@ -172,7 +172,7 @@ func WithLogger(l *slog.Logger) Option { return func(o *options) { o.logger = l 
 // and those whose process died (their lease expired) in their place in the
 // order. concurrency bounds the jobs this process runs at once (0 means 1).
 func Open(ctx context.Context, db *sql.DB, runners map[string]Runner, concurrency int, opts ...Option) (*Queue, error) {
-	if err := store.MigrateSteps(ctx, db, "recomm-jobs", migrations); err != nil {
+	if err := Migrate(ctx, db); err != nil {
 		return nil, err
 	}
 	var o options
@@ -186,6 +186,12 @@ func Open(ctx context.Context, db *sql.DB, runners map[string]Runner, concurrenc
 	q.lq = lease.Start(db, lease.Config{Table: lease.Table{Name: "recomm_jobs", Group: "ws", Stamp: "started"},
 		Lease: o.lease, Workers: concurrency, Run: q.run, Logger: o.logger})
 	return q, nil
+}
+
+// Migrate applies the job tables' migrations without starting a queue, for
+// harkd migrate.
+func Migrate(ctx context.Context, db *sql.DB) error {
+	return store.MigrateSteps(ctx, db, "recomm-jobs", migrations)
 }
 
 // Close stops claiming jobs; running jobs see their context cancelled and

@@ -99,7 +99,9 @@ func New(ctx context.Context, cfg Config) (*Service, error) {
 	s.Queue, err = jobs.Open(ctx, cfg.DB, map[string]jobs.Runner{
 		jobs.ImportItems: imports, jobs.ImportUsers: imports, jobs.ImportInteractions: imports,
 		jobs.Train: s.Trainer.Run, jobs.Recommend: s.Batcher.Run,
-	}, cfg.Concurrency, jobs.WithLease(cfg.JobLease), jobs.WithLogger(logger))
+	}, cfg.Concurrency, jobs.WithLease(cfg.JobLease), jobs.WithLogger(logger),
+		// a job whose process died is run again from a clean slate
+		jobs.WithReclaimed(func(ctx context.Context, j jobs.Job) error { return cat.UndoJobImports(ctx, j.ID) }))
 	if err != nil {
 		return nil, err
 	}

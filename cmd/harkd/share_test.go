@@ -85,7 +85,7 @@ func TestSharedPlatformOnPostgres(t *testing.T) {
 		}
 		// two taste groups: users 0-3 watch f00-f05, users 4-7 watch f06-f11, each leaving one out
 		record := func(r *client.RecommService, user, item int) {
-			must(r.AddRecord(ctx, "films", "watch", fmt.Sprintf("u%d", user), fmt.Sprintf("f%02d", item), client.NewRecord{}))
+			must(r.AddRecord(ctx, "films", "watch", fmt.Sprintf("u%d", user), fmt.Sprintf("f%02d", item), client.NewRecord{Value: ptr(1)}))
 		}
 		for u := range 8 {
 			base := u / 4 * 6

@@ -46,6 +46,15 @@ func newConversations(max int) *conversations {
 // another user is treated as unknown: refs are not credentials, so one
 // user cannot continue another's conversation by guessing.
 func (cs *conversations) take(ref, userID int64, now time.Time) *conversation {
+	if cs.db != nil && cs.db.shared {
+		// Several processes share the store: the table is the only copy,
+		// and its conditional delete lets one request continue a turn.
+		c := cs.db.take(ref, userID)
+		if c == nil || now.Sub(c.seen) > ConversationTTL {
+			return nil
+		}
+		return c
+	}
 	cs.mu.Lock()
 	cs.expire(now)
 	c, ok := cs.byRef[ref]
@@ -78,6 +87,12 @@ func (cs *conversations) take(ref, userID int64, now time.Time) *conversation {
 
 // put stores c as the most recent conversation.
 func (cs *conversations) put(c *conversation) {
+	if cs.db != nil && cs.db.shared {
+		// Written before the answer leaves: the client may send the next
+		// turn to another process.
+		cs.db.saveNow(c)
+		return
+	}
 	cs.mu.Lock()
 	defer cs.mu.Unlock()
 	if old, ok := cs.byRef[c.ref]; ok {
@@ -126,7 +141,7 @@ func (e *Engine) KeepConversationsIn(ctx context.Context, db *sql.DB) (close fun
 	if err := MigrateConversations(ctx, db); err != nil {
 		return nil, err
 	}
-	s := &conversationStore{db: db, e: e, pending: map[int64]pendingConversation{},
+	s := &conversationStore{db: db, e: e, shared: store.EngineOf(db) == store.Postgres, pending: map[int64]pendingConversation{},
 		wake: make(chan struct{}, 1), stop: make(chan struct{}), flushed: make(chan struct{})}
 	s.sweep()
 	e.convs.mu.Lock()
@@ -142,6 +157,10 @@ func (e *Engine) KeepConversationsIn(ctx context.Context, db *sql.DB) (close fun
 type conversationStore struct {
 	db *sql.DB
 	e  *Engine
+	// shared is set on PostgreSQL, where other harkd processes continue
+	// the conversations this one starts (README, PostgreSQL as the store):
+	// states are written before the answer and never kept in memory.
+	shared bool
 
 	mu      sync.Mutex
 	pending map[int64]pendingConversation // by ref; the latest change wins
@@ -240,6 +259,23 @@ func (s *conversationStore) save(c *conversation) {
 	s.pending[c.ref] = p
 	s.mu.Unlock()
 	s.nudge()
+}
+
+// saveNow writes c at once, for a store other processes share.
+func (s *conversationStore) saveNow(c *conversation) {
+	p := pendingConversation{userID: c.userID, seenMs: c.seen.UnixMilli(), state: encodeConversation(c)}
+	if err := s.write(map[int64]pendingConversation{c.ref: p}); err != nil {
+		s.e.log.Warn("keep a conversation", "err", err)
+	}
+	if s.e.cfg.Clock().Sub(s.sweptAt()) >= time.Minute {
+		s.sweep()
+	}
+}
+
+func (s *conversationStore) sweptAt() time.Time {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.swept
 }
 
 func (s *conversationStore) forget(ref int64) {

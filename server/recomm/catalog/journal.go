@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"log/slog"
 	"time"
-
 )
 
 // An import runs in chunks of ChunkRows, each its own transaction, so a
@@ -53,7 +52,6 @@ type importJournal struct {
 	scope string
 	kind  string
 }
-
 
 type jobKey struct{}
 

@@ -300,14 +300,18 @@ func runLoad(b *testing.B, load engineLoad, d time.Duration) ([]time.Duration, [
 func BenchmarkImportMovieLens(b *testing.B) {
 	dir := b.TempDir()
 	items, users, ratings, rows := movieLensFiles(b, dir)
-	b.Setenv("HARKD_STORE", "")
-	var httpRate, sqliteRate, pgRate float64
+	var httpRate, pgHTTPRate, sqliteRate, pgRate float64
 	for i := range b.N {
+		b.Setenv("HARKD_STORE", "")
 		httpRate = importRate(b, filepath.Join(dir, "data-"+strconv.Itoa(i)), items, users, ratings, rows)
+		b.Setenv("HARKD_STORE", storetest.PostgresURL(b))
+		pgHTTPRate = importRate(b, filepath.Join(dir, "data-pg-"+strconv.Itoa(i)), items, users, ratings, rows)
+		b.Setenv("HARKD_STORE", "")
 		sqliteRate = catalogImportRate(b, store.SQLite, items, users, ratings, rows)
 		pgRate = catalogImportRate(b, store.Postgres, items, users, ratings, rows)
 	}
 	b.ReportMetric(httpRate, "sqlite-http-import-rows/s")
+	b.ReportMetric(pgHTTPRate, "pg-http-import-rows/s")
 	b.ReportMetric(sqliteRate, "sqlite-catalog-import-rows/s")
 	b.ReportMetric(pgRate, "pg-catalog-import-rows/s")
 }

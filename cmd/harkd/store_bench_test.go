@@ -52,10 +52,6 @@ type engineLoad struct {
 // database and one --data directory (the clients split between them as a
 // round-robin balancer would), one after the other in the same run, and
 // reports requests/s, p50 and p99 of each, with the p99 of each kind.
-// In this tree harkd serve still opens the recommendation catalog in
-// SQLite under --data whatever the store, so on the PostgreSQL set-ups the
-// recommendations read SQLite (the shared directory's harkd.db); once the
-// server opens the catalog on PostgreSQL the same benchmark measures that.
 // The second process starts after training and loads the model from the
 // shared directory. The PostgreSQL cluster is storetest's, on the same
 // machine, with fsync off (SQLite runs with synchronous=NORMAL in WAL

@@ -253,7 +253,11 @@ func (s *Server) build(ctx context.Context) error {
 		HashMemory: cfg.AuthMemory, AttemptRate: cfg.AuthWorkspaceRate, AttemptBurst: cfg.AuthWorkspaceBurst}); err != nil {
 		return err
 	}
-	if s.Storage, err = storage.New(filepath.Join(cfg.DataDir, "storage")); err != nil {
+	openStorage := storage.New
+	if store.EngineOf(s.db) == store.Postgres {
+		openStorage = storage.NewShared // other processes use the same directory
+	}
+	if s.Storage, err = openStorage(filepath.Join(cfg.DataDir, "storage")); err != nil {
 		return err
 	}
 

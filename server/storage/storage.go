@@ -65,16 +65,25 @@ type Filter struct {
 	MinSize, MaxSize *int64
 }
 
-// staleTmp is how long an entry of tmp/ stays untouched before New takes
-// it for what a crash left behind. Several harkd processes may share root
-// (README, PostgreSQL as the store): an upload in progress on another
+// staleTmp is how long an entry of tmp/ stays untouched before NewShared
+// takes it for what a crash left behind: an upload in progress on another
 // process writes its file every few seconds at the slowest body rate harkd
 // accepts, so only entries idle far longer are removed.
 const staleTmp = time.Hour
 
-// New opens the store at root and removes the uploads and folder deletions
-// a crash left behind in any workspace's tmp/.
-func New(root string) (*Store, error) {
+// New opens the store at root, which this process alone serves, and
+// removes the uploads and folder deletions a crash left behind in any
+// workspace's tmp/.
+func New(root string) (*Store, error) { return open(root, time.Now().Add(time.Hour)) }
+
+// NewShared opens the store at root, which several harkd processes share
+// (README, PostgreSQL as the store): it removes only the tmp/ entries idle
+// for staleTmp, since another process may be writing the others.
+func NewShared(root string) (*Store, error) { return open(root, time.Now().Add(-staleTmp)) }
+
+// open opens the store at root and removes the tmp/ entries last modified
+// before cutoff.
+func open(root string, cutoff time.Time) (*Store, error) {
 	if err := os.MkdirAll(root, 0o750); err != nil {
 		return nil, fmt.Errorf("storage root: %w", err)
 	}
@@ -84,7 +93,7 @@ func New(root string) (*Store, error) {
 	}
 	for _, d := range dirs {
 		if d.IsDir() {
-			if err := removeStale(filepath.Join(root, d.Name(), "tmp"), time.Now().Add(-staleTmp)); err != nil {
+			if err := removeStale(filepath.Join(root, d.Name(), "tmp"), cutoff); err != nil {
 				return nil, fmt.Errorf("clean tmp of workspace %s: %w", d.Name(), err)
 			}
 		}

@@ -55,14 +55,21 @@ func TestStartRemovesCrashLeftovers(t *testing.T) {
 	if err := os.WriteFile(inFlight, []byte("arriving"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := New(root); err != nil {
+	if _, err := NewShared(root); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(leftover); !os.IsNotExist(err) {
 		t.Fatal("a leftover upload survived the restart")
 	}
 	if _, err := os.Stat(inFlight); err != nil {
-		t.Fatalf("a starting store removed an upload in progress: %v", err)
+		t.Fatalf("a store starting beside other processes removed an upload in progress: %v", err)
+	}
+	// alone, a starting store knows every entry of tmp/ is a leftover
+	if _, err := New(root); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(inFlight); !os.IsNotExist(err) {
+		t.Fatal("a leftover upload survived the restart of the only process")
 	}
 	f, _, err := st.Open(3, "", "a.txt")
 	if err != nil {

@@ -308,7 +308,10 @@ func (c *Catalog) ImportEntities(ctx context.Context, ws int64, scope string, r 
 	} else {
 		err = entitiesFromJSON(r, s, idField, &res, opts, store)
 	}
-	return res, c.finishImport(ctx, k, j, &res, opts, err)
+	// finishImport settles res (the last batch, a failure's zero added)
+	// before res is read: a return naming both leaves the order unspecified
+	err = c.finishImport(ctx, k, j, &res, opts, err)
+	return res, err
 }
 
 func describe(err error) string {
@@ -615,7 +618,10 @@ func (c *Catalog) ImportInteractions(ctx context.Context, ws int64, table string
 	} else {
 		err = interactionsFromJSON(r, &res, opts, store)
 	}
-	return res, c.finishImport(ctx, k, j, &res, opts, err)
+	// finishImport settles res (the last batch, a failure's zero added)
+	// before res is read: a return naming both leaves the order unspecified
+	err = c.finishImport(ctx, k, j, &res, opts, err)
+	return res, err
 }
 
 // importRecord adds one record of an import, tagged with the import.

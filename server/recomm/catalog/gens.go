@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"fmt"
 	"slices"
+	"sync"
 )
 
 // Write generations. The catalog caches what recommendations read on every
@@ -40,6 +41,9 @@ func (c *Catalog) generation(ctx context.Context, ws int64, scope string) (uint6
 		defer c.mu.Unlock()
 		return c.gens[scopeKey{ws, scope}], nil
 	}
+	if m, ok := ctx.Value(memoKey{}).(*genMemo); ok {
+		return m.generation(ctx, c, ws, scope)
+	}
 	var gen int64
 	err := c.db.QueryRowContext(ctx, `SELECT gen FROM recomm_generations WHERE ws = $1 AND scope = $2`, ws, scope).Scan(&gen)
 	if err == sql.ErrNoRows {
@@ -49,6 +53,58 @@ func (c *Catalog) generation(ctx context.Context, ws int64, scope string) (uint6
 		return 0, fmt.Errorf("read generation: %w", err)
 	}
 	return uint64(gen), nil
+}
+
+// ReadOnce returns a context under which the catalog reads, on PostgreSQL,
+// every write generation of a workspace once, with its first cached read,
+// instead of once per cached read: an items-to-user answer reads the table
+// description, two snapshots, the interaction types and a history, five
+// round trips to the database for their generations without it, one with
+// it. Everything read under the context is then at least as new as that
+// first read, so a write finished before the request began is seen (read-
+// your-writes holds); a write during the request may be seen by some reads
+// and not others, as without it. For one request, not for a long-lived
+// context: later writes would go unseen. Nothing changes on SQLite.
+func ReadOnce(ctx context.Context) context.Context {
+	return context.WithValue(ctx, memoKey{}, &genMemo{})
+}
+
+type memoKey struct{}
+
+// genMemo holds the generations read under a ReadOnce context.
+type genMemo struct {
+	mu   sync.Mutex
+	gens map[int64]map[string]uint64
+}
+
+func (m *genMemo) generation(ctx context.Context, c *Catalog, ws int64, scope string) (uint64, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if g, ok := m.gens[ws]; ok {
+		return g[scope], nil
+	}
+	rows, err := c.db.QueryContext(ctx, `SELECT scope, gen FROM recomm_generations WHERE ws = $1`, ws)
+	if err != nil {
+		return 0, fmt.Errorf("read generations: %w", err)
+	}
+	defer rows.Close()
+	g := map[string]uint64{}
+	for rows.Next() {
+		var s string
+		var gen int64
+		if err := rows.Scan(&s, &gen); err != nil {
+			return 0, fmt.Errorf("read generations: %w", err)
+		}
+		g[s] = uint64(gen)
+	}
+	if err := rows.Err(); err != nil {
+		return 0, fmt.Errorf("read generations: %w", err)
+	}
+	if m.gens == nil {
+		m.gens = map[int64]map[string]uint64{}
+	}
+	m.gens[ws] = g
+	return g[scope], nil
 }
 
 // current reports whether gen, read before a load, is still the generation

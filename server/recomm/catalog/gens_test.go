@@ -144,3 +144,48 @@ func TestNULRefusedOnBothEngines(t *testing.T) {
 		t.Errorf("import with a NUL in one row: %+v", res)
 	}
 }
+
+// Under ReadOnce a request reads the generations once: a write by another
+// process after that read is seen by the next request, not by this one.
+func TestReadOnce(t *testing.T) {
+	if storetest.Engine() != "postgres" {
+		t.Skip("generations are read from the database on PostgreSQL only")
+	}
+	ctx := context.Background()
+	dir := t.TempDir()
+	open := func() *Catalog {
+		db, err := storetest.Open(t, dir)
+		must(t, err)
+		c, err := Open(ctx, db)
+		must(t, err)
+		return c
+	}
+	w, r := open(), open()
+	seedMovies(t, w, 3)
+	engines := func(ctx context.Context) string {
+		t.Helper()
+		tb, err := r.Table(ctx, ws, "movies")
+		must(t, err)
+		return tb.Engines.For(SlotDefault)
+	}
+	req := ReadOnce(ctx)
+	if got := engines(req); got != "hybrid" {
+		t.Fatalf("engine %s, want hybrid", got)
+	}
+	must(t, w.SetEngines(ctx, ws, "movies", Engines{SlotDefault: "popular"}))
+	if got := engines(req); got != "hybrid" {
+		t.Errorf("the same request saw a write made after its generations were read: %s", got)
+	}
+	if got := engines(ReadOnce(ctx)); got != "popular" {
+		t.Errorf("the next request did not see the write: %s", got)
+	}
+	if got := engines(ctx); got != "popular" {
+		t.Errorf("a read without ReadOnce did not see the write: %s", got)
+	}
+	// scopes with no generation row yet read as generation 0 under the memo too
+	snap, err := r.Snapshot(ReadOnce(ctx), ws+1, Users)
+	must(t, err)
+	if len(snap.IDs) != 0 {
+		t.Errorf("users of an empty workspace: %v", snap.IDs)
+	}
+}

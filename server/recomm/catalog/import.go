@@ -11,7 +11,6 @@ import (
 	"log/slog"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/harkhq/hark/server/apierr"
@@ -309,7 +308,10 @@ func (c *Catalog) ImportEntities(ctx context.Context, ws int64, scope string, r 
 	} else {
 		err = entitiesFromJSON(r, s, idField, &res, opts, store)
 	}
-	return res, c.finishImport(ctx, k, j, &res, opts, err)
+	// finishImport settles res (the last batch, a failure's zero added)
+	// before res is read: a return naming both leaves the order unspecified
+	err = c.finishImport(ctx, k, j, &res, opts, err)
+	return res, err
 }
 
 func describe(err error) string {
@@ -514,8 +516,8 @@ func (c *Catalog) ImportInteractions(ctx context.Context, ws int64, table string
 	}
 	// SQLite: one-row statements; multi-row VALUES measured no faster,
 	// because SQLite then keeps a statement journal for every insert.
-	// PostgreSQL: multi-row VALUES (recordBatcher), as each statement is a
-	// round trip to the server.
+	// PostgreSQL: a batch of records per statement (recordBatcher), as each
+	// statement is a round trip to the server.
 	var insert *sql.Stmt
 	var batch *recordBatcher
 	k := &chunker{ctx: ctx, db: c.db,
@@ -616,7 +618,10 @@ func (c *Catalog) ImportInteractions(ctx context.Context, ws int64, table string
 	} else {
 		err = interactionsFromJSON(r, &res, opts, store)
 	}
-	return res, c.finishImport(ctx, k, j, &res, opts, err)
+	// finishImport settles res (the last batch, a failure's zero added)
+	// before res is read: a return naming both leaves the order unspecified
+	err = c.finishImport(ctx, k, j, &res, opts, err)
+	return res, err
 }
 
 // importRecord adds one record of an import, tagged with the import.
@@ -625,10 +630,12 @@ const importRecord = `INSERT INTO recomm_interactions(def, "user", item, ts, val
 
 const duplicateRecord = "the same interaction (user, item, type and timestamp) is already stored"
 
-// pgRecordBatch is the records per INSERT on PostgreSQL: 6 arguments each,
-// far below the protocol's 65,535, and enough that the round trip per
-// statement stops mattering.
-const pgRecordBatch = 500
+// pgRecordBatch is the records per INSERT on PostgreSQL: a chunk's worth.
+// MovieLens (100,004 ratings) on a loaded 2-core machine: one row per
+// statement 15k rows/s; VALUES lists of 500 rows 50-100k rows/s; arrays
+// through unnest 95-113k rows/s in batches of 500, 130-135k in batches of
+// 5000 (SQLite, one prepared row at a time: 125-145k in the same runs).
+const pgRecordBatch = 5000
 
 // record is one record of an interaction import, resolved.
 type record struct {
@@ -638,7 +645,7 @@ type record struct {
 }
 
 // recordBatcher buffers the records of an interaction import and writes
-// them with one multi-row INSERT per size records (on PostgreSQL). Which
+// them with one INSERT per size records (on PostgreSQL). Which
 // records were duplicates is only known when the batch is written, so the
 // rows skipped for other reasons wait in the same queue: the not-added
 // list keeps the order of the file, as the row-at-a-time insert gives.
@@ -676,26 +683,13 @@ func (b *recordBatcher) add(r record) error {
 	return nil
 }
 
-// batchSQL caches the INSERT of each batch size.
-var batchSQL sync.Map // int -> string
-
-func insertRecords(n int) string {
-	if q, ok := batchSQL.Load(n); ok {
-		return q.(string)
-	}
-	var sb strings.Builder
-	sb.WriteString(`INSERT INTO recomm_interactions(def, "user", item, ts, value, job) VALUES `)
-	for i := 0; i < n; i++ {
-		if i > 0 {
-			sb.WriteByte(',')
-		}
-		p := i * 6
-		fmt.Fprintf(&sb, "($%d, $%d, $%d, $%d, $%d, $%d)", p+1, p+2, p+3, p+4, p+5, p+6)
-	}
-	sb.WriteString(` ON CONFLICT(def, "user", item, ts) DO NOTHING RETURNING def, "user", item, ts`)
-	batchSQL.Store(n, sb.String())
-	return sb.String()
-}
+// insertRecords adds a batch of records given as one array per column:
+// six arguments whatever the batch size, which PostgreSQL binds and plans
+// far cheaper than a VALUES list of thousands of placeholders. unnest reads
+// the arrays in order, so rows are inserted in file order.
+const insertRecords = `INSERT INTO recomm_interactions(def, "user", item, ts, value, job)
+	SELECT d, u, i, t, v, $6 FROM unnest($1::bigint[], $2::bigint[], $3::bigint[], $4::bigint[], $5::float8[]) AS r(d, u, i, t, v)
+	ON CONFLICT(def, "user", item, ts) DO NOTHING RETURNING def, "user", item, ts`
 
 type recordKey struct{ def, user, item, ts int64 }
 
@@ -709,13 +703,15 @@ func (b *recordBatcher) flush() error {
 	}
 	inserted := map[recordKey]bool{}
 	if b.records > 0 {
-		args := make([]any, 0, b.records*6)
+		defs, users, items, tss := make([]int64, 0, b.records), make([]int64, 0, b.records), make([]int64, 0, b.records), make([]int64, 0, b.records)
+		values := make([]float64, 0, b.records)
 		for _, q := range b.queue {
 			if r := q.rec; r != nil {
-				args = append(args, r.def, r.user, r.item, r.ts, r.value, b.job)
+				defs, users, items, tss = append(defs, r.def), append(users, r.user), append(items, r.item), append(tss, r.ts)
+				values = append(values, r.value)
 			}
 		}
-		rows, err := b.tx.QueryContext(b.ctx, insertRecords(b.records), args...)
+		rows, err := b.tx.QueryContext(b.ctx, insertRecords, defs, users, items, tss, values, b.job)
 		if err != nil {
 			return fmt.Errorf("store interactions: %w", err)
 		}

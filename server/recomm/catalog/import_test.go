@@ -278,16 +278,20 @@ func BenchmarkImportMemoryFlat(b *testing.B) {
 	must(b, err)
 	_, err = c.ImportEntities(ctx, ws, "movies", strings.NewReader(itf.String()), importOpts(FormatCSV))
 	must(b, err)
+	runs := 0
 	for _, rows := range []int{50_000, 400_000} {
 		b.Run(fmt.Sprintf("rows%d", rows), func(b *testing.B) {
 			var peak uint64
 			for n := 0; n < b.N; n++ {
+				// timestamps no earlier run used: a repeated record is not added
+				runs++
+				base := runs * 1_000_000
 				pr, pw := io.Pipe()
 				go func() {
 					w := bufio.NewWriter(pw)
 					w.WriteString("userId,itemId,timestamp,interactionName,value\n")
 					for i := 0; i < rows; i++ {
-						fmt.Fprintf(w, "u%d,i%d,%d,view,\n", i%1000, (i*7)%1000, i)
+						fmt.Fprintf(w, "u%d,i%d,%d,view,\n", i%1000, (i*7)%1000, base+i)
 					}
 					w.Flush()
 					pw.Close()

@@ -146,6 +146,8 @@ type Plan struct {
 
 // Recommend answers one request.
 func (r *Recommender) Recommend(ctx context.Context, ws int64, table string, q Query) ([]Result, error) {
+	// one read of the catalog's write generations for the whole request (PostgreSQL)
+	ctx = catalog.ReadOnce(ctx)
 	p, err := r.Prepare(ctx, ws, table, q)
 	if err != nil {
 		return nil, err

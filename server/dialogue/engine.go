@@ -361,7 +361,7 @@ func (t *turn) respond(conv *conversation) reply {
 		// A clear new request wins over reading the answer as the awaited
 		// value ("set a timer for 5 minutes" while an alarm asks its time),
 		// unless the question wants free text, where anything goes.
-		if understood && mt.intent != conv.intent && mt.literals >= 2 && !t.awaitsFreeText(conv) {
+		if understood && mt.intent != conv.intent && mt.literals >= 2 && !t.awaitsFreeText(conv) && !t.answersWithTime(conv) {
 			t.completeTime(&mt)
 			return t.handleMatch(mt)
 		}
@@ -1004,6 +1004,26 @@ func (t *turn) fillSlot(conv *conversation) (slotVal, string, bool) {
 	return v, conv.awaiting, true
 }
 
+// answersWithTime reports whether the query, asked for a time, ends in
+// one that starts within its first two words ("pónmela a las siete y
+// media"): a verb and a pronoun before a time are no new request.
+func (t *turn) answersWithTime(conv *conversation) bool {
+	i, ok := t.m.slotIndex[conv.awaiting]
+	if !ok || t.m.slots[i].typ != "time" {
+		return false
+	}
+	for k := 0; k <= 2 && k < len(t.toks); k++ {
+		if w, n := t.m.parseWhen(t.toks[k:]); n > 0 && k+n == len(t.toks) && w.complete() {
+			return true
+		}
+	}
+	return false
+}
+
+// messageOpeners are what a speaker says before getting to a message.
+var messageOpeners = map[string]bool{"uh": true, "um": true, "er": true, "erm": true, "eh": true, "ok": true, "okay": true,
+	"so": true, "well": true, "please": true, "porfa": true, "bueno": true, "vale": true, "pues": true, "este": true}
+
 // messageLeads are the words that hand a message over when it is given as
 // the answer to "what should it say?".
 var messageLeads = [][]string{{"tell", "her"}, {"tell", "him"}, {"tell", "them"}, {"just", "say"}, {"say"},
@@ -1013,7 +1033,7 @@ var messageLeads = [][]string{{"tell", "her"}, {"tell", "him"}, {"tell", "them"}
 // over ("uh, tell her that …") from the front of an answer, keeping at
 // least one word.
 func (m *langModel) messageLeadOff(toks []token) []token {
-	for len(toks) > 1 && interjections[toks[0].norm] {
+	for len(toks) > 1 && (interjections[toks[0].norm] || messageOpeners[toks[0].norm]) {
 		toks = toks[1:]
 	}
 	for _, lead := range messageLeads {

@@ -14,12 +14,12 @@ type blindTarget struct {
 }
 
 // Thresholds sit just below what the holdout set reached (README,
-// "Dialogue"): en 0.950 / 0.895 / 10 of 11, es 0.952 / 0.882 / 5 of 6.
-// The goal is 0.95 / 0.90 / 90 %; raise them as the holdout gets there.
-// Dev must not fall below them either.
+// "Dialogue"): en 0.950 / 0.903 / 11 of 11, es 0.960 / 0.908 / 6 of 6,
+// which meets the goal of 0.95 / 0.90 / 90 %. Dev must not fall below
+// them either.
 var blindTargets = map[string]blindTarget{
-	"en": {action: 0.945, slots: 0.89, sequences: 0.90},
-	"es": {action: 0.95, slots: 0.88, sequences: 0.83},
+	"en": {action: 0.95, slots: 0.90, sequences: 0.90},
+	"es": {action: 0.95, slots: 0.90, sequences: 0.90},
 }
 
 // holdout3Targets sit just below what the third author's held-back part
@@ -72,6 +72,14 @@ func TestBlindDev5(t *testing.T) {
 	}
 }
 
+// dev6 was written by a sixth independent author, weighted towards
+// multi-turn sequences and Spanish slots; it may be tuned on.
+func TestBlindDev6(t *testing.T) {
+	for _, lang := range languages {
+		t.Run(lang, func(t *testing.T) { runBlindWant(t, "dev6", lang, true, dev6Targets[lang]) })
+	}
+}
+
 // holdout3 is the third author's held-back part: scored, never printed,
 // never tuned on.
 func TestBlindHoldout3(t *testing.T) {
@@ -112,6 +120,13 @@ var dev4Targets = map[string]blindTarget{
 var dev5Targets = map[string]blindTarget{
 	"en": {action: 0.98, slots: 0.96, sequences: 0.90},
 	"es": {action: 0.99, slots: 0.98, sequences: 0.95},
+}
+
+// dev6Targets sit just below what dev6 reaches (README, "Dialogue"):
+// round 6, en 0.981 / 0.932 / 31 of 32, es 0.990 / 0.959 / 21 of 22.
+var dev6Targets = map[string]blindTarget{
+	"en": {action: 0.97, slots: 0.92, sequences: 0.93},
+	"es": {action: 0.98, slots: 0.95, sequences: 0.93},
 }
 
 func runBlind(t *testing.T, part, lang string, showFailures bool) {

@@ -361,7 +361,7 @@ func (t *turn) respond(conv *conversation) reply {
 		// A clear new request wins over reading the answer as the awaited
 		// value ("set a timer for 5 minutes" while an alarm asks its time),
 		// unless the question wants free text, where anything goes.
-		if understood && mt.intent != conv.intent && mt.literals >= 2 && !t.awaitsFreeText(conv) {
+		if understood && mt.intent != conv.intent && mt.literals >= 2 && !t.awaitsFreeText(conv) && !t.answersWithTime(conv) {
 			t.completeTime(&mt)
 			return t.handleMatch(mt)
 		}
@@ -967,6 +967,16 @@ func (t *turn) fillSlot(conv *conversation) (slotVal, string, bool) {
 		// fills, as in a form.
 		toks = toks[1:]
 	}
+	if i, ok := t.m.slotIndex[conv.awaiting]; ok && t.m.slots[i].verbatim {
+		// "uh, tell her I'm running late", "say I'll be in at noon",
+		// "dile que llego tarde": the words that hand the message over are
+		// no part of it.
+		toks = t.m.messageLeadOff(toks)
+	}
+	if i, ok := t.m.slotIndex[conv.awaiting]; ok && t.m.slots[i].perWord == costShortWord {
+		// "my son, please, my son": a name said twice is said once.
+		toks = saidTwice(t.m, toks)
+	}
 	if i, ok := t.m.slotIndex[conv.awaiting]; ok && !t.m.slots[i].verbatim {
 		// "the number is 646 555 0192", "her name is Lucy", "el número
 		// es el 600...": the answer says what it gives before giving it.
@@ -992,6 +1002,81 @@ func (t *turn) fillSlot(conv *conversation) (slotVal, string, bool) {
 		}
 	}
 	return v, conv.awaiting, true
+}
+
+// answersWithTime reports whether the query, asked for a time, ends in
+// one that starts within its first two words ("pónmela a las siete y
+// media"): a verb and a pronoun before a time are no new request.
+func (t *turn) answersWithTime(conv *conversation) bool {
+	i, ok := t.m.slotIndex[conv.awaiting]
+	if !ok || t.m.slots[i].typ != "time" {
+		return false
+	}
+	for k := 0; k <= 2 && k < len(t.toks); k++ {
+		if w, n := t.m.parseWhen(t.toks[k:]); n > 0 && k+n == len(t.toks) && w.complete() {
+			return true
+		}
+	}
+	return false
+}
+
+// messageOpeners are what a speaker says before getting to a message.
+var messageOpeners = map[string]bool{"uh": true, "um": true, "er": true, "erm": true, "eh": true, "ok": true, "okay": true,
+	"so": true, "well": true, "please": true, "porfa": true, "bueno": true, "vale": true, "pues": true, "este": true}
+
+// messageLeads are the words that hand a message over when it is given as
+// the answer to "what should it say?".
+var messageLeads = [][]string{{"tell", "her"}, {"tell", "him"}, {"tell", "them"}, {"just", "say"}, {"say"},
+	{"write"}, {"dile"}, {"decile"}, {"ponle"}, {"que", "diga"}, {"pon"}, {"escribe"}}
+
+// messageLeadOff drops interjections and the words that hand a message
+// over ("uh, tell her that …") from the front of an answer, keeping at
+// least one word.
+func (m *langModel) messageLeadOff(toks []token) []token {
+	for len(toks) > 1 && (interjections[toks[0].norm] || messageOpeners[toks[0].norm]) {
+		toks = toks[1:]
+	}
+	for _, lead := range messageLeads {
+		if len(toks) > len(lead) && phraseNorms(toks, lead) {
+			toks = toks[len(lead):]
+			if len(toks) > 1 && (toks[0].norm == "that" || toks[0].norm == "que") {
+				toks = toks[1:]
+			}
+			break
+		}
+	}
+	return toks
+}
+
+func phraseNorms(toks []token, words []string) bool {
+	for i, w := range words {
+		if toks[i].norm != w {
+			return false
+		}
+	}
+	return true
+}
+
+// saidTwice reads "my son, please, my son" as "my son": the words before
+// and after fillers being the same.
+func saidTwice(m *langModel, toks []token) []token {
+	for n := 1; 2*n <= len(toks); n++ {
+		rest := toks[n:]
+		for len(rest) > n && m.fillers[rest[0].norm] && !possessives[rest[0].norm] {
+			rest = rest[1:]
+		}
+		if len(rest) != n {
+			continue
+		}
+		same := true
+		for i := range n {
+			same = same && rest[i].norm == toks[i].norm
+		}
+		if same {
+			return toks[:n]
+		}
+	}
+	return toks
 }
 
 // fieldLabels name the field an answer fills ("body: ...", "asunto: ...").

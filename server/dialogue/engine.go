@@ -643,6 +643,10 @@ func (m *langModel) correctionSplit(toks []token) (head, tail []token) {
 				break
 			}
 		}
+		// "10 minutes, no, 12 minutes": a "no" set off by commas
+		if k < 0 && (toks[i].norm == "no") && commaAfter(toks[i-1]) {
+			k, size = i, 1
+		}
 	}
 	if k < 0 || k+size >= len(toks) {
 		return nil, nil
@@ -672,6 +676,11 @@ func (m *langModel) replaceCorrected(head, tail []token) []token {
 		}
 	}
 	return nil
+}
+
+// commaAfter reports whether a comma was typed right after tok.
+func commaAfter(tok token) bool {
+	return strings.HasPrefix(strings.TrimPrefix(tok.src, tok.orig), ",")
 }
 
 // numberWordAt reports whether tok is a number (digits or a number word).
@@ -1026,7 +1035,8 @@ var messageOpeners = map[string]bool{"uh": true, "um": true, "er": true, "erm": 
 
 // messageLeads are the words that hand a message over when it is given as
 // the answer to "what should it say?".
-var messageLeads = [][]string{{"tell", "her"}, {"tell", "him"}, {"tell", "them"}, {"just", "say"}, {"say"},
+var messageLeads = [][]string{{"the", "message", "should", "say"}, {"the", "email", "should", "say"},
+	{"the", "text", "should", "say"}, {"it", "should", "say"}, {"the", "body", "should", "say"}, {"tell", "her"}, {"tell", "him"}, {"tell", "them"}, {"just", "say"}, {"say"},
 	{"write"}, {"dile"}, {"decile"}, {"ponle"}, {"que", "diga"}, {"pon"}, {"escribe"}}
 
 // messageLeadOff drops interjections and the words that hand a message
@@ -1084,7 +1094,7 @@ var fieldLabels = map[string]bool{"body": true, "subject": true, "message": true
 	"cuerpo": true, "asunto": true, "mensaje": true, "texto": true, "titulo": true}
 
 // copulas end the words an answer names itself with ("the number is").
-var copulas = map[string]bool{"is": true, "es": true}
+var copulas = map[string]bool{"is": true, "es": true, "be": true, "sea": true}
 
 // preferTyped names, for an awaited open slot, the typed slot an answer
 // may fill instead.

@@ -135,8 +135,9 @@ var dev6Targets = map[string]blindTarget{
 	"es": {action: 0.98, slots: 0.95, sequences: 0.93},
 }
 
-// dev7Target sits just below what dev7 reaches (README, "Dialogue").
-var dev7Target = blindTarget{action: 0, slots: 0, sequences: 0}
+// dev7Target sits just below what dev7 reaches (README, "Dialogue"):
+// round 7, 0.990 / 0.927 / 38 of 43.
+var dev7Target = blindTarget{action: 0.98, slots: 0.92, sequences: 0.88}
 
 func runBlind(t *testing.T, part, lang string, showFailures bool) {
 	runBlindWant(t, part, lang, showFailures, blindTargets[lang])

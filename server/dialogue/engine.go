@@ -358,6 +358,15 @@ func (t *turn) respond(conv *conversation) reply {
 		if understood && mt.intent == "cancel" && (!t.awaitsFreeText(conv) || mt.skipped == 0) {
 			return t.handle("cancel", nil)
 		}
+		// "never mind, play some jazz instead", "forget the email, what's
+		// the weather like": a change of mind, then a new request.
+		if rest := t.m.changeOfMind(t.toks); rest != nil {
+			if alt, ok := t.m.understand(rest); ok && alt.intent != conv.intent && alt.intent != "cancel" && alt.literals >= 1 {
+				t.toks = rest
+				t.completeTime(&alt)
+				return t.handleMatch(alt)
+			}
+		}
 		// A clear new request wins over reading the answer as the awaited
 		// value ("set a timer for 5 minutes" while an alarm asks its time),
 		// unless the question wants free text, where anything goes.
@@ -643,6 +652,10 @@ func (m *langModel) correctionSplit(toks []token) (head, tail []token) {
 				break
 			}
 		}
+		// "10 minutes, no, 12 minutes": a "no" set off by commas
+		if k < 0 && (toks[i].norm == "no") && commaAfter(toks[i-1]) {
+			k, size = i, 1
+		}
 	}
 	if k < 0 || k+size >= len(toks) {
 		return nil, nil
@@ -658,6 +671,15 @@ func (m *langModel) correctionSplit(toks []token) (head, tail []token) {
 func (m *langModel) replaceCorrected(head, tail []token) []token {
 	if alt, ok := m.understand(tail); ok && alt.literals >= 2 {
 		return tail
+	} else if ok && alt.literals == 1 {
+		// "call jenny, no, call mike": the same request said again
+		if h, ok := m.understand(head); ok && h.intent == alt.intent {
+			return tail
+		}
+	}
+	// "by 15, no, by 25": the word before the new number was said before it too
+	if len(tail) > 1 && numberWordAt(m, tail[1]) && !numberWordAt(m, tail[0]) {
+		tail = tail[1:]
 	}
 	// The new value: a number, or a time ("a las 8"), replacing the
 	// last one of its kind in what came before.
@@ -672,6 +694,39 @@ func (m *langModel) replaceCorrected(head, tail []token) []token {
 		}
 	}
 	return nil
+}
+
+// mindChangers open what a speaker says on changing their mind.
+var mindChangers = map[string]bool{"never": true, "forget": true, "wait": true, "actually": true, "nah": true,
+	"scratch": true, "cancel": true, "olvídalo": true, "olvidalo": true, "olvida": true, "espera": true,
+	"mejor": true, "déjalo": true, "dejalo": true}
+
+// changeOfMind gives what follows "never mind," "forget the email,"
+// "wait, first," at the start of a query, or nil: a marker of a change
+// of mind in the first words, up to the last comma among them.
+func (m *langModel) changeOfMind(toks []token) []token {
+	if len(toks) < 3 || !mindChangers[toks[0].norm] {
+		return nil
+	}
+	end := -1
+	for k := 0; k < min(4, len(toks)-1); k++ {
+		if commaAfter(toks[k]) {
+			end = k + 1
+		}
+	}
+	if end < 0 {
+		return nil
+	}
+	rest := toks[end:]
+	for len(rest) > 1 && (m.fillers[rest[0].norm] || rest[0].norm == "first" || rest[0].norm == "primero") {
+		rest = rest[1:]
+	}
+	return rest
+}
+
+// commaAfter reports whether a comma was typed right after tok.
+func commaAfter(tok token) bool {
+	return strings.HasPrefix(strings.TrimPrefix(tok.src, tok.orig), ",")
 }
 
 // numberWordAt reports whether tok is a number (digits or a number word).
@@ -1026,7 +1081,8 @@ var messageOpeners = map[string]bool{"uh": true, "um": true, "er": true, "erm": 
 
 // messageLeads are the words that hand a message over when it is given as
 // the answer to "what should it say?".
-var messageLeads = [][]string{{"tell", "her"}, {"tell", "him"}, {"tell", "them"}, {"just", "say"}, {"say"},
+var messageLeads = [][]string{{"the", "message", "should", "say"}, {"the", "email", "should", "say"},
+	{"the", "text", "should", "say"}, {"it", "should", "say"}, {"the", "body", "should", "say"}, {"tell", "her"}, {"tell", "him"}, {"tell", "them"}, {"just", "say"}, {"say"},
 	{"write"}, {"dile"}, {"decile"}, {"ponle"}, {"que", "diga"}, {"pon"}, {"escribe"}}
 
 // messageLeadOff drops interjections and the words that hand a message
@@ -1084,7 +1140,7 @@ var fieldLabels = map[string]bool{"body": true, "subject": true, "message": true
 	"cuerpo": true, "asunto": true, "mensaje": true, "texto": true, "titulo": true}
 
 // copulas end the words an answer names itself with ("the number is").
-var copulas = map[string]bool{"is": true, "es": true}
+var copulas = map[string]bool{"is": true, "es": true, "be": true, "sea": true}
 
 // preferTyped names, for an awaited open slot, the typed slot an answer
 // may fill instead.

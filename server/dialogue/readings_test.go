@@ -412,3 +412,40 @@ func TestPoliteQuestionMark(t *testing.T) {
 		{"en", "text Ben dinner is ready!", "SEND_SMS", []string{`"text":"dinner is ready!"`}},
 	})
 }
+
+// Answers to the assistant's questions as people give them: with the words
+// that hand a message over, a name said twice, a verb before a time, a
+// change of mind; and requests that correct themselves.
+func TestAnswersAsPeopleGiveThem(t *testing.T) {
+	h := newHarness(t)
+	turns := func(lang string, qs ...string) Response {
+		var r Response
+		for _, q := range qs {
+			r = h.ask(lang, q, r.Context.Ref)
+		}
+		return r
+	}
+	cases := []struct {
+		r      Response
+		action string
+		data   string
+	}{
+		{turns("en", "text Sam", "uh, tell him the car is ready"), "SEND_SMS", `"text":"the car is ready"`},
+		{turns("en", "text Sam", "the message should say that the car is ready"), "SEND_SMS", `"text":"the car is ready"`},
+		{turns("en", "call someone", "my brother, please, my brother"), "MAKE_CALL", `"contact":"my brother"`},
+		{turns("es", "pon una alarma", "pónmela a las seis de la mañana"), "SET_ALARM", ""},
+		{turns("es", "manda un mensaje a Luis", "porfa dile que ya salgo"), "SEND_SMS", `"text":"ya salgo"`},
+		{turns("en", "set a timer for 4 minutes, no, 6 minutes"), "SET_TIMER", `360000`},
+		{turns("en", "call anna, no, call maria"), "MAKE_CALL", `"contact":"maria"`},
+		{turns("en", "turn the volume up by 5, no, by 15"), "VOLUME_UPDATE", `"delta":15`},
+	}
+	for _, c := range cases {
+		a, d := actionJSON(t, c.r)
+		if a != c.action || !strings.Contains(d, c.data) {
+			t.Errorf("%q: %s %s, want %s with %s", c.r.Responses.Query, a, d, c.action, c.data)
+		}
+	}
+	if r := turns("en", "text Sam", "never mind, what's the weather like"); r.Intent != "weather" {
+		t.Errorf("a change of mind while asked for a message: %s %q", r.Intent, r.Responses.Text)
+	}
+}

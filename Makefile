@@ -46,7 +46,7 @@ test: deps vet fmt-check
 # Every engine's quality next to the baselines, defaults and tuned, on MovieLens
 # and a synthetic sparse catalog.
 eval: deps
-	HARK_QUALITY_REPORT=1 $(GO) test -timeout 90m -run 'TestQualityReport|TestTuningReport' -v ./server/recomm/evaluate
+	HARK_QUALITY_REPORT=1 $(GO) test -timeout 150m -run 'TestQualityReport|TestTuningReport|TestSearchMethods' -v ./server/recomm/evaluate
 
 bench: deps
 	@scripts/bench.sh

@@ -36,42 +36,12 @@ func TestTuningReport(t *testing.T) {
 	if testing.Short() || os.Getenv("HARK_QUALITY_REPORT") == "" {
 		t.Skip("set HARK_QUALITY_REPORT=1 to run the searches of the tuning report")
 	}
-	budget := jobs.DefaultTuningBudget
-	if s := os.Getenv("HARK_EVAL_BUDGET"); s != "" {
-		var secs float64
-		if _, err := fmt.Sscan(s, &secs); err != nil {
-			t.Fatalf("HARK_EVAL_BUDGET=%q: %v", s, err)
-		}
-		budget = time.Duration(secs * float64(time.Second))
-	}
+	budget := evalBudget(t)
 	names := []string{engines.Hybrid, engines.FM, engines.ISVD, engines.Popular, engines.ContentBased}
 	if s := os.Getenv("HARK_EVAL_ENGINES"); s != "" {
 		names = strings.Split(s, ",")
 	}
-	cases := []catalogCase{
-		{"movielens-small", func(t *testing.T) *engines.Dataset {
-			dir := filepath.Join("..", "..", "..", evaluate.MovieLensDir)
-			ds, err := evaluate.LoadMovieLens(dir)
-			if err != nil {
-				t.Skipf("MovieLens not found at %s: %v", dir, err)
-			}
-			return ds
-		}, true},
-		{"sparse synthetic, seed 1", func(*testing.T) *engines.Dataset { return evaluate.Synthetic(evaluate.SparseShape, 1) }, true},
-		{"sparse synthetic, seed 2 (held back)", func(*testing.T) *engines.Dataset { return evaluate.Synthetic(evaluate.SparseShape, 2) }, false},
-	}
-	if s := os.Getenv("HARK_EVAL_CATALOGS"); s != "" {
-		var keep []catalogCase
-		for _, c := range cases {
-			for _, part := range strings.Split(s, ",") {
-				if strings.Contains(c.name, part) {
-					keep = append(keep, c)
-					break
-				}
-			}
-		}
-		cases = keep
-	}
+	cases := evalCatalogs()
 	var summary strings.Builder
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -139,6 +109,48 @@ func TestTuningReport(t *testing.T) {
 		})
 	}
 	t.Log("\n" + summary.String())
+}
+
+// evalBudget is the search budget of the reports: HARK_EVAL_BUDGET seconds, default the server's.
+func evalBudget(t *testing.T) time.Duration {
+	budget := jobs.DefaultTuningBudget
+	if s := os.Getenv("HARK_EVAL_BUDGET"); s != "" {
+		var secs float64
+		if _, err := fmt.Sscan(s, &secs); err != nil {
+			t.Fatalf("HARK_EVAL_BUDGET=%q: %v", s, err)
+		}
+		budget = time.Duration(secs * float64(time.Second))
+	}
+	return budget
+}
+
+// evalCatalogs are the catalogs of the reports, narrowed by HARK_EVAL_CATALOGS.
+func evalCatalogs() []catalogCase {
+	cases := []catalogCase{
+		{"movielens-small", func(t *testing.T) *engines.Dataset {
+			dir := filepath.Join("..", "..", "..", evaluate.MovieLensDir)
+			ds, err := evaluate.LoadMovieLens(dir)
+			if err != nil {
+				t.Skipf("MovieLens not found at %s: %v", dir, err)
+			}
+			return ds
+		}, true},
+		{"sparse synthetic, seed 1", func(*testing.T) *engines.Dataset { return evaluate.Synthetic(evaluate.SparseShape, 1) }, true},
+		{"sparse synthetic, seed 2 (held back)", func(*testing.T) *engines.Dataset { return evaluate.Synthetic(evaluate.SparseShape, 2) }, false},
+	}
+	if s := os.Getenv("HARK_EVAL_CATALOGS"); s != "" {
+		var keep []catalogCase
+		for _, c := range cases {
+			for _, part := range strings.Split(s, ",") {
+				if strings.Contains(c.name, part) {
+					keep = append(keep, c)
+					break
+				}
+			}
+		}
+		cases = keep
+	}
+	return cases
 }
 
 // testNDCG trains on the split's training part and scores the test part.

@@ -66,6 +66,10 @@ func TestTunedNotWorseThanDefaults(t *testing.T) {
 			}
 			t.Logf("%s %s: %d trials, planned %.2f s, took %.2f s, NDCG@10 %.4f (defaults %.4f)", engine, method,
 				rep.Trials, rep.PlannedSeconds, rep.Seconds, v.Chosen.NDCG, v.Defaults.NDCG)
+			// both methods spend the budget by the cost model, and never more
+			if rep.PlannedSeconds > b.Seconds() || (engine == engines.Hybrid || engine == engines.FM) && rep.PlannedSeconds < 0.8*b.Seconds() {
+				t.Errorf("%s %s: planned %.2f s of a %.0f s budget", engine, method, rep.PlannedSeconds, b.Seconds())
+			}
 			if engine == engines.Hybrid && method == Halving && !(v.Chosen.NDCG > v.Defaults.NDCG) {
 				t.Errorf("%s %s: the search found nothing better than the defaults (%.4f)", engine, method, v.Defaults.NDCG)
 			}

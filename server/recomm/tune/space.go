@@ -132,6 +132,26 @@ func near(rng *rand.Rand, v int, xs ...int) int {
 	return xs[max(0, min(len(xs)-1, i+rng.IntN(3)-1))]
 }
 
+// perturb draws a setting near t, for the local search of later brackets: every continuous setting
+// multiplied by a log-normal factor (about ×1.6 either way), the factors moved to a neighbouring size,
+// the kind of confidence and whether attributes are used kept.
+func perturb(rng *rand.Rand, t trial) trial {
+	cfg := t.cfg
+	cfg.Iterations = 0
+	step := func(v float64) float64 {
+		if v > 0 {
+			return v * math.Exp(0.5*rng.NormFloat64())
+		}
+		return v
+	}
+	cfg.Regularization, cfg.Alpha, cfg.LearningRate = step(cfg.Regularization), step(cfg.Alpha), step(cfg.LearningRate)
+	cfg.AttributeWeight = step(cfg.AttributeWeight)
+	if cfg.Factors > 0 {
+		cfg.Factors = near(rng, cfg.Factors, 16, 32, 48, 64, 96, 128)
+	}
+	return trial{cfg}
+}
+
 // jitter multiplies v by a log-normal factor (a half-width of about 2×).
 func jitter(rng *rand.Rand, v float64) float64 { return v * math.Exp(0.7*rng.NormFloat64()) }
 

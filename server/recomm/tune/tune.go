@@ -4,12 +4,16 @@
 // worse than the engine's defaults, which are always among the candidates), and the caller retrains on
 // all interactions with it.
 //
-// The default method is successive halving over iterations (Jamieson & Talwalkar 2016, Hyperband's
-// most aggressive bracket, η = 3, repeated while the budget lasts): many settings are trained
-// briefly, the best third is trained three times longer, and so on to a full training. Half the
-// settings are drawn near the engine's defaults, half across wide ranges. Random search at equal
-// budget is the baseline it is measured against (make eval). The plan is made with a cost model, not the clock, so a search is repeatable: the same
-// data, seed and budget give the same settings on a loaded machine and an idle one.
+// The default method is successive halving over iterations (Jamieson & Talwalkar 2016, η = 3, in
+// brackets while the budget lasts): many settings are trained briefly, the best third is trained three
+// times longer, and so on to a full training. The scores after a few iterations rank settings well
+// enough for this (Spearman 0.85-0.88 after 2 of 18 iterations, 0.97-0.99 after 6, on MovieLens and
+// the sparse synthetic catalog). The first bracket's settings are drawn at random, half near the
+// engine's defaults, half across wide ranges; later brackets draw two thirds of theirs near the best
+// settings found so far (a local search in log space, a small model-based proposal), the rest at
+// random. Random search at equal budget is the baseline it is measured against (make eval). The
+// plan is made with a cost model, not the clock, so a search is repeatable: the same data, seed and
+// budget give the same settings on a loaded machine and an idle one.
 package tune
 
 import (
@@ -48,7 +52,7 @@ const (
 	// maxFirstRung bounds the settings one bracket of successive halving starts with, maxBrackets the
 	// brackets, so a huge budget on a tiny table does not train thousands of models.
 	maxFirstRung = 27
-	maxBrackets  = 4
+	maxBrackets  = 6
 	// trialSeconds is the fixed cost of a trial beyond the cost model: setting up a training and an
 	// evaluation. It keeps a tiny table from running hundreds of trials.
 	trialSeconds = 0.02
@@ -152,7 +156,7 @@ func Search(ctx context.Context, engine string, ds *engines.Dataset, o Options) 
 	if err != nil {
 		return nil, err
 	}
-	best, bestScore, err := plan()
+	best, bestScore, err := plan(scored{def, defScore})
 	if err != nil {
 		return nil, err
 	}
@@ -282,7 +286,8 @@ type scored struct {
 }
 
 // plan returns the search that fits the budget (after one evaluation of the defaults), or false.
-func (s *searcher) plan(sp *space) (func() (trial, Scores, error), bool) {
+// The defaults, with their scores, are where the local search of later brackets may start too.
+func (s *searcher) plan(sp *space) (func(defaults scored) (trial, Scores, error), bool) {
 	budget := s.o.Budget.Seconds()
 	def := sp.defaults
 	budget -= s.cost(def.cfg, def.cfg.Iterations)
@@ -303,7 +308,7 @@ func (s *searcher) plan(sp *space) (func() (trial, Scores, error), bool) {
 		if len(take) == 0 {
 			return nil, false
 		}
-		return func() (trial, Scores, error) { return s.all(take) }, true
+		return func(scored) (trial, Scores, error) { return s.all(take) }, true
 	}
 	full := sp.rungs[len(sp.rungs)-1]
 	// candidates are drawn once, in one order, so that a larger budget tries a superset
@@ -321,71 +326,13 @@ func (s *searcher) plan(sp *space) (func() (trial, Scores, error), bool) {
 		if n == 0 {
 			return nil, false
 		}
-		return func() (trial, Scores, error) { return s.all(pool[:n]) }, true
+		return func(scored) (trial, Scores, error) { return s.all(pool[:n]) }, true
 	}
-	// successive halving in brackets (Hyperband's most aggressive bracket, repeated): each bracket
-	// takes the next settings of the pool, as many as the budget left allows (at most maxFirstRung),
-	// with as many rungs as fit; the bracket winners meet at the full training
-	type bracket struct {
-		ts    []trial
-		rungs []int
-	}
-	var plan []bracket
-	next := 0
-	for len(plan) < maxBrackets {
-		var b bracket
-		for rungs := len(sp.rungs); rungs >= 1 && b.ts == nil; rungs-- {
-			rs := sp.rungs[len(sp.rungs)-rungs:]
-			// which settings survive a rung is unknown, so later rungs are planned as if the
-			// costliest did, and the budget is never overrun
-			cost := func(ts []trial) float64 {
-				c, alive := 0.0, len(ts)
-				for _, r := range rs {
-					costs := make([]float64, len(ts))
-					for i, t := range ts {
-						costs[i] = s.cost(t.cfg, r)
-					}
-					sort.Sort(sort.Reverse(sort.Float64Slice(costs)))
-					for _, x := range costs[:alive] {
-						c += x
-					}
-					alive = max(1, alive/eta)
-				}
-				return c
-			}
-			n0 := 0
-			for n := int(math.Pow(eta, float64(rungs-1))); n <= maxFirstRung && cost(pool[next:next+n]) <= budget; n++ {
-				n0 = n
-			}
-			if n0 > 0 {
-				b = bracket{pool[next : next+n0], rs}
-				budget -= cost(b.ts)
-				next += n0
-			}
-		}
-		// a later bracket that cannot halve at least once adds little
-		if b.ts == nil || (len(plan) > 0 && len(b.rungs) < 2) {
-			break
-		}
-		plan = append(plan, b)
-	}
-	if len(plan) == 0 {
+	if s.cost(pool[0].cfg, full) > budget {
 		return nil, false
 	}
-	return func() (trial, Scores, error) {
-		var best scored
-		best.s.NDCG = -1
-		for _, b := range plan {
-			t, sc, err := s.halving(b.ts, b.rungs)
-			if err != nil {
-				return trial{}, Scores{}, err
-			}
-			if sc.NDCG > best.s.NDCG {
-				best = scored{t, sc}
-			}
-		}
-		return best.t, best.s, nil
-	}, true
+	// the budget of brackets is the whole one: its plan counts the defaults' trial, already made
+	return func(def scored) (trial, Scores, error) { return s.brackets(sp, pool, rng, s.o.Budget.Seconds(), def) }, true
 }
 
 // all evaluates every trial and returns the best.
@@ -404,29 +351,131 @@ func (s *searcher) all(ts []trial) (trial, Scores, error) {
 	return best.t, best.s, nil
 }
 
+// brackets runs brackets of successive halving while the budget lasts. The first bracket's settings
+// come from the pool, in order; later brackets draw two of every three near the best settings found
+// so far. Each bracket is sized when it starts, to the budget left by the cost model with the mean
+// cost of its settings; a trial that would take the plan past the budget is not made, so the plan
+// never exceeds the budget, and it depends only on the data, the seed and the budget.
+func (s *searcher) brackets(sp *space, pool []trial, rng *rand.Rand, budget float64, def scored) (trial, Scores, error) {
+	var done []scored // every evaluation, its iterations in its configuration
+	next := 0
+	for b := 0; b < maxBrackets; b++ {
+		left := budget - s.planned
+		// candidates in the order a bracket takes them; the pool is used in order, as random search
+		// uses it
+		cands := make([]trial, 0, maxFirstRung)
+		fromPool := make([]bool, 0, maxFirstRung)
+		for i := 0; i < maxFirstRung; i++ {
+			if b > 0 && i%3 != 0 {
+				cands, fromPool = append(cands, perturb(rng, elite(def, done, rng))), append(fromPool, false)
+			} else if p := next + countTrue(fromPool); p < len(pool) {
+				cands, fromPool = append(cands, pool[p]), append(fromPool, true)
+			}
+		}
+		var ts []trial
+		var rs []int
+		for rungs := len(sp.rungs); rungs >= 1 && ts == nil; rungs-- {
+			rs = sp.rungs[len(sp.rungs)-rungs:]
+			for n := int(math.Pow(eta, float64(rungs-1))); n <= len(cands) && s.expected(cands[:n], rs) <= left; n++ {
+				ts = cands[:n]
+			}
+		}
+		if ts == nil {
+			break
+		}
+		next += countTrue(fromPool[:len(ts)])
+		if err := s.halving(ts, rs, budget, &done); err != nil {
+			return trial{}, Scores{}, err
+		}
+	}
+	best := scored{s: Scores{NDCG: -1}}
+	for _, d := range done {
+		if d.s.NDCG > best.s.NDCG {
+			best = d
+		}
+	}
+	if best.s.NDCG < 0 {
+		return trial{}, Scores{}, fmt.Errorf("tune: no trial fitted the budget")
+	}
+	return best.t, best.s, nil
+}
+
+func countTrue(bs []bool) (n int) {
+	for _, b := range bs {
+		if b {
+			n++
+		}
+	}
+	return n
+}
+
+// expected is the cost of a bracket of ts over rs by the cost model, a third of the settings going on
+// at each rung with the mean cost.
+func (s *searcher) expected(ts []trial, rs []int) float64 {
+	c, alive := 0.0, float64(len(ts))
+	for _, r := range rs {
+		mean := 0.0
+		for _, t := range ts {
+			mean += s.cost(t.cfg, r)
+		}
+		c += alive * mean / float64(len(ts))
+		alive = math.Max(1, math.Floor(alive/eta))
+	}
+	return c
+}
+
+// elite picks one of the three best settings evaluated so far, the best more often, among the defaults
+// and the settings trained the longest (scores after fewer iterations are not comparable).
+func elite(def scored, done []scored, rng *rand.Rand) trial {
+	top := 0
+	for _, d := range done {
+		top = max(top, d.t.cfg.Iterations)
+	}
+	at := []scored{def}
+	for _, d := range done {
+		if d.t.cfg.Iterations == top {
+			at = append(at, d)
+		}
+	}
+	sort.SliceStable(at, func(a, b int) bool { return at[a].s.NDCG > at[b].s.NDCG })
+	i := 0
+	for i < min(2, len(at)-1) && rng.IntN(2) == 0 {
+		i++
+	}
+	return at[i].t
+}
+
 // halving trains every trial with the first rung's iterations, keeps the best third for the next
-// rung, and so on; the last rung is the full training.
-func (s *searcher) halving(ts []trial, rungs []int) (trial, Scores, error) {
+// rung, and so on; the last rung is the full training. A trial that would take the plan past the
+// budget is not trained. Every evaluation is appended to done.
+func (s *searcher) halving(ts []trial, rungs []int, budget float64, done *[]scored) error {
 	alive := make([]scored, len(ts))
 	for i, t := range ts {
 		alive[i] = scored{t: t}
 	}
 	for ri, r := range rungs {
-		for i := range alive {
-			alive[i].t.cfg.Iterations = r
-			sc, err := s.evaluate(alive[i].t.cfg)
-			if err != nil {
-				return trial{}, Scores{}, err
+		var ran []scored
+		for _, a := range alive {
+			a.t.cfg.Iterations = r
+			if s.planned+s.cost(a.t.cfg, r) > budget {
+				continue
 			}
-			alive[i].s = sc
+			sc, err := s.evaluate(a.t.cfg)
+			if err != nil {
+				return err
+			}
+			a.s = sc
+			ran = append(ran, a)
+			*done = append(*done, a)
 		}
-		// a stable order: the pool order breaks ties
-		sort.SliceStable(alive, func(a, b int) bool { return alive[a].s.NDCG > alive[b].s.NDCG })
+		// a stable order: the order of the candidates breaks ties
+		sort.SliceStable(ran, func(a, b int) bool { return ran[a].s.NDCG > ran[b].s.NDCG })
 		if ri < len(rungs)-1 {
-			alive = alive[:max(1, len(alive)/eta)]
+			ran = ran[:min(len(ran), max(1, len(ran)/eta))]
 		}
+		alive = ran
 	}
-	return alive[0].t, alive[0].s, nil
+	return nil
 }
 
 // describe lists the settings that matter for engine, defaults resolved.

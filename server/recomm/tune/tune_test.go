@@ -3,6 +3,7 @@ package tune
 import (
 	"context"
 	"errors"
+	"math/rand/v2"
 	"reflect"
 	"strings"
 	"sync/atomic"
@@ -82,5 +83,33 @@ func TestSearchCancelled(t *testing.T) {
 	rep, err := Search(ctx, engine, ds, Options{Budget: time.Second, Seed: 1, Workers: 2})
 	if !errors.Is(err, context.Canceled) || rep != nil {
 		t.Errorf("search cancelled half way: %v, %v", rep, err)
+	}
+}
+
+// TestPerturb: the local search moves every continuous setting in log space and keeps the kind of
+// confidence and whether attributes are used.
+func TestPerturb(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	base := engines.TrainConfig{Factors: 48, Regularization: 0.1, Alpha: 3, LogConfidence: true, AttributeWeight: -1, Iterations: 18}
+	moved := 0
+	for range 200 {
+		c := perturb(rng, trial{base}).cfg
+		if c.LogConfidence != base.LogConfidence || c.AttributeWeight != -1 || c.Iterations != 0 || c.LearningRate != 0 {
+			t.Fatalf("perturb changed a discrete setting: %+v", c)
+		}
+		for _, r := range []float64{c.Regularization / base.Regularization, c.Alpha / base.Alpha} {
+			if !(r > 1/20.0 && r < 20) {
+				t.Fatalf("perturb went far: %+v", c)
+			}
+		}
+		if c.Factors != 32 && c.Factors != 48 && c.Factors != 64 {
+			t.Fatalf("factors %d are not a neighbour of 48", c.Factors)
+		}
+		if c.Regularization != base.Regularization {
+			moved++
+		}
+	}
+	if moved < 190 {
+		t.Errorf("only %d of 200 perturbations moved the regularisation", moved)
 	}
 }

@@ -27,7 +27,7 @@ type goldenScreen struct {
 func waitFor(t *testing.T, tm *teatest.TestModel, text string) {
 	t.Helper()
 	teatest.WaitFor(t, tm.Output(), func(b []byte) bool { return bytes.Contains(b, []byte(text)) },
-		teatest.WithDuration(10*time.Second), teatest.WithCheckInterval(5*time.Millisecond))
+		teatest.WithDuration(30*time.Second), teatest.WithCheckInterval(5*time.Millisecond)) // a bound for a loaded machine under -race, not a timing
 }
 
 func send(tm *teatest.TestModel, names ...string) {

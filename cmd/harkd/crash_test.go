@@ -194,11 +194,11 @@ func TestKillMidImportLeavesTableUnchanged(t *testing.T) {
 			t.Logf("log of the restarted harkd:\n%s", log2.String())
 		}
 	}()
-	// the killed run's lease (1 s) lets the restarted process take the job
-	// over soon; its own run keeps the default lease, as an import of this
-	// size under the race detector keeps SQLite's one writer busy for longer
-	// than a second at a time
-	h2 := startHarkdLogging(t, &log2, serveArgs(data)...)
+	// The killed run's lease (1 s) lets the restarted process take the job
+	// over soon. Its own run takes a long lease: an import of this size under
+	// the race detector keeps SQLite's one writer busy so long that renewals
+	// wait past a short lease (README, PostgreSQL as the store: limits).
+	h2 := startHarkdLogging(t, &log2, append(serveArgs(data), "--job-lease", "10m")...)
 	st, err := h2.client(t).Recomm.WaitImport(ctx, client.ImportInteractions, "movies", job.RequestID, 50*time.Millisecond, nil)
 	// Rows the killed run had committed and the restart had not undone would
 	// come back as already recorded, not added.

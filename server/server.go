@@ -191,7 +191,7 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		if s.closeConversations != nil {
 			s.closeConversations()
 		}
-		s.closeStores()
+		s.db.Close()
 		return nil, err
 	}
 	return s, nil
@@ -216,9 +216,6 @@ func (c *Config) shareLimits() {
 	share(&c.AuthWorkspaceRate, 20, 0)
 	share(&c.AuthWorkspaceBurst, 60, 1)
 }
-
-// closeStores closes the store.
-func (s *Server) closeStores() error { return s.db.Close() }
 
 // Migrate applies the migrations of every service on store spec (see
 // Config.Store) without building or serving anything, so a deployment can
@@ -469,7 +466,7 @@ func (s *Server) Close() error {
 	s.answers.Close()
 	s.closeConversations()
 	s.Recomm.Close()
-	return errors.Join(s.Tracking.Close(), s.closeStores())
+	return errors.Join(s.Tracking.Close(), s.db.Close())
 }
 
 // recommStorage is the workspace storage as the recommendation jobs see it:

@@ -90,7 +90,11 @@ func (m Metrics) String() string {
 
 // Evaluate ranks, for every user with held-out items, all items the user did not interact with in
 // training and scores the top k against the held-out items.
-func Evaluate(m engines.Model, s *Split, k int) (Metrics, error) {
+func Evaluate(m engines.Model, s *Split, k int) (Metrics, error) { return EvaluateDiverse(m, s, k, 0) }
+
+// EvaluateDiverse is Evaluate with the ranking re-ranked for diversity (engines.Query.Diversity, MMR;
+// engines without a similarity ignore it).
+func EvaluateDiverse(m engines.Model, s *Split, k int, diversity float64) (Metrics, error) {
 	if k <= 0 {
 		return Metrics{}, errors.New("evaluate: k must be positive")
 	}
@@ -128,9 +132,11 @@ func Evaluate(m engines.Model, s *Split, k int) (Metrics, error) {
 				seen := trainItems[u]
 				// asking for k more than the user's training items and dropping those afterwards
 				// gives the same top k as a filter, without a lookup for every item of the catalog
-				q := engines.Query{Limit: k + len(seen)}
-				if q.Limit > engines.MaxLimit {
-					q = engines.Query{Limit: k, Accept: func(id string) bool { _, in := seen[id]; return !in }}
+				q := engines.Query{Limit: k + len(seen), Diversity: diversity}
+				if q.Limit > engines.MaxLimit || diversity > 0 {
+					// MMR ranks each next item against the ones already ranked, so the items the
+					// user has seen must be left out before ranking, not dropped after
+					q = engines.Query{Limit: k, Diversity: diversity, Accept: func(id string) bool { _, in := seen[id]; return !in }}
 				}
 				recs, err := m.Recommend(engines.ItemsToUser, engines.Subject{ID: ds.UserIDs[u]}, q)
 				if err != nil {

@@ -95,6 +95,13 @@ func TestTuningReport(t *testing.T) {
 				fmt.Fprintf(&b, "%-20s | %8.4f %8.4f %8.4f | %8.4f %8.4f %8.4f %8.4f | %d/%d, %v/%v, %v\n", engine, def, tests[0], tests[1],
 					v.Defaults.NDCG, v.Chosen.NDCG, sh.BestSearched, rs.BestSearched, sh.Trials, rs.Trials,
 					took[0].Round(time.Second), took[1].Round(time.Second), sh.Chosen)
+				if d := sh.Diversity; d != nil {
+					fmt.Fprintf(&b, "%-20s | diversity on validation (level: NDCG@10, coverage@10):", "")
+					for _, l := range d.Levels {
+						fmt.Fprintf(&b, " %.1f: %.4f, %.3f;", l.Diversity, l.NDCG, l.Coverage)
+					}
+					fmt.Fprintf(&b, " suggested %.1f %s\n", d.Suggested, d.Skipped)
+				}
 				verdict := "halving beats random"
 				switch {
 				case sh.BestSearched < rs.BestSearched:

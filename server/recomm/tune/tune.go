@@ -107,6 +107,10 @@ type Report struct {
 		Defaults Scores `json:"defaults"`
 	} `json:"validation,omitempty"`
 
+	// Diversity is the trade-off of the chosen hybrid setting between relevance and diversity on the
+	// validation split (see DiversityStudy); nil for other engines and when there was no search.
+	Diversity *DiversityStudy `json:"diversity,omitempty"`
+
 	// Config is what the final training uses.
 	Config engines.TrainConfig `json:"-"`
 	// BestSearched is the validation NDCG of the best setting the search itself found (the defaults
@@ -145,6 +149,12 @@ func Search(ctx context.Context, engine string, ds *engines.Dataset, o Options) 
 	rep.Holdout = o.Holdout
 	s := &searcher{ctx: ctx, engine: engine, split: split, st: statsOf(split.Train), o: o, users: users}
 	def := sp.defaults
+	if engine == engines.Hybrid {
+		// the diversity study evaluates the chosen model again at each level: its share is set aside
+		// so the search and the study together stay within the budget
+		study := float64(len(diversityLevels)) * evalSeconds(engine, s.st, def.cfg, users)
+		s.o.Budget -= time.Duration(study * float64(time.Second))
+	}
 	plan, ok := s.plan(sp)
 	if !ok {
 		rep.Skipped = fmt.Sprintf("the budget of %.1f s is too small to tune this table (one training and evaluation takes about %.1f s)",
@@ -176,6 +186,11 @@ func Search(ctx context.Context, engine string, ds *engines.Dataset, o Options) 
 	rep.Chosen["defaults"] = isDefault
 	rep.Config = chosen.cfg
 	rep.Config.Seed, rep.Config.Workers = int64(o.Seed), o.Workers
+	if engine == engines.Hybrid {
+		if rep.Diversity, err = s.diversity(chosen.cfg); err != nil {
+			return nil, err
+		}
+	}
 	rep.Seconds = time.Since(start).Seconds()
 	return rep, nil
 }
@@ -254,6 +269,13 @@ type searcher struct {
 	users   int
 	trials  int
 	planned float64
+	// best is the model of the best evaluation so far, with its setting and metrics at diversity 0,
+	// kept for the diversity study of the chosen setting (so it needs no training of its own).
+	best struct {
+		m   engines.Model
+		cfg engines.TrainConfig
+		met evaluate.Metrics
+	}
 }
 
 func (s *searcher) cost(cfg engines.TrainConfig, iters int) float64 {
@@ -275,6 +297,9 @@ func (s *searcher) evaluate(cfg engines.TrainConfig) (Scores, error) {
 	met, err := evaluate.Evaluate(m, s.split, k)
 	if err != nil {
 		return Scores{}, err
+	}
+	if s.best.m == nil || met.NDCG > s.best.met.NDCG {
+		s.best.m, s.best.cfg, s.best.met = m, cfg, met
 	}
 	return Scores{NDCG: met.NDCG, Precision: met.Precision, Recall: met.Recall, HitRate: met.HitRate}, nil
 }

@@ -113,3 +113,38 @@ func TestPerturb(t *testing.T) {
 		t.Errorf("only %d of 200 perturbations moved the regularisation", moved)
 	}
 }
+
+// TestDiversityStudy: a hybrid search measures the chosen model at each diversity level on the
+// validation split; level 0 is the chosen setting's own validation score, MMR raises the coverage of
+// the top 10, and the suggestion follows the documented rule.
+func TestDiversityStudy(t *testing.T) {
+	rep, err := Search(context.Background(), engines.Hybrid, small(), Options{Budget: 500 * time.Millisecond, Seed: 3, Workers: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := rep.Diversity
+	if d == nil || d.Skipped != "" || len(d.Levels) != len(diversityLevels)+1 {
+		t.Fatalf("diversity study %+v (report skipped %q)", d, rep.Skipped)
+	}
+	base := d.Levels[0]
+	if base.Diversity != 0 || base.NDCG != rep.Validation.Chosen.NDCG {
+		t.Errorf("level 0 is %+v, the chosen setting scored %.4f", base, rep.Validation.Chosen.NDCG)
+	}
+	top := d.Levels[len(d.Levels)-1]
+	if !(top.Coverage > base.Coverage) {
+		t.Errorf("diversity %.1f covers %.3f of the catalog, no more than %.3f without it", top.Diversity, top.Coverage, base.Coverage)
+	}
+	want := 0.0
+	for _, l := range d.Levels[1:] {
+		if l.NDCG >= (1-maxNDCGLoss)*base.NDCG && l.Coverage > base.Coverage {
+			want = l.Diversity
+		}
+	}
+	if d.Suggested != want {
+		t.Errorf("suggested %.1f, the rule gives %.1f: %+v", d.Suggested, want, d.Levels)
+	}
+	t.Logf("levels %+v, suggested %.1f", d.Levels, d.Suggested)
+	if other, err := Search(context.Background(), engines.FM, small(), Options{Budget: 200 * time.Millisecond, Seed: 3, Workers: 2}); err != nil || other.Diversity != nil {
+		t.Errorf("fm search: diversity %+v, err %v; only hybrid has a diversity parameter", other.Diversity, err)
+	}
+}

@@ -107,6 +107,12 @@ func TestUnknownPlace(t *testing.T) {
 		{"en", "forecast boston tomorrow", "boston"},
 		{"es", "tiempo valencia mañana", "valencia"},
 		{"en", "is it gonna snow on saturday", ""},
+		// words that go on talking are no place; a city named elsewhere is
+		{"en", "is it warm today, should i take my jacket", ""},
+		{"en", "what is the humidity going to be like", ""},
+		{"en", "can you tell me what the weather looks like in london", "london"},
+		{"en", "weather in new orleans", "new orleans"},
+		{"es", "hará frío, me llevo mi abrigo", ""},
 	} {
 		h.k.reset()
 		r := h.ask(c.lang, c.q, 0)

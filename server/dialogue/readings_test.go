@@ -363,6 +363,9 @@ func TestAsidesAfterARequest(t *testing.T) {
 		{"en", "call mom i need a ride home from the station", "MAKE_CALL", []string{`"contact":"mom"`}},
 		{"en", "start the stopwatch im doing sprints", "SET_CRONO", nil},
 		{"en", "text anna im running late", "SEND_SMS", []string{`"text":"im running late"`}},
+		{"en", "i would like an alarm for 6 if it's no bother", "SET_ALARM", nil},
+		// a word a typo rule would read as a filler is still the message's
+		{"en", "text rosa the spare key is under the mat", "SEND_SMS", []string{`"text":"the spare key is under the mat"`}},
 		{"en", "play so what", "PLAY_MUSIC", []string{`"title":"So What"`}},
 		{"es", "pon un temporizador de 5 minutos porque tengo el horno encendido", "SET_TIMER", nil},
 	})

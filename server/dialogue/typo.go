@@ -187,6 +187,11 @@ func likelySlip(typed, word string) bool {
 			// "grasias", "emvia": letters that sound alike or sit together.
 			return len(typed) >= 5
 		}
+		if i > 0 && isVowel(typed[i]) && isVowel(word[i]) {
+			// "calender", "temperture": an unstressed vowel written as
+			// another is a spelling slip in a longer word
+			return len(typed) >= 6
+		}
 		return len(typed) >= 6 && keysAdjacent(typed[i], word[i])
 	}
 	return false
@@ -490,3 +495,5 @@ func (s *speller) unstretch(w string) string {
 	}
 	return ""
 }
+
+func isVowel(c byte) bool { return strings.IndexByte("aeiou", c) >= 0 }

@@ -304,6 +304,8 @@ func TestAnswerNamedOrRestated(t *testing.T) {
 		{"es", "necesito llamar", "el número es 655 443 221", "MAKE_CALL", "655443221"},
 		{"en", "place a call", "phone my aunt Rosa", "MAKE_CALL", `"my aunt Rosa"`},
 		{"en", "text my brother", "the game is on at eight", "SEND_SMS", "the game is on at eight"},
+		{"en", "text my brother", "the message is dinner at eight", "SEND_SMS", `"text":"dinner at eight"`},
+		{"en", "make a phone call", "my uncle, no wait, my aunt", "MAKE_CALL", `"contact":"my aunt"`},
 	}
 	for _, c := range cases {
 		r := h.ask(c.lang, c.first, 0)
@@ -311,6 +313,23 @@ func TestAnswerNamedOrRestated(t *testing.T) {
 		if a, d := actionJSON(t, r); a != c.action || !strings.Contains(d, c.want) {
 			t.Errorf("%q: %s %s, want %s %s", c.answer, a, d, c.action, c.want)
 		}
+	}
+}
+
+// An answer that names its field before giving it gives only the value,
+// and only for the field asked about.
+func TestAnswerNamesItsField(t *testing.T) {
+	h := newHarness(t)
+	r := h.ask("en", "create a new appointment", 0)
+	r = h.ask("en", "the title should be book club", r.Context.Ref)
+	r = h.ask("en", "friday at 6 pm", r.Context.Ref)
+	if a, d := actionJSON(t, r); a != "SET_APPOINTMENT" || !strings.Contains(d, `"title":"book club"`) {
+		t.Errorf("title named in the answer: %s %s", a, d)
+	}
+	r = h.ask("en", "send an email to ana@example.com", 0)
+	r = h.ask("en", "the subject should be book club", r.Context.Ref)
+	if _, d := actionJSON(t, r); strings.Contains(d, `"body":"book club"`) {
+		t.Errorf("a subject given where the body was asked became the body: %s", d)
 	}
 }
 

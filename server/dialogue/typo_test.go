@@ -34,6 +34,7 @@ func TestSpellerCorrects(t *testing.T) {
 		{"en", "works", ""},     // not "work": an ending, not a slip
 		{"en", "quarterly", ""}, // not "quarter"
 		{"en", "dinner", ""},
+		{"en", "title", ""}, // not "titled": the stem of a known word
 		// Too short, or not a plain word.
 		{"en", "st", ""}, {"en", "5min", ""}, {"en", "a.b", ""},
 	} {

@@ -333,6 +333,24 @@ func TestAnswerNamesItsField(t *testing.T) {
 	}
 }
 
+// "the 7 am one" names the alarm at 7 am: "one" after a clock is no hour.
+func TestTheOneAtAClock(t *testing.T) {
+	h := newHarness(t)
+	var data []string
+	for _, answer := range []string{"7 am", "the 7 am one", "the 7 am one tomorrow"} {
+		r := h.ask("en", "delete an alarm", 0)
+		r = h.ask("en", answer, r.Context.Ref)
+		a, d := actionJSON(t, r)
+		if a != "DELETE_ALARM" {
+			t.Fatalf("%q: %s", answer, a)
+		}
+		data = append(data, d)
+	}
+	if data[1] != data[0] || data[2] != data[0] {
+		t.Errorf("the same alarm named three ways: %v", data)
+	}
+}
+
 // An appointment's title answered with its day after it keeps the day
 // for the hour that follows.
 func TestTitleAnsweredWithItsDay(t *testing.T) {

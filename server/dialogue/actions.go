@@ -212,6 +212,9 @@ func (t *turn) alarm(intent string, slots map[string]slotVal) reply {
 		return r
 	}
 	w, ok := slots["time"]
+	if (!ok || !w.when.complete()) && intent == "SET_ALARM" && t.filled == "" {
+		w, ok = t.findClock()
+	}
 	if !ok || !w.when.complete() {
 		if intent == "DELETE_ALARM" {
 			return t.ask("time", "ask_alarm_delete_time", nil, slots)

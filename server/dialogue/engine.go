@@ -829,6 +829,27 @@ func (t *turn) carriesFrom(mt match, at int) bool {
 	return false
 }
 
+// findClock gives, for an alarm asked for without a time, a clock said
+// elsewhere in the query with its mark (a day, am/pm, a colon: "I leave
+// at 12:30 pm, set an alarm for then", "el viernes a mediodía, una
+// alarma"); a bare number is left alone (it may be a count).
+func (t *turn) findClock() (slotVal, bool) {
+	toks := t.toks
+	if t.said != nil {
+		toks = t.said // the clause read, and what came before it
+	}
+	for j := 0; j < len(toks); j++ {
+		w, n := t.m.parseWhen(toks[j:])
+		if n == 0 || w.hasRel || !w.hasClock {
+			continue
+		}
+		if w.day != dayNone || w.mer != "" || n > 1 || strings.ContainsAny(toks[j].norm, ":") {
+			return slotVal{when: w}, true
+		}
+	}
+	return slotVal{}, false
+}
+
 // findDay takes a day named outside the pattern's slots ("what's the
 // weather going to be like tomorrow in nyc").
 func (t *turn) findDay(mt *match) {

@@ -401,6 +401,10 @@ func TestAsidesAfterARequest(t *testing.T) {
 		{"en", "start the stopwatch im doing sprints", "SET_CRONO", nil},
 		{"en", "text anna im running late", "SEND_SMS", []string{`"text":"im running late"`}},
 		{"en", "i would like an alarm for 6 if it's no bother", "SET_ALARM", nil},
+		// the alarm's time said before asking for it
+		{"en", "my train leaves at 7:40 am, set an alarm for then", "SET_ALARM", nil},
+		{"es", "el sábado a las nueve de la mañana, ponme una alarma", "SET_ALARM", nil},
+		{"en", "i have 3 kids, set an alarm", "OPEN_ASR", nil},
 		{"en", "dial plus four four two zero seven nine four six one two three four", "MAKE_CALL", []string{`"number":"+442079461234"`}},
 		{"es", "llama al más tres cuatro seis cero cero uno dos tres cuatro cinco seis", "MAKE_CALL", []string{`"number":"+34600123456"`}},
 		// a word a typo rule would read as a filler is still the message's

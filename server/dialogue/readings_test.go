@@ -405,6 +405,10 @@ func TestAsidesAfterARequest(t *testing.T) {
 		{"en", "my train leaves at 7:40 am, set an alarm for then", "SET_ALARM", nil},
 		{"es", "el sábado a las nueve de la mañana, ponme una alarma", "SET_ALARM", nil},
 		{"en", "i have 3 kids, set an alarm", "OPEN_ASR", nil},
+		{"en", "thursday at 4 pm, could you put a call with the landlord in my calendar", "SET_APPOINTMENT", []string{`"title":"Call with the landlord"`}},
+		{"en", "add a workshop called intro to pottery on friday at 6 pm", "SET_APPOINTMENT", []string{`"title":"intro to pottery"`}},
+		{"en", "email ben@example.com with the subject keys and the message they are at the front desk", "SEND_EMAIL",
+			[]string{`"subject":"keys"`, `"body":"they are at the front desk"`}},
 		{"en", "dial plus four four two zero seven nine four six one two three four", "MAKE_CALL", []string{`"number":"+442079461234"`}},
 		{"es", "llama al más tres cuatro seis cero cero uno dos tres cuatro cinco seis", "MAKE_CALL", []string{`"number":"+34600123456"`}},
 		// a word a typo rule would read as a filler is still the message's

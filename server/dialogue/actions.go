@@ -212,6 +212,9 @@ func (t *turn) alarm(intent string, slots map[string]slotVal) reply {
 		return r
 	}
 	w, ok := slots["time"]
+	if (!ok || !w.when.complete()) && intent == "SET_ALARM" && t.filled == "" {
+		w, ok = t.findClock()
+	}
 	if !ok || !w.when.complete() {
 		if intent == "DELETE_ALARM" {
 			return t.ask("time", "ask_alarm_delete_time", nil, slots)
@@ -301,6 +304,11 @@ func (t *turn) appointment(slots map[string]slotVal) reply {
 	if first, rest, ok := strings.Cut(title, " "); ok && indefinite[fold(first)] {
 		title = strings.TrimSpace(rest)
 	}
+	if named := calledTitle(title); named != title {
+		// "a meeting called budget review": the title is the name
+		title = named
+		slots["title"] = slotVal{text: title}
+	}
 	kind := "meeting"
 	switch k, ok := slots["apptkind"]; {
 	case ok:
@@ -311,6 +319,11 @@ func (t *turn) appointment(slots map[string]slotVal) reply {
 		kind = "appointment"
 	}
 	kindName := t.m.displayName("apptkind", kind)
+	if first, _, ok := strings.Cut(title, " "); ok && (fold(first) == "with" || fold(first) == "con") {
+		// "add a meeting with the bank manager": the kind leads its title
+		title = kindName + " " + title
+		slots["title"] = slotVal{text: title}
+	}
 	if person := strings.TrimSpace(slots["person"].text); title == "" && person != "" {
 		title, _ = t.say("meeting_with", map[string]phr{"person": same(person), "kind": same(kindName)})
 		slots["title"] = slotVal{text: title}
@@ -330,6 +343,12 @@ func (t *turn) appointment(slots map[string]slotVal) reply {
 		return t.ask("title", "ask_appointment_title", nil, slots)
 	}
 	w, ok := slots["time"]
+	if (!ok || !w.when.complete()) && t.filled == "" {
+		// "Tuesday at a quarter past two, could you add a meeting …"
+		if w, ok = t.findClock(); ok {
+			slots["time"] = w
+		}
+	}
 	if !ok || !w.when.complete() {
 		return t.ask("time", "ask_appointment_time", map[string]phr{"title": same(title)}, slots)
 	}
@@ -875,4 +894,18 @@ func (m *langModel) displayName(slot, canon string) string {
 		}
 	}
 	return strings.ReplaceAll(canon, "_", " ")
+}
+
+// calledTitle gives the name after "called", "named" ("llamada", "que se
+// llame") in a title that says what it is first ("meeting called budget
+// review"), or the title as it is.
+func calledTitle(title string) string {
+	words := strings.Fields(title)
+	for i := 1; i+1 < len(words) && i <= 3; i++ {
+		switch fold(words[i]) {
+		case "called", "named", "titled", "llamada", "llamado", "titulada", "titulado":
+			return strings.Join(words[i+1:], " ")
+		}
+	}
+	return title
 }

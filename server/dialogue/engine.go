@@ -396,11 +396,13 @@ func (t *turn) respond(conv *conversation) reply {
 				return t.handleMatch(mt)
 			}
 		}
-		if !t.awaitsFreeText(conv) {
+		if i, ok := t.m.slotIndex[conv.awaiting]; !t.awaitsFreeText(conv) || ok && t.m.slots[i].perWord == costShortWord {
 			// "8 pm, no sorry, make it 8:30 pm", "ten minutes, no wait,
-			// fifteen": an answer the speaker corrects while giving it
-			// is the corrected value, either the words after the mark
-			// or the first value with its number replaced.
+			// fifteen", "my sister, no wait, my mom" (a name, never a
+			// message, which keeps every word it is given): an answer the
+			// speaker corrects while giving it is the corrected value,
+			// either the words after the mark or the first value with its
+			// number replaced.
 			if tail := t.m.correctionTail(t.toks); tail != nil {
 				said := t.toks
 				t.toks = tail
@@ -661,7 +663,7 @@ func (m *langModel) correctionSplit(toks []token) (head, tail []token) {
 		return nil, nil
 	}
 	tail = toks[k+size:]
-	for len(tail) > 1 && m.fillers[tail[0].norm] {
+	for len(tail) > 1 && m.fillers[tail[0].norm] && !possessives[tail[0].norm] && !articles[tail[0].norm] {
 		tail = tail[1:]
 	}
 	return toks[:k], tail
@@ -825,6 +827,27 @@ func (t *turn) carriesFrom(mt match, at int) bool {
 		}
 	}
 	return false
+}
+
+// findClock gives, for an alarm asked for without a time, a clock said
+// elsewhere in the query with its mark (a day, am/pm, a colon: "I leave
+// at 12:30 pm, set an alarm for then", "el viernes a mediodía, una
+// alarma"); a bare number is left alone (it may be a count).
+func (t *turn) findClock() (slotVal, bool) {
+	toks := t.toks
+	if t.said != nil {
+		toks = t.said // the clause read, and what came before it
+	}
+	for j := 0; j < len(toks); j++ {
+		w, n := t.m.parseWhen(toks[j:])
+		if n == 0 || w.hasRel || !w.hasClock {
+			continue
+		}
+		if w.day != dayNone || w.mer != "" || n > 1 || strings.ContainsAny(toks[j].norm, ":") {
+			return slotVal{when: w}, true
+		}
+	}
+	return slotVal{}, false
 }
 
 // findDay takes a day named outside the pattern's slots ("what's the
@@ -1017,6 +1040,12 @@ func (t *turn) fillSlot(conv *conversation) (slotVal, string, bool) {
 			toks = toks[1:]
 		}
 	}
+	if n, label := namesItsField(toks); n > 0 && (fieldSlots[label] == nil || fieldSlots[label][conv.awaiting]) {
+		// "the title should be physical therapy", "the message is see you
+		// at 8": the answer names its field before giving it (a field
+		// other than the one asked for is not taken for it).
+		toks = toks[n:]
+	}
 	if i, ok := t.m.slotIndex[conv.awaiting]; ok && t.m.slots[i].verbatim && len(toks) > 1 && fieldLabels[toks[0].norm] {
 		// "body: agenda moved to 1500": the answer names the field it
 		// fills, as in a form.
@@ -1139,8 +1168,44 @@ func saidTwice(m *langModel, toks []token) []token {
 var fieldLabels = map[string]bool{"body": true, "subject": true, "message": true, "text": true, "title": true,
 	"cuerpo": true, "asunto": true, "mensaje": true, "texto": true, "titulo": true}
 
+// namesItsField returns how many words open an answer that names the field
+// it fills: an article or possessive, a field label, an optional modal and
+// a copula ("the title should be", "its subject is", "el asunto es"); 0
+// when the answer does not start so or nothing follows.
+func namesItsField(toks []token) (int, string) {
+	k := 0
+	if k < len(toks) && (articles[toks[k].norm] || possessives[toks[k].norm]) {
+		k++
+	}
+	if k >= len(toks) || !fieldLabels[toks[k].norm] {
+		return 0, ""
+	}
+	label := toks[k].norm
+	k++
+	if k < len(toks) && modals[toks[k].norm] {
+		k++
+	}
+	if k >= len(toks)-1 || !copulas[toks[k].norm] {
+		return 0, ""
+	}
+	return k + 1, label
+}
+
+// fieldSlots are the slots each field label names.
+var fieldSlots = map[string]map[string]bool{
+	"subject": {"subject": true}, "asunto": {"subject": true},
+	"title": {"title": true}, "titulo": {"title": true},
+	"body": {"body": true}, "cuerpo": {"body": true},
+	"message": {"message": true, "body": true}, "text": {"message": true, "body": true},
+	"mensaje": {"message": true, "body": true}, "texto": {"message": true, "body": true},
+}
+
+// modals may come between a field and its copula ("should be", "debe ser").
+var modals = map[string]bool{"should": true, "will": true, "would": true, "can": true, "must": true,
+	"debe": true, "deberia": true, "va": true, "puede": true}
+
 // copulas end the words an answer names itself with ("the number is").
-var copulas = map[string]bool{"is": true, "es": true, "be": true, "sea": true}
+var copulas = map[string]bool{"is": true, "es": true, "be": true, "sea": true, "ser": true}
 
 // preferTyped names, for an awaited open slot, the typed slot an answer
 // may fill instead.

@@ -52,15 +52,25 @@ func (t *turn) where(slots map[string]slotVal) (Where, bool) {
 			return Where{City: v.text}, true
 		}
 		// Not a dataset city: pass it on as said, without the fillers
-		// around it ("in Paris please").
+		// around it ("in Paris please"), when its words can be a place's
+		// (leading fillers count: "my" in "would I need my coat").
+		for len(toks) > 0 && t.m.fillers[toks[len(toks)-1].norm] {
+			toks = toks[:len(toks)-1]
+		}
+		named := !t.m.notPlace(toks)
 		for len(toks) > 0 && (t.m.fillers[toks[0].norm] || t.m.timeWords.roleAt(toks) == roleIn) {
 			toks = toks[1:]
 		}
 		for len(toks) > 0 && t.m.fillers[toks[len(toks)-1].norm] {
 			toks = toks[:len(toks)-1]
 		}
-		if len(toks) > 0 {
+		if len(toks) > 0 && named {
 			return Where{City: joinOrig(toks)}, true
+		}
+		// the words were not a place: a city named elsewhere in the query
+		// ("could you tell me what the weather will be like in Madrid")
+		if v, ok := t.m.findSlot("city", t.toks); ok {
+			return Where{City: v.text}, true
 		}
 	}
 	if t.req.Lat != nil && t.req.Lon != nil {
@@ -427,4 +437,24 @@ func (t *turn) timeNow(slots map[string]slotVal) reply {
 		return t.reply("time_now", map[string]phr{"time": t.clockPhr(now)})
 	}
 	return t.reply("time_in", map[string]phr{"time": t.clockPhr(now), "place": same(place)})
+}
+
+// notPlace reports whether words said where a place may be named cannot be
+// a place's name: a well-known place is one whatever its words, otherwise
+// a pronoun, possessive, question word or auxiliary among them
+// (notPlaces in the language file) means the speaker went on talking.
+func (m *langModel) notPlace(toks []token) bool {
+	words := make([]string, len(toks))
+	for i, tok := range toks {
+		words[i] = fold(tok.orig)
+	}
+	if _, ok := worldPlaces[strings.Join(words, " ")]; ok {
+		return false
+	}
+	for _, tok := range toks {
+		if m.notPlaces[tok.norm] {
+			return true
+		}
+	}
+	return false
 }

@@ -30,6 +30,11 @@ type langFile struct {
 	// locked myself out"): the words from one of them to the end, when no
 	// pattern reads them, do not count against the reading before them.
 	Asides []string `json:"asides"`
+	// NotPlaces are words no place name holds (pronouns, possessives,
+	// question words, auxiliaries): an open place that has one ("is it
+	// cold outside, would I need my coat", "the temperature going to be")
+	// is not a place, and the question is about where the user is.
+	NotPlaces []string `json:"notPlaces"`
 	// Shorthand maps words people shorten when they type ("vol", "nav",
 	// "rst") to the word the patterns use; read like a typing slip.
 	Shorthand map[string]string `json:"shorthand"`
@@ -112,6 +117,7 @@ type langModel struct {
 	lang      string
 	fillers   map[string]bool
 	asides    map[string]bool
+	notPlaces map[string]bool
 	numbers   map[string]int
 	timeWords phraseTable
 	spoken    map[string]string
@@ -275,6 +281,7 @@ func compileModel(lang string, f langFile) (*langModel, error) {
 		lang:        lang,
 		fillers:     map[string]bool{},
 		asides:      map[string]bool{},
+		notPlaces:   map[string]bool{},
 		numbers:     map[string]int{},
 		slotIndex:   map[string]int{},
 		index:       map[string][]int32{},
@@ -295,6 +302,9 @@ func compileModel(lang string, f langFile) (*langModel, error) {
 	}
 	for _, w := range f.Asides {
 		m.asides[fold(w)] = true
+	}
+	for _, w := range f.NotPlaces {
+		m.notPlaces[fold(w)] = true
 	}
 	for _, c := range f.Courtesy {
 		seq, err := parsePattern(c)

@@ -96,7 +96,9 @@ func newQueryCtx(m *langModel, toks []token) *queryCtx {
 			q.has[id] = true
 		}
 		q.skip[j] = costSkipWord
-		if m.fillers[t.norm] {
+		// a word corrected into a filler ("mat" read as "mate") is still
+		// the word typed: skipping it would cut it from a message
+		if m.fillers[t.norm] && t.typo == "" {
 			q.skip[j] = costSkipFiller
 		}
 	}

@@ -19,6 +19,11 @@ func (m *langModel) parsePhone(toks []token) (string, int) {
 	n := 0
 	for n < len(toks) && b.Len() < 20 {
 		w := toks[n].norm
+		if n == 0 && m.spoken[w] == "+" && len(toks) > 1 { // "plus one six four six…"
+			b.WriteByte('+')
+			n++
+			continue
+		}
 		if phoneGroup.MatchString(w) {
 			b.WriteString(strings.ReplaceAll(w, "-", ""))
 			n++

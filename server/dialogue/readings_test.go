@@ -107,6 +107,12 @@ func TestUnknownPlace(t *testing.T) {
 		{"en", "forecast boston tomorrow", "boston"},
 		{"es", "tiempo valencia mañana", "valencia"},
 		{"en", "is it gonna snow on saturday", ""},
+		// words that go on talking are no place; a city named elsewhere is
+		{"en", "is it warm today, should i take my jacket", ""},
+		{"en", "what is the humidity going to be like", ""},
+		{"en", "can you tell me what the weather looks like in london", "london"},
+		{"en", "weather in new orleans", "new orleans"},
+		{"es", "hará frío, me llevo mi abrigo", ""},
 	} {
 		h.k.reset()
 		r := h.ask(c.lang, c.q, 0)
@@ -298,6 +304,8 @@ func TestAnswerNamedOrRestated(t *testing.T) {
 		{"es", "necesito llamar", "el número es 655 443 221", "MAKE_CALL", "655443221"},
 		{"en", "place a call", "phone my aunt Rosa", "MAKE_CALL", `"my aunt Rosa"`},
 		{"en", "text my brother", "the game is on at eight", "SEND_SMS", "the game is on at eight"},
+		{"en", "text my brother", "the message is dinner at eight", "SEND_SMS", `"text":"dinner at eight"`},
+		{"en", "make a phone call", "my uncle, no wait, my aunt", "MAKE_CALL", `"contact":"my aunt"`},
 	}
 	for _, c := range cases {
 		r := h.ask(c.lang, c.first, 0)
@@ -305,6 +313,41 @@ func TestAnswerNamedOrRestated(t *testing.T) {
 		if a, d := actionJSON(t, r); a != c.action || !strings.Contains(d, c.want) {
 			t.Errorf("%q: %s %s, want %s %s", c.answer, a, d, c.action, c.want)
 		}
+	}
+}
+
+// An answer that names its field before giving it gives only the value,
+// and only for the field asked about.
+func TestAnswerNamesItsField(t *testing.T) {
+	h := newHarness(t)
+	r := h.ask("en", "create a new appointment", 0)
+	r = h.ask("en", "the title should be book club", r.Context.Ref)
+	r = h.ask("en", "friday at 6 pm", r.Context.Ref)
+	if a, d := actionJSON(t, r); a != "SET_APPOINTMENT" || !strings.Contains(d, `"title":"book club"`) {
+		t.Errorf("title named in the answer: %s %s", a, d)
+	}
+	r = h.ask("en", "send an email to ana@example.com", 0)
+	r = h.ask("en", "the subject should be book club", r.Context.Ref)
+	if _, d := actionJSON(t, r); strings.Contains(d, `"body":"book club"`) {
+		t.Errorf("a subject given where the body was asked became the body: %s", d)
+	}
+}
+
+// "the 7 am one" names the alarm at 7 am: "one" after a clock is no hour.
+func TestTheOneAtAClock(t *testing.T) {
+	h := newHarness(t)
+	var data []string
+	for _, answer := range []string{"7 am", "the 7 am one", "the 7 am one tomorrow"} {
+		r := h.ask("en", "delete an alarm", 0)
+		r = h.ask("en", answer, r.Context.Ref)
+		a, d := actionJSON(t, r)
+		if a != "DELETE_ALARM" {
+			t.Fatalf("%q: %s", answer, a)
+		}
+		data = append(data, d)
+	}
+	if data[1] != data[0] || data[2] != data[0] {
+		t.Errorf("the same alarm named three ways: %v", data)
 	}
 }
 
@@ -357,6 +400,19 @@ func TestAsidesAfterARequest(t *testing.T) {
 		{"en", "call mom i need a ride home from the station", "MAKE_CALL", []string{`"contact":"mom"`}},
 		{"en", "start the stopwatch im doing sprints", "SET_CRONO", nil},
 		{"en", "text anna im running late", "SEND_SMS", []string{`"text":"im running late"`}},
+		{"en", "i would like an alarm for 6 if it's no bother", "SET_ALARM", nil},
+		// the alarm's time said before asking for it
+		{"en", "my train leaves at 7:40 am, set an alarm for then", "SET_ALARM", nil},
+		{"es", "el sábado a las nueve de la mañana, ponme una alarma", "SET_ALARM", nil},
+		{"en", "i have 3 kids, set an alarm", "OPEN_ASR", nil},
+		{"en", "thursday at 4 pm, could you put a call with the landlord in my calendar", "SET_APPOINTMENT", []string{`"title":"Call with the landlord"`}},
+		{"en", "add a workshop called intro to pottery on friday at 6 pm", "SET_APPOINTMENT", []string{`"title":"intro to pottery"`}},
+		{"en", "email ben@example.com with the subject keys and the message they are at the front desk", "SEND_EMAIL",
+			[]string{`"subject":"keys"`, `"body":"they are at the front desk"`}},
+		{"en", "dial plus four four two zero seven nine four six one two three four", "MAKE_CALL", []string{`"number":"+442079461234"`}},
+		{"es", "llama al más tres cuatro seis cero cero uno dos tres cuatro cinco seis", "MAKE_CALL", []string{`"number":"+34600123456"`}},
+		// a word a typo rule would read as a filler is still the message's
+		{"en", "text rosa the spare key is under the mat", "SEND_SMS", []string{`"text":"the spare key is under the mat"`}},
 		{"en", "play so what", "PLAY_MUSIC", []string{`"title":"So What"`}},
 		{"es", "pon un temporizador de 5 minutos porque tengo el horno encendido", "SET_TIMER", nil},
 	})

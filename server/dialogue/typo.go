@@ -98,7 +98,7 @@ func (s *speller) correct(w string) string {
 		if len(w) == 3 && len(t.word) != 4 {
 			continue
 		}
-		if d := osaDistance(w, t.word, bestDist-1); d < bestDist && !inflected(w, t.word) && (d > 1 || likelySlip(w, t.word)) {
+		if d := osaDistance(w, t.word, bestDist-1); d < bestDist && !inflected(w, t.word) && !stemOf(w, t.word) && (d > 1 || likelySlip(w, t.word)) {
 			best, bestDist = t.word, d
 		}
 	}
@@ -187,14 +187,33 @@ func likelySlip(typed, word string) bool {
 			// "grasias", "emvia": letters that sound alike or sit together.
 			return len(typed) >= 5
 		}
+		if i > 0 && isVowel(typed[i]) && isVowel(word[i]) {
+			// "calender": an unstressed vowel written as another is a
+			// spelling slip in a long word (in shorter ones a vowel
+			// makes another word: "porque", "parque")
+			return len(typed) >= 7
+		}
 		return len(typed) >= 6 && keysAdjacent(typed[i], word[i])
 	}
 	return false
 }
 
 // inflections are endings that make another word of a known one
-// ("works", "quarterly"), never a slip.
+// ("works", "quarterly"), never a slip; nor is a known word's stem
+// ("title" of "titled").
 var inflections = []string{"s", "es", "ed", "d", "ing", "ly", "er", "ers", "y"}
+
+// stemOf reports whether typed is word without an inflection ("title" of
+// "titled"), unless the ending only doubles typed's last letter
+// ("brightnes" of "brightness" lost a letter).
+func stemOf(typed, word string) bool {
+	for _, e := range inflections {
+		if word == typed+e && typed[len(typed)-1] != e[0] {
+			return true
+		}
+	}
+	return false
+}
 
 func inflected(typed, word string) bool {
 	if !strings.HasPrefix(typed, word) {
@@ -362,6 +381,11 @@ func spellingData(f langFile) (known map[string]bool, freq map[string]int) {
 	for w := range f.Spoken {
 		words(w, true)
 	}
+	// words of the language's own lists are words, never slips: known,
+	// but no target of a correction
+	for _, w := range append(append([]string(nil), f.Asides...), f.NotPlaces...) {
+		words(w, false)
+	}
 	return known, freq
 }
 
@@ -490,3 +514,5 @@ func (s *speller) unstretch(w string) string {
 	}
 	return ""
 }
+
+func isVowel(c byte) bool { return strings.IndexByte("aeiou", c) >= 0 }

@@ -20,11 +20,12 @@ func TestSpellerCorrects(t *testing.T) {
 		{"en", "temprature", "temperature"},
 		{"es", "alrma", "alarma"},
 		{"es", "temporzador", "temporizador"},
-		{"es", "grasias", "gracias"}, // letters that sound alike
-		{"es", "emvia", "envia"},     // keys that touch
-		{"es", "larma", "alarma"},    // a first letter lost
-		{"es", "habre", "abre"},      // a silent first letter added
-		{"en", "vol", "volume"},      // shorthand of the language file
+		{"en", "calender", "calendar"}, // an unstressed vowel written as another
+		{"es", "grasias", "gracias"},   // letters that sound alike
+		{"es", "emvia", "envia"},       // keys that touch
+		{"es", "larma", "alarma"},      // a first letter lost
+		{"es", "habre", "abre"},        // a silent first letter added
+		{"en", "vol", "volume"},        // shorthand of the language file
 		{"es", "crono", "cronometro"},
 		// Known words are never turned into others, however close.
 		{"en", "set", ""}, {"en", "of", ""}, {"en", "sam", ""},
@@ -33,6 +34,7 @@ func TestSpellerCorrects(t *testing.T) {
 		{"en", "works", ""},     // not "work": an ending, not a slip
 		{"en", "quarterly", ""}, // not "quarter"
 		{"en", "dinner", ""},
+		{"en", "title", ""}, // not "titled": the stem of a known word
 		// Too short, or not a plain word.
 		{"en", "st", ""}, {"en", "5min", ""}, {"en", "a.b", ""},
 	} {

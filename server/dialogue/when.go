@@ -247,7 +247,9 @@ func (m *langModel) parseWhen(toks []token) (whenExpr, int) {
 			}
 			return w, end
 		case role == roleAM || role == rolePM || role == roleMorning || role == roleAfternoon || role == roleEvening || role == roleNight:
-			if w.mer != "" && w.mer != roleNight {
+			if w.mer != "" && w.mer != roleNight || i == 0 && (role == roleAM || role == rolePM) {
+				// a bare "am" follows its clock: "am one tomorrow" in "the
+				// 6 am one tomorrow" is no time
 				return w, end
 			}
 			w.mer = role

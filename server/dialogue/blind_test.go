@@ -14,7 +14,7 @@ type blindTarget struct {
 }
 
 // Thresholds sit just below what the holdout set reached (README,
-// "Dialogue"): en 0.950 / 0.903 / 11 of 11, es 0.960 / 0.908 / 6 of 6,
+// "Dialogue"): en 0.950 / 0.919 / 11 of 11, es 0.960 / 0.908 / 6 of 6,
 // which meets the goal of 0.95 / 0.90 / 90 %. Dev must not fall below
 // them either.
 var blindTargets = map[string]blindTarget{
@@ -89,22 +89,22 @@ var dev4Targets = map[string]blindTarget{
 }
 
 // dev5Targets sit just below what dev5 reaches (README, "Dialogue"):
-// round 5, en 0.991 / 0.972 / 15 of 16, es 1.000 / 0.989 / 8 of 8.
+// round 8, en 0.997 / 0.991 / 15 of 16, es 1.000 / 0.989 / 8 of 8.
 var dev5Targets = map[string]blindTarget{
-	"en": {action: 0.98, slots: 0.96, sequences: 0.90},
+	"en": {action: 0.99, slots: 0.98, sequences: 0.90},
 	"es": {action: 0.99, slots: 0.98, sequences: 0.95},
 }
 
 // dev6Targets sit just below what dev6 reaches (README, "Dialogue"):
-// round 6, en 0.981 / 0.932 / 31 of 32, es 0.990 / 0.959 / 21 of 22.
+// round 8, en 0.992 / 0.966 / 31 of 32, es 1.000 / 0.984 / 21 of 22.
 var dev6Targets = map[string]blindTarget{
-	"en": {action: 0.97, slots: 0.92, sequences: 0.93},
-	"es": {action: 0.98, slots: 0.95, sequences: 0.93},
+	"en": {action: 0.98, slots: 0.96, sequences: 0.93},
+	"es": {action: 0.99, slots: 0.97, sequences: 0.93},
 }
 
 // dev7Target sits just below what dev7 reaches (README, "Dialogue"):
-// round 7, 0.990 / 0.927 / 38 of 43.
-var dev7Target = blindTarget{action: 0.98, slots: 0.92, sequences: 0.88}
+// round 8, 0.990 / 0.967 / 41 of 43.
+var dev7Target = blindTarget{action: 0.98, slots: 0.96, sequences: 0.95}
 
 func runBlind(t *testing.T, part, lang string, showFailures bool) {
 	runBlindWant(t, part, lang, showFailures, blindTargets[lang])

@@ -445,6 +445,13 @@ func (t *turn) respond(conv *conversation) reply {
 			}
 		}
 	}
+	return t.fresh()
+}
+
+// fresh reads the query as a new request: as it is, then with its verb
+// moved first, without a word that only calls for attention, with the
+// clause that reads best, without a closing condition.
+func (t *turn) fresh() reply {
 	t.said = t.toks
 	mt, ok := t.m.understand(t.toks)
 	// Second readings are for sentences, not pages: they would double
@@ -997,7 +1004,9 @@ func (t *turn) followUp(conv *conversation) reply {
 		t.completeTime(&mt)
 		return t.handleMatch(mt)
 	}
-	return t.handle("fallback", nil)
+	// not a refinement: a new request, read as any other ("my train
+	// leaves at 7:40, set an alarm for then" after a weather answer)
+	return t.fresh()
 }
 
 // fillSlot reads the awaited slot from a follow-up answer. A time that

@@ -333,6 +333,27 @@ func TestAnswerNamesItsField(t *testing.T) {
 	}
 }
 
+// After an information answer, a query that refines nothing is a new
+// request read in full (its clauses, its side clauses), while "and
+// tomorrow?" still refines the answer.
+func TestNewRequestAfterAnAnswer(t *testing.T) {
+	h := newHarness(t)
+	for _, c := range []struct{ q, action string }{
+		{"my bus leaves at 6:50 am, set an alarm for then", "SET_ALARM"},
+		{"oh and before I forget, call my sister", "MAKE_CALL"},
+	} {
+		r := h.ask("en", "what's the weather like", 0)
+		r = h.ask("en", c.q, r.Context.Ref)
+		if a, _ := actionJSON(t, r); a != c.action {
+			t.Errorf("%q after a weather answer: %q (%s), want %s", c.q, a, r.Intent, c.action)
+		}
+	}
+	r := h.ask("en", "what's the weather like", 0)
+	if r = h.ask("en", "and tomorrow?", r.Context.Ref); r.Intent != "weather" {
+		t.Errorf("and tomorrow? after a weather answer: %s", r.Intent)
+	}
+}
+
 // "the 7 am one" names the alarm at 7 am: "one" after a clock is no hour.
 func TestTheOneAtAClock(t *testing.T) {
 	h := newHarness(t)

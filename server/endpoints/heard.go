@@ -1,0 +1,153 @@
+package endpoints
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/harkhq/hark/server/dialogue"
+	"github.com/harkhq/hark/server/speech"
+)
+
+// What was heard: the recogniser gives several readings of the audio (its
+// own choice between the grammar and the full model first, then the full
+// decoder's n-best list, then the grammar's reading; speech.Hypothesis),
+// and harkd answers the one the dialogue understands best, as long as the
+// audio supports it about as well:
+//
+//	eligible: the recogniser's choice always; a full-model reading whose
+//	    score is at most heardMaxGap per frame below the best path; the
+//	    grammar's reading, when not already chosen, with a margin of at
+//	    least heardMinGrammar per frame over the full model's best path
+//	rank: 2 understood and complete (or answering the open question of
+//	    the conversation), 1 understood but missing a required slot,
+//	    0 not understood (Engine.Understand, which changes nothing)
+//	choose the highest rank; within it the lowest pattern cost plus
+//	    heardGapWeight times the reading's gap below the best path (0 for
+//	    the recogniser's choice and the grammar); ties go to the earlier
+//	    reading
+//
+// The acoustic gate is what keeps an open question from being forced onto
+// a command: a reading much less likely acoustically cannot win by being
+// understood. (Numbers and their measurement: README, Voice.)
+const (
+	heardMaxGap     = 1.0
+	heardMinGrammar = 6.0
+	heardGapWeight  = 1.0
+)
+
+// heard is the choice among the readings of an utterance.
+type heard struct {
+	chosen int
+	hyps   []speech.Hypothesis
+	reads  []dialogue.Reading
+	why    []string
+}
+
+// Text is the chosen reading's words.
+func (h heard) Text() string { return h.hyps[h.chosen].Text }
+
+// chooseHeard reads each reading of res in the conversation of req
+// (req.Query is ignored) and chooses one by the rule above.
+func chooseHeard(ctx context.Context, e *dialogue.Engine, req dialogue.Request, res speech.Result) (heard, error) {
+	h := heard{hyps: res.Hypotheses}
+	if len(h.hyps) == 0 { // a worker of an older build
+		h.hyps = []speech.Hypothesis{{Text: res.Text, Source: res.Source, Score: res.Margin}}
+	}
+	h.reads = make([]dialogue.Reading, len(h.hyps))
+	h.why = make([]string, len(h.hyps))
+	eligible := make([]bool, len(h.hyps))
+	gap := make([]float64, len(h.hyps))
+	for i, hyp := range h.hyps {
+		r := req
+		r.Query = hyp.Text
+		rd, err := e.Understand(ctx, r)
+		if err != nil {
+			return heard{}, err
+		}
+		h.reads[i] = rd
+		switch {
+		case i == 0:
+			eligible[i] = true
+		case hyp.Source == speech.SourceGrammar:
+			eligible[i] = hyp.Score >= heardMinGrammar
+			if !eligible[i] {
+				h.why[i] = fmt.Sprintf("grammar margin %+.1f below %+.1f: a forced reading", hyp.Score, heardMinGrammar)
+			}
+		default:
+			gap[i] = max(-hyp.Score, 0)
+			eligible[i] = gap[i] <= heardMaxGap
+			if !eligible[i] {
+				h.why[i] = fmt.Sprintf("%.2f per frame below the best path (more than %.1f)", gap[i], heardMaxGap)
+			}
+		}
+		if hyp.Source == speech.SourceFull && i == 0 {
+			gap[i] = max(-hyp.Score, 0)
+		}
+	}
+	rank := func(rd dialogue.Reading) int {
+		switch {
+		case rd.Complete():
+			return 2
+		case rd.Understood():
+			return 1
+		}
+		return 0
+	}
+	value := func(i int) float64 { return float64(h.reads[i].Cost) + heardGapWeight*gap[i] }
+	for i := range h.hyps {
+		if !eligible[i] {
+			continue
+		}
+		b := h.chosen
+		if rank(h.reads[i]) > rank(h.reads[b]) || rank(h.reads[i]) == rank(h.reads[b]) && value(i) < value(b) {
+			h.chosen = i
+		}
+	}
+	for i := range h.hyps {
+		rd, c := h.reads[i], h.reads[h.chosen]
+		switch {
+		case h.why[i] != "":
+		case i == h.chosen && i == 0 && !rd.Understood():
+			h.why[i] = "the recogniser's choice; no reading it allows is understood"
+		case i == h.chosen && i == 0:
+			h.why[i] = "the recogniser's choice, " + understood(rd, value(i))
+		case i == h.chosen:
+			h.why[i] = understood(rd, value(i)) + ", better than the recogniser's choice (" + readAs(h.reads[0], value(0)) + ")"
+		case !rd.Understood():
+			h.why[i] = "not understood"
+		case rank(rd) < rank(c):
+			h.why[i] = readAs(rd, value(i)) + ": the request is incomplete"
+		default:
+			h.why[i] = readAs(rd, value(i)) + fmt.Sprintf(": %.2f is not below %.2f", value(i), value(h.chosen))
+		}
+	}
+	return h, nil
+}
+
+func understood(rd dialogue.Reading, v float64) string {
+	if rd.Answers != "" {
+		return "answers the question for " + rd.Answers
+	}
+	return readAs(rd, v)
+}
+
+// readAs names a reading's intent and its value (pattern cost plus the
+// weighted gap).
+func readAs(rd dialogue.Reading, v float64) string {
+	switch {
+	case !rd.Understood():
+		return "not understood"
+	case rd.Missing != "" && rd.Answers == "":
+		return fmt.Sprintf("%s without its %s, %.2f", rd.Intent, rd.Missing, v)
+	}
+	return fmt.Sprintf("%s, %.2f", rd.Intent, v)
+}
+
+// explain lists the readings for the explain view.
+func (h heard) explain() []dialogue.HeardHypothesis {
+	out := make([]dialogue.HeardHypothesis, len(h.hyps))
+	for i, hyp := range h.hyps {
+		out[i] = dialogue.HeardHypothesis{Text: hyp.Text, Source: hyp.Source, Score: hyp.Score, Chosen: i == h.chosen, Reason: h.why[i]}
+	}
+	return out
+}

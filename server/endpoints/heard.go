@@ -15,25 +15,25 @@ import (
 // audio supports it about as well:
 //
 //	eligible: the recogniser's choice always; a full-model reading whose
-//	    score is at most heardMaxGap per frame below the best path; the
+//	    score is at most MaxGap per frame below the best path; the
 //	    grammar's reading, when not already chosen, with a margin of at
-//	    least heardMinGrammar per frame over the full model's best path
+//	    least MinGrammar per frame over the full model's best path
 //	rank: 2 understood and complete (or answering the open question of
 //	    the conversation), 1 understood but missing a required slot,
 //	    0 not understood (Engine.Understand, which changes nothing)
 //	choose the highest rank; within it the lowest pattern cost plus
-//	    heardGapWeight times the reading's gap below the best path (0 for
+//	    GapWeight times the reading's gap below the best path (0 for
 //	    the recogniser's choice and the grammar); ties go to the earlier
 //	    reading
 //
 // The acoustic gate is what keeps an open question from being forced onto
 // a command: a reading much less likely acoustically cannot win by being
 // understood. (Numbers and their measurement: README, Voice.)
-const (
-	heardMaxGap     = 1.0
-	heardMinGrammar = 6.0
-	heardGapWeight  = 1.0
-)
+var heardDefault = heardRule{MaxGap: 1.0, MinGrammar: 6.0, GapWeight: 1.0}
+
+// heardRule holds the numbers of the rule above, so the study that
+// measured them can vary them.
+type heardRule struct{ MaxGap, MinGrammar, GapWeight float64 }
 
 // heard is the choice among the readings of an utterance.
 type heard struct {
@@ -49,6 +49,10 @@ func (h heard) Text() string { return h.hyps[h.chosen].Text }
 // chooseHeard reads each reading of res in the conversation of req
 // (req.Query is ignored) and chooses one by the rule above.
 func chooseHeard(ctx context.Context, e *dialogue.Engine, req dialogue.Request, res speech.Result) (heard, error) {
+	return heardDefault.choose(ctx, e, req, res)
+}
+
+func (rule heardRule) choose(ctx context.Context, e *dialogue.Engine, req dialogue.Request, res speech.Result) (heard, error) {
 	h := heard{hyps: res.Hypotheses}
 	if len(h.hyps) == 0 { // a worker of an older build
 		h.hyps = []speech.Hypothesis{{Text: res.Text, Source: res.Source, Score: res.Margin}}
@@ -69,15 +73,15 @@ func chooseHeard(ctx context.Context, e *dialogue.Engine, req dialogue.Request, 
 		case i == 0:
 			eligible[i] = true
 		case hyp.Source == speech.SourceGrammar:
-			eligible[i] = hyp.Score >= heardMinGrammar
+			eligible[i] = hyp.Score >= rule.MinGrammar
 			if !eligible[i] {
-				h.why[i] = fmt.Sprintf("grammar margin %+.1f below %+.1f: a forced reading", hyp.Score, heardMinGrammar)
+				h.why[i] = fmt.Sprintf("grammar margin %+.1f below %+.1f: a forced reading", hyp.Score, rule.MinGrammar)
 			}
 		default:
 			gap[i] = max(-hyp.Score, 0)
-			eligible[i] = gap[i] <= heardMaxGap
+			eligible[i] = gap[i] <= rule.MaxGap
 			if !eligible[i] {
-				h.why[i] = fmt.Sprintf("%.2f per frame below the best path (more than %.1f)", gap[i], heardMaxGap)
+				h.why[i] = fmt.Sprintf("%.2f per frame below the best path (more than %.1f)", gap[i], rule.MaxGap)
 			}
 		}
 		if hyp.Source == speech.SourceFull && i == 0 {
@@ -93,7 +97,7 @@ func chooseHeard(ctx context.Context, e *dialogue.Engine, req dialogue.Request, 
 		}
 		return 0
 	}
-	value := func(i int) float64 { return float64(h.reads[i].Cost) + heardGapWeight*gap[i] }
+	value := func(i int) float64 { return float64(h.reads[i].Cost) + rule.GapWeight*gap[i] }
 	for i := range h.hyps {
 		if !eligible[i] {
 			continue

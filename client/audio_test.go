@@ -60,7 +60,7 @@ func TestVoice(t *testing.T) {
 		"AudioData": testAudioDataRecognisesAndAnswers, "StreamReallyStreams": testAudioStreamReallyStreams,
 		"OpenASRLoop": testAudioStreamOpenASRLoop, "BadInput": testAudioBadInput, "StallIsBounded": testAudioStreamStallIsBounded,
 		"ClientDisconnects": testAudioStreamClientDisconnects, "TextAnswerAudio": testTextAnswerAudio,
-		"StreamExplain": testAudioStreamExplain,
+		"StreamExplain": testAudioStreamExplain, "DataExplainsReadings": testAudioDataExplainsReadings,
 	} {
 		t.Run(name, func(t *testing.T) { fn(t, c, p) })
 	}
@@ -373,5 +373,44 @@ func testAudioStreamExplain(t *testing.T, c *client.Client, _ *servertest.Platfo
 		case explain && (x == nil || x.Intent != "SET_TIMER" || len(x.Slots) == 0):
 			t.Errorf("spoken explanation %+v (heard %q)", x, ans.Answer.Responses.Query)
 		}
+	}
+}
+
+// A spoken turn's explanation carries the readings of the audio the
+// server weighed, through the recognition worker and the choice in harkd:
+// the recogniser's choice first, the full decoder's n-best list, exactly
+// one chosen (the words answered), each with its reason.
+func testAudioDataExplainsReadings(t *testing.T, c *client.Client, _ *servertest.Platform) {
+	ctx := ctxT(t)
+	wav := flite(t, "set a timer for five minutes")
+	a, err := c.Dialogue.Audio(ctx, bytes.NewReader(wav), int64(len(wav)), 16000, 0, client.Explain())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.Explain == nil || len(a.Explain.Hypotheses) < 2 {
+		t.Fatalf("explanation %+v", a.Explain)
+	}
+	chosen, full := 0, 0
+	for _, h := range a.Explain.Hypotheses {
+		if h.Chosen {
+			chosen++
+			if h.Text != a.Responses.Query {
+				t.Errorf("chose %q, answered %q", h.Text, a.Responses.Query)
+			}
+		}
+		if h.Source == "full" {
+			full++
+		}
+		if h.Reason == "" || h.Text == "" || (h.Source != "full" && h.Source != "grammar") {
+			t.Errorf("reading %+v", h)
+		}
+	}
+	if chosen != 1 || full < 2 || a.Explain.Intent != "SET_TIMER" {
+		t.Errorf("%d chosen, %d full readings, intent %s: %+v", chosen, full, a.Explain.Intent, a.Explain.Hypotheses)
+	}
+	// Without Explain the answer carries no readings.
+	a, err = c.Dialogue.Audio(ctx, bytes.NewReader(wav), int64(len(wav)), 16000, 0)
+	if err != nil || a.Explain != nil {
+		t.Fatalf("unasked explanation %+v %v", a.Explain, err)
 	}
 }

@@ -42,7 +42,7 @@ func TestChooseHeard(t *testing.T) {
 		{
 			// "help" (kal16) heard as "well the"; "help" is in the n-best
 			// list, close behind.
-			name:   "a reading understood where the choice is not",
+			name: "a reading understood where the choice is not",
 			hyps: []speech.Hypothesis{full("well the", 0), full("help", -0.449), full("well but", -0.884), full("welcome", -1.101),
 				full("well that", -2.348)},
 			chosen: "help", why: "better than the recogniser's choice (not understood)",

@@ -120,6 +120,10 @@ func (rule heardRule) choose(ctx context.Context, e *dialogue.Engine, req dialog
 			h.chosen = i
 		}
 	}
+	// The value as it was weighed: the pattern cost plus the weighted gap.
+	vs := func(i int) string {
+		return fmt.Sprintf("cost %.2f + gap %.2f", h.reads[i].Cost, rule.GapWeight*gap[i])
+	}
 	for i := range h.hyps {
 		rd, c := h.reads[i], h.reads[h.chosen]
 		switch {
@@ -127,39 +131,40 @@ func (rule heardRule) choose(ctx context.Context, e *dialogue.Engine, req dialog
 		case i == h.chosen && i == 0 && !rd.Understood():
 			h.why[i] = "the recogniser's choice; no reading it allows is understood"
 		case i == h.chosen && i == 0:
-			h.why[i] = "the recogniser's choice, " + understood(rd, value(i))
+			h.why[i] = "the recogniser's choice, " + understood(rd, vs(i))
 		case i == h.chosen:
-			h.why[i] = understood(rd, value(i)) + ", better than the recogniser's choice (" + readAs(h.reads[0], value(0)) + ")"
+			h.why[i] = understood(rd, vs(i)) + ", better than the recogniser's choice (" + readAs(h.reads[0], vs(0)) + ")"
+		case i == 0:
+			h.why[i] = "the recogniser's choice, " + readAs(rd, vs(i))
 		case keep:
-			h.why[i] = readAs(rd, value(i)) + ": the recogniser's choice is a complete request"
+			h.why[i] = readAs(rd, vs(i)) + ": the recogniser's choice is a complete request"
 		case !rd.Understood():
 			h.why[i] = "not understood"
 		case rank(rd) < rank(c):
-			h.why[i] = readAs(rd, value(i)) + ": the request is incomplete"
+			h.why[i] = readAs(rd, vs(i)) + ": the request is incomplete"
 		default:
-			h.why[i] = readAs(rd, value(i)) + fmt.Sprintf(": %.2f is not below %.2f", value(i), value(h.chosen))
+			h.why[i] = readAs(rd, vs(i)) + fmt.Sprintf(" = %.2f, not below the chosen %.2f", value(i), value(h.chosen))
 		}
 	}
 	return h, nil
 }
 
-func understood(rd dialogue.Reading, v float64) string {
+func understood(rd dialogue.Reading, v string) string {
 	if rd.Answers != "" {
 		return "answers the question for " + rd.Answers
 	}
 	return readAs(rd, v)
 }
 
-// readAs names a reading's intent and its value (pattern cost plus the
-// weighted gap).
-func readAs(rd dialogue.Reading, v float64) string {
+// readAs names a reading's intent and its value v.
+func readAs(rd dialogue.Reading, v string) string {
 	switch {
 	case !rd.Understood():
 		return "not understood"
 	case rd.Missing != "" && rd.Answers == "":
-		return fmt.Sprintf("%s without its %s, %.2f", rd.Intent, rd.Missing, v)
+		return fmt.Sprintf("%s without its %s, %s", rd.Intent, rd.Missing, v)
 	}
-	return fmt.Sprintf("%s, %.2f", rd.Intent, v)
+	return fmt.Sprintf("%s, %s", rd.Intent, v)
 }
 
 // explain lists the readings for the explain view.

@@ -37,8 +37,8 @@ import (
 // questions; switching away from a complete request for a cheaper one
 // lost 1 command; answering the full model's best path whenever it reads
 // as a complete request of another intent than the grammar's chosen
-// reading gave 273 (it fixed 4, "please give me the latest sports
-// scores", and broke 11 commands the grammar had right).
+// reading gave 273 (it fixed 3, "please give me the latest sports
+// scores" among them, and broke 10 the grammar had right).
 var heardDefault = heardRule{MaxGap: 1.0, MinGrammar: math.Inf(1), GapWeight: 1.0, KeepComplete: true}
 
 // heardRule holds the numbers of the rule above, so the study that

@@ -373,6 +373,9 @@ func testAudioStreamExplain(t *testing.T, c *client.Client, _ *servertest.Platfo
 			t.Errorf("an explanation nobody asked for: %+v", x)
 		case explain && (x == nil || x.Intent != "SET_TIMER" || len(x.Slots) == 0):
 			t.Errorf("spoken explanation %+v (heard %q)", x, ans.Answer.Responses.Query)
+		case explain && (len(x.Hypotheses) < 2 || x.Hypotheses[0].Text != ans.Answer.Responses.Query || !x.Hypotheses[0].Chosen):
+			// the console's voice turns come this way: the readings too
+			t.Errorf("streamed readings %+v (heard %q)", x.Hypotheses, ans.Answer.Responses.Query)
 		}
 	}
 }

@@ -18,8 +18,9 @@ func audioContentType(rate int) (string, error) {
 
 // Audio sends a whole WAV (PCM 16-bit mono at rate) and returns the
 // answer, whose Responses.Query holds what was recognised. size is the
-// WAV's length, or -1 to send it chunked.
-func (s *DialogueService) Audio(ctx context.Context, wav io.Reader, size int64, rate int, ref int64) (*DialogueResponse, error) {
+// WAV's length, or -1 to send it chunked. With Explain, the answer tells
+// how the audio was read, each reading of it weighed (Hypotheses).
+func (s *DialogueService) Audio(ctx context.Context, wav io.Reader, size int64, rate int, ref int64, opts ...QueryOption) (*DialogueResponse, error) {
 	ct, err := audioContentType(rate)
 	if err != nil {
 		return nil, err
@@ -27,7 +28,7 @@ func (s *DialogueService) Audio(ctx context.Context, wav io.Reader, size int64, 
 	var out DialogueResponse
 	err = s.c.doJSON(ctx, &request{method: http.MethodPost, path: "/query/audio/data", auth: authToken,
 		body: func() (io.Reader, error) { return wav, nil }, length: size, contentType: ct, requestInfo: true,
-		ref: ref, noRetry: true}, &out)
+		ref: ref, noRetry: true, header: queryHeader(opts, nil)}, &out)
 	if err != nil {
 		return nil, err
 	}

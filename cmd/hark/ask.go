@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/harkhq/hark/audio"
+	"github.com/harkhq/hark/client"
 )
 
 // maxAskFile bounds the WAV file hark ask reads (10 minutes of 16 kHz speech is 19 MB).
@@ -15,10 +16,12 @@ const maxAskFile = 32 << 20
 // cmdAsk sends one spoken turn from a WAV file: 16-bit PCM mono at 16 or 8 kHz, what the
 // platform's recogniser takes.
 func cmdAsk(e *cliEnv, args []string) error {
-	f := e.flags("ask", "[--json] [--ref N] FILE.wav", `Sends a spoken turn from a WAV file (16-bit PCM mono,
+	f := e.flags("ask", "[--json] [--explain] [--ref N] FILE.wav", `Sends a spoken turn from a WAV file (16-bit PCM mono,
 16 or 8 kHz) and prints the answer on stdout; what was heard, the next actions and the ref go to
-stderr. --json prints the whole answer as JSON instead.`)
+stderr. --json prints the whole answer as JSON instead. --explain adds how the query was read,
+with each reading of the audio the platform weighed, its score, the chosen one and why.`)
 	asJSON := f.Bool("json", false, "print the whole answer as JSON")
+	explain := f.Bool("explain", false, "also show how the audio was read: its readings, the chosen one and why, and the intent, pattern and slots")
 	ref := f.Int64("ref", 0, "continue the conversation of the answer with ref `N`")
 	rest, err := f.parse(args)
 	if err != nil {
@@ -39,7 +42,11 @@ stderr. --json prints the whole answer as JSON instead.`)
 		return err
 	}
 	wav := audio.EncodeWAV(pcm, rate)
-	resp, err := p.Client.Dialogue.Audio(e.ctx, bytes.NewReader(wav), int64(len(wav)), rate, *ref)
+	var opts []client.QueryOption
+	if *explain {
+		opts = append(opts, client.Explain())
+	}
+	resp, err := p.Client.Dialogue.Audio(e.ctx, bytes.NewReader(wav), int64(len(wav)), rate, *ref, opts...)
 	if err != nil {
 		return err
 	}
@@ -51,7 +58,13 @@ stderr. --json prints the whole answer as JSON instead.`)
 		heard = "(nothing recognised)"
 	}
 	fmt.Fprintln(e.stderr, "heard:", heard)
-	return printAnswer(e.stdout, e.stderr, resp)
+	if err := printAnswer(e.stdout, e.stderr, resp); err != nil {
+		return err
+	}
+	if *explain && resp.Explain != nil { // nothing recognised has nothing to explain
+		printExplanation(e.stdout, resp.Explain)
+	}
+	return nil
 }
 
 // readSpokenFile reads and checks a WAV file before anything is sent, so a wrong file gets

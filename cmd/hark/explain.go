@@ -25,4 +25,15 @@ func printExplanation(w io.Writer, x *client.Explanation) {
 	for _, c := range x.Corrections {
 		fmt.Fprintf(w, "  corrected %q to %q\n", c.Typed, c.Read)
 	}
+	// A spoken query: each reading of the audio, the chosen one marked.
+	if len(x.Hypotheses) > 0 {
+		fmt.Fprintln(w, "  heard as:")
+	}
+	for _, h := range x.Hypotheses {
+		mark := " "
+		if h.Chosen {
+			mark = "*"
+		}
+		fmt.Fprintf(w, "  %s %q (%s, score %+.2f): %s\n", mark, h.Text, h.Source, h.Score, h.Reason)
+	}
 }

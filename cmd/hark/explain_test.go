@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/harkhq/hark/client"
 )
 
 func TestSayExplain(t *testing.T) {
@@ -37,5 +39,29 @@ func TestSayExplain(t *testing.T) {
 	}
 	if err := json.Unmarshal([]byte(out), &body); err != nil || body.Explain.Intent != "greeting" {
 		t.Errorf("say --json --explain: %v\n%s", err, out)
+	}
+}
+
+// A spoken query's explanation lists each reading of the audio with its
+// source, score and reason, the chosen one marked; a typed one lists none.
+func TestPrintExplanationOfASpokenQuery(t *testing.T) {
+	x := &client.Explanation{Lang: "en", LangFrom: "request", Intent: "SET_ALARM", Hypotheses: []client.Hypothesis{
+		{Text: "set an alarm for seven m.", Source: "full", Score: 0, Reason: "SET_ALARM, 0.80: 0.80 is not below 0.15"},
+		{Text: "set an alarm for seven am", Source: "full", Score: -0.35, Chosen: true, Reason: "SET_ALARM, 0.15, better than the recogniser's choice (SET_ALARM, 0.80)"},
+	}}
+	var b strings.Builder
+	printExplanation(&b, x)
+	want := `explain: language en (request), intent SET_ALARM
+  heard as:
+    "set an alarm for seven m." (full, score +0.00): SET_ALARM, 0.80: 0.80 is not below 0.15
+  * "set an alarm for seven am" (full, score -0.35): SET_ALARM, 0.15, better than the recogniser's choice (SET_ALARM, 0.80)
+`
+	if b.String() != want {
+		t.Errorf("printed\n%s\nwant\n%s", b.String(), want)
+	}
+	b.Reset()
+	x.Hypotheses = nil
+	if printExplanation(&b, x); strings.Contains(b.String(), "heard as") {
+		t.Errorf("a typed query lists readings:\n%s", b.String())
 	}
 }

@@ -163,50 +163,14 @@ func New(cfg Config) *Engine {
 // An unknown or expired Ref, or one of another user, starts a new
 // conversation.
 func (e *Engine) Answer(ctx context.Context, req Request) (Response, error) {
-	if !utf8.ValidString(req.Query) {
-		return Response{}, apierr.BadRequestf("the query q is not valid UTF-8")
-	}
-	if err := ctx.Err(); err != nil {
+	t, q, unread, err := e.begin(ctx, req)
+	if err != nil {
 		return Response{}, err
 	}
-	if len(req.Query) > MaxQueryBytes {
-		return e.politely(req, "too_long", ""), nil
+	if unread != "" {
+		return e.politely(req, unread, q), nil
 	}
-	q := strings.TrimSpace(withoutControls(req.Query))
-	if q == "" {
-		return e.politely(req, "empty_query", q), nil
-	}
-	lang, langFrom := normLang(req.Lang), "request"
-	if strings.TrimSpace(req.Lang) == "" {
-		lang, langFrom = e.detectLang(q), "detected"
-	}
-	m := e.models[lang]
-	now := req.Now
-	if now.IsZero() {
-		now = e.cfg.Clock()
-	}
-	loc := req.TimeZone
-	if loc == nil {
-		loc = time.UTC
-	}
-	toks := m.joinSplit(tokenize(q))
-	m.correctTokens(toks)
-	t := &turn{e: e, ctx: ctx, m: m, req: req, lang: lang, now: now, loc: loc, toks: toks, langFrom: langFrom}
-	if req.Ref == 0 && strings.TrimSpace(req.Lang) != "" {
-		if other := e.detectLang(q); other != lang {
-			// "¿qué tiempo hace?" typed in a console set to English: when
-			// the named language reads nothing, the query's own does.
-			if _, ok := m.understand(toks); !ok {
-				otoks := e.models[other].joinSplit(tokenize(q))
-				e.models[other].correctTokens(otoks)
-				if _, ok := e.models[other].understand(otoks); ok {
-					lang, m = other, e.models[other]
-					t.lang, t.m, t.toks, t.langFrom = lang, m, otoks, "detected over the request's "+t.lang
-				}
-			}
-		}
-	}
-
+	lang, now := t.lang, t.now
 	var conv *conversation
 	if req.Ref > 0 {
 		conv = e.convs.take(req.Ref, req.UserID, now)
@@ -250,6 +214,56 @@ func (e *Engine) Answer(ctx context.Context, req Request) (Response, error) {
 		resp.Explain = t.explain(r, conv)
 	}
 	return resp, nil
+}
+
+// begin checks and reads a query as Answer and Understand both do: its
+// language, its words with typing errors corrected. unread names the
+// polite answer for a query not worth reading (too long, empty).
+func (e *Engine) begin(ctx context.Context, req Request) (t *turn, q, unread string, err error) {
+	if !utf8.ValidString(req.Query) {
+		return nil, "", "", apierr.BadRequestf("the query q is not valid UTF-8")
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, "", "", err
+	}
+	if len(req.Query) > MaxQueryBytes {
+		return nil, "", "too_long", nil
+	}
+	q = strings.TrimSpace(withoutControls(req.Query))
+	if q == "" {
+		return nil, q, "empty_query", nil
+	}
+	lang, langFrom := normLang(req.Lang), "request"
+	if strings.TrimSpace(req.Lang) == "" {
+		lang, langFrom = e.detectLang(q), "detected"
+	}
+	m := e.models[lang]
+	now := req.Now
+	if now.IsZero() {
+		now = e.cfg.Clock()
+	}
+	loc := req.TimeZone
+	if loc == nil {
+		loc = time.UTC
+	}
+	toks := m.joinSplit(tokenize(q))
+	m.correctTokens(toks)
+	t = &turn{e: e, ctx: ctx, m: m, req: req, lang: lang, now: now, loc: loc, toks: toks, langFrom: langFrom}
+	if req.Ref == 0 && strings.TrimSpace(req.Lang) != "" {
+		if other := e.detectLang(q); other != lang {
+			// "¿qué tiempo hace?" typed in a console set to English: when
+			// the named language reads nothing, the query's own does.
+			if _, ok := m.understand(toks); !ok {
+				otoks := e.models[other].joinSplit(tokenize(q))
+				e.models[other].correctTokens(otoks)
+				if _, ok := e.models[other].understand(otoks); ok {
+					lang, m = other, e.models[other]
+					t.lang, t.m, t.toks, t.langFrom = lang, m, otoks, "detected over the request's "+t.lang
+				}
+			}
+		}
+	}
+	return t, q, "", nil
 }
 
 // politely answers a query the engine will not read, in the language
@@ -338,6 +352,11 @@ type turn struct {
 	// said is the whole query when a second reading kept only part of it
 	// (a clause), for a pronoun naming someone said before.
 	said []token
+	// dry is set by Understand: read the query, change nothing, ask no
+	// information source. unread records that a reply to a question was
+	// not read as anything (the question is asked again, or given up).
+	dry    bool
+	unread bool
 }
 
 // handleMatch answers a reading of the query and keeps it for Explain.
@@ -429,6 +448,7 @@ func (t *turn) respond(conv *conversation) reply {
 			t.completeTime(&mt)
 			return t.handleMatch(mt)
 		}
+		t.unread = true
 		if conv.asks >= 2 {
 			r := t.reply("not_understood_giveup", nil)
 			r.intent = conv.intent

@@ -22,6 +22,20 @@ type Explanation struct {
 	Answers     string        `json:"answers,omitempty"`
 	Slots       []SlotReading `json:"slots"`
 	Corrections []Correction  `json:"corrections"`
+	// Hypotheses are, for a spoken query, the readings of its audio the
+	// server weighed; the HTTP layer sets them.
+	Hypotheses []HeardHypothesis `json:"hypotheses,omitempty"`
+}
+
+// HeardHypothesis is one reading of a spoken query's audio: its words,
+// the decoder that gave it ("grammar" or "full"), its per-frame score
+// (speech.Hypothesis), whether it was chosen and why.
+type HeardHypothesis struct {
+	Text   string  `json:"text"`
+	Source string  `json:"source"`
+	Score  float64 `json:"score"`
+	Chosen bool    `json:"chosen"`
+	Reason string  `json:"reason"`
 }
 
 // SlotReading is one slot: the words of the query it took and the value

@@ -24,7 +24,7 @@ func (t *turn) asker() Asker {
 func (t *turn) userWhere() Where { return Where{Lat: t.req.Lat, Lon: t.req.Lon} }
 
 func (t *turn) topic(topic string) {
-	if t.e.cfg.OnTopic != nil && t.req.UserID != 0 {
+	if t.e.cfg.OnTopic != nil && !t.dry && t.req.UserID != 0 {
 		t.e.cfg.OnTopic(t.ctx, t.req.UserID, topic)
 	}
 }
@@ -86,6 +86,9 @@ func (t *turn) info(intent string, slots map[string]slotVal) reply {
 	needsPlace := intent == "weather" || intent == "movies" || intent == "restaurants" || intent == "events"
 	if !ok && needsPlace {
 		return t.ask("place", "ask_place", nil, slots)
+	}
+	if t.dry {
+		return reply{} // the answer's content does not change the reading
 	}
 	k := t.e.cfg.Knowledge
 	if k == nil {

@@ -13,6 +13,9 @@ const maxPicks = 5
 // movie-survey genres, or what is popular. Showtimes are a different
 // question ("what's playing").
 func (t *turn) recommendMovies() reply {
+	if t.dry {
+		return reply{}
+	}
 	picks, err := t.e.cfg.Recommendations.Movies(t.ctx, t.asker(), maxPicks)
 	if err == nil && len(picks.Titles) == 0 {
 		err = ErrNoData

@@ -115,14 +115,23 @@ func (a *Audio) recognise(w http.ResponseWriter, r *http.Request, body io.Reader
 		}
 		return dialogue.Response{}, "", err
 	}
-	a.Logger.Info("recognised", "request_id", httpapi.RequestID(r.Context()), "source", res.Source,
-		"audio_ms", res.Audio.Milliseconds(), "margin", res.Margin)
 	if strings.TrimSpace(res.Text) == "" {
+		a.Logger.Info("recognised", "request_id", httpapi.RequestID(r.Context()), "source", res.Source,
+			"audio_ms", res.Audio.Milliseconds(), "margin", res.Margin)
 		return a.Engine.NotHeard(lang, req.Ref), lang, nil
 	}
-	req.Query = res.Text
+	h, err := chooseHeard(r.Context(), a.Engine, req, res)
+	if err != nil {
+		return dialogue.Response{}, "", err
+	}
+	a.Logger.Info("recognised", "request_id", httpapi.RequestID(r.Context()), "source", res.Source,
+		"audio_ms", res.Audio.Milliseconds(), "margin", res.Margin, "readings", len(h.hyps), "chosen", h.chosen)
+	req.Query = h.Text()
 	req.Explain = explainRequested(r) // as on /query/text, for the console's explain view
 	resp, err := a.Engine.Answer(r.Context(), req)
+	if err == nil && resp.Explain != nil {
+		resp.Explain.Hypotheses = h.explain()
+	}
 	absoluteURLs(r, &resp)
 	return resp, lang, err
 }

@@ -307,6 +307,10 @@ type Result struct {
 	GrammarText string
 	FullText    string
 	Margin      float64
+	// Hypotheses are the readings harkd may choose among by understanding
+	// (see Hypothesis): the chosen Text first, then the full decoder's
+	// n-best list, then the grammar's reading, each text once.
+	Hypotheses []Hypothesis
 	// Audio is the duration of the audio received.
 	Audio time.Duration
 }
@@ -513,6 +517,8 @@ func (u *Utterance) Finish() (Result, error) {
 	if err == nil {
 		res.GrammarText, res.FullText = g.hyp.Text, f.hyp.Text
 		res.Text, res.Source, res.Margin = choose(g.hyp, f.hyp, u.r.cfg.MinMargin, u.r.grammar.Contains)
+		// The decoders have stopped and the slot is still held.
+		res.Hypotheses = hypotheses(res.Text, res.Source, res.Margin, g.hyp, f.hyp, u.s.full.NBest(NBestSize))
 	}
 	u.release(errEnded)
 	return res, err

@@ -29,7 +29,7 @@
 //	C cancel the speak in progress         (the speak's P or E still follows)
 //	O open (JSON {"lang","rate"})          R opened, or E error
 //	A audio (PCM bytes as they arrive)     (nothing: recognition runs while audio comes)
-//	F finish                               T result (JSON speech.Result), or E error
+//	F finish                               T result (JSON speech.Result, with its Hypotheses), or E error
 //	X abort                                K aborted
 //
 // E carries {"status","code","description"}: an *apierr.Error keeps its

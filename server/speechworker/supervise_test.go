@@ -275,8 +275,26 @@ func TestRecognitionInWorkers(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if res, err := stream(t, u, pcm, 0, nil); err != nil || res.Text != "what time is it" {
+		res, err := stream(t, u, pcm, 0, nil)
+		if err != nil || res.Text != "what time is it" {
 			t.Fatalf("after an abort: %q %v", res.Text, err)
+		}
+		// The readings cross the pipe: the chosen one first, then the
+		// full decoder's other readings, below its best path.
+		if len(res.Hypotheses) < 2 || res.Hypotheses[0].Text != res.Text || res.Hypotheses[0].Source != res.Source {
+			t.Fatalf("hypotheses %+v for %q from %s", res.Hypotheses, res.Text, res.Source)
+		}
+		full := 0
+		for _, h := range res.Hypotheses[1:] {
+			if h.Source == speech.SourceFull {
+				full++
+				if h.Score > 0 {
+					t.Errorf("full reading %+v above the best path", h)
+				}
+			}
+		}
+		if full == 0 {
+			t.Errorf("no n-best reading of the full decoder among %+v", res.Hypotheses)
 		}
 	})
 	t.Run("KilledMidUtteranceIsRetried", func(t *testing.T) {

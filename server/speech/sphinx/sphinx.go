@@ -294,3 +294,41 @@ func (d *Decoder) Close() {
 		d.config = nil
 	}
 }
+
+// NBest returns up to n hypotheses of the ended utterance with distinct
+// texts, best first, each with its path score (the same scale as Hyp's).
+// It reads the word lattice the decoder built for its final best-path
+// search (-bestpath, on by default), so the decoder's configuration needs
+// nothing more: an n-gram decoder without the flat pass builds it from the
+// first pass. The A* search behind ps_nbest yields one path per
+// segmentation, and many paths differ only in silences, fillers or
+// alternative pronunciations, which read the same; at most maxNBestPaths
+// paths are read, so a long utterance with a wide lattice stays bounded.
+// Nil when the decoder has no lattice (no utterance, no hypothesis).
+func (d *Decoder) NBest(n int) []Hyp {
+	if n <= 0 || d.inUtt {
+		return nil
+	}
+	frames := int(C.ps_get_n_frames(d.ps))
+	var out []Hyp
+	seen := map[string]bool{}
+	it := C.ps_nbest(d.ps)
+	for paths := 0; it != nil && len(out) < n && paths < maxNBestPaths; paths++ {
+		var score C.int32
+		if p := C.ps_nbest_hyp(it, &score); p != nil {
+			text := C.GoString(p)
+			if !seen[text] {
+				seen[text] = true
+				out = append(out, Hyp{Text: text, Score: int(score), Frames: frames})
+			}
+		}
+		it = C.ps_nbest_next(it) // frees the iterator when the paths run out
+	}
+	if it != nil {
+		C.ps_nbest_free(it)
+	}
+	return out
+}
+
+// maxNBestPaths bounds the A* paths NBest reads.
+const maxNBestPaths = 100

@@ -1,0 +1,137 @@
+package endpoints
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/harkhq/hark/server/dialogue"
+	"github.com/harkhq/hark/server/speech"
+)
+
+func full(text string, score float64) speech.Hypothesis {
+	return speech.Hypothesis{Text: text, Source: speech.SourceFull, Score: score}
+}
+
+func grammar(text string, margin float64) speech.Hypothesis {
+	return speech.Hypothesis{Text: text, Source: speech.SourceGrammar, Score: margin}
+}
+
+// The choice among readings with the real engine's readings of them: the
+// readings are as the recogniser gave them for flite speech (kal16), or
+// built like them.
+func TestChooseHeard(t *testing.T) {
+	e := dialogue.New(dialogue.Config{})
+	req := dialogue.Request{Lang: "en", UserID: 3}
+	cases := []struct {
+		name   string
+		hyps   []speech.Hypothesis
+		chosen string
+		why    string // part of the chosen reading's reason
+	}{
+		{
+			// "set an alarm for seven am" (kal16): the full model's best
+			// path ends in "m.", still a complete request, which stands:
+			// understanding only decides when the recogniser's choice is
+			// no complete request.
+			name: "a complete request stands",
+			hyps: []speech.Hypothesis{full("set an alarm for seven m.", 0), full("set an alarm four seven m.", -0.84),
+				full("set an alarm for seven am", -0.35), full("set an alarm for seven and", -1.45)},
+			chosen: "set an alarm for seven m.", why: "the recogniser's choice, SET_ALARM",
+		},
+		{
+			// "help" (kal16) heard as "well the"; "help" is in the n-best
+			// list, close behind.
+			name: "a reading understood where the choice is not",
+			hyps: []speech.Hypothesis{full("well the", 0), full("help", -0.449), full("well but", -0.884), full("welcome", -1.101),
+				full("well that", -2.348)},
+			chosen: "help", why: "better than the recogniser's choice (not understood)",
+		},
+		{
+			// An open question stays as heard: the grammar's forced
+			// reading has a small margin, and no n-best reading is a
+			// request.
+			name: "open question",
+			hyps: []speech.Hypothesis{full("how tall is my tether us", 0), full("how tall is mom tepper us", -0.04),
+				full("how tall is my own tether us", -0.46), grammar("how cold is it london please", 3.1)},
+			chosen: "how tall is my tether us", why: "no reading it allows is understood",
+		},
+		{
+			// Understood but acoustically far behind: not taken.
+			name:   "acoustic gate",
+			hyps:   []speech.Hypothesis{full("why is the sky blue", 0), full("play the sky blue", -2.5)},
+			chosen: "why is the sky blue", why: "no reading it allows",
+		},
+		{
+			// The grammar's reading, rejected by the recogniser, does not
+			// come back by being understood: it is forced by construction
+			// (letting it compete lost commands, README).
+			name:   "grammar reading",
+			hyps:   []speech.Hypothesis{full("scarpa the stop fetch", 0), grammar("start the stopwatch", 9.5)},
+			chosen: "scarpa the stop fetch", why: "the recogniser's choice",
+		},
+		{
+			name:   "complete over incomplete",
+			hyps:   []speech.Hypothesis{full("set an alarm", 0), full("set an alarm at seven", -0.5)},
+			chosen: "set an alarm at seven", why: "better than the recogniser's choice (SET_ALARM without its time",
+		},
+		{
+			name:   "recogniser's choice kept",
+			hyps:   []speech.Hypothesis{grammar("set a timer for five minutes", 22.5), full("so the timer for five minutes", 0), full("such a timer for five minutes", -0.36)},
+			chosen: "set a timer for five minutes", why: "the recogniser's choice, SET_TIMER",
+		},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			res := speech.Result{Text: c.hyps[0].Text, Source: c.hyps[0].Source, Hypotheses: c.hyps}
+			h, err := chooseHeard(context.Background(), e, req, res)
+			if err != nil {
+				t.Fatal(err)
+			}
+			x := h.explain()
+			if h.Text() != c.chosen || !x[h.chosen].Chosen || !strings.Contains(x[h.chosen].Reason, c.why) {
+				t.Errorf("chose %q (%q), want %q (%q)", h.Text(), x[h.chosen].Reason, c.chosen, c.why)
+			}
+			for i, hx := range x {
+				if hx.Reason == "" || hx.Text != c.hyps[i].Text || hx.Score != c.hyps[i].Score || hx.Chosen != (i == h.chosen) {
+					t.Errorf("reading %d explained as %+v", i, hx)
+				}
+			}
+		})
+	}
+}
+
+// In a conversation the open question counts: a reading that answers it
+// wins over one read as nothing, and choosing takes nothing from the
+// conversation.
+func TestChooseHeardAnswersTheQuestion(t *testing.T) {
+	e := dialogue.New(dialogue.Config{})
+	ctx := context.Background()
+	r, err := e.Answer(ctx, dialogue.Request{Query: "set an alarm", Lang: "en", UserID: 3})
+	if err != nil || r.Context.Ref == 0 {
+		t.Fatal(r, err)
+	}
+	req := dialogue.Request{Lang: "en", UserID: 3, Ref: r.Context.Ref}
+	hyps := []speech.Hypothesis{full("heaven birdie", 0), full("seven thirty", -0.3)}
+	h, err := chooseHeard(ctx, e, req, speech.Result{Text: hyps[0].Text, Source: speech.SourceFull, Hypotheses: hyps})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h.Text() != "seven thirty" || !strings.Contains(h.why[h.chosen], "answers the question") {
+		t.Fatalf("chose %q: %+v", h.Text(), h.explain())
+	}
+	req.Query = h.Text()
+	a, err := e.Answer(ctx, req)
+	if err != nil || len(a.NextActions) == 0 || a.NextActions[0].Action != "SET_ALARM" {
+		t.Fatalf("the conversation did not survive the choice: %+v %v", a.NextActions, err)
+	}
+}
+
+// A worker of an older build sends no readings: its text is the only one.
+func TestChooseHeardWithoutReadings(t *testing.T) {
+	e := dialogue.New(dialogue.Config{})
+	h, err := chooseHeard(context.Background(), e, dialogue.Request{Lang: "en"}, speech.Result{Text: "what time is it", Source: speech.SourceGrammar, Margin: 20})
+	if err != nil || h.Text() != "what time is it" || len(h.explain()) != 1 {
+		t.Fatalf("%+v %v", h, err)
+	}
+}

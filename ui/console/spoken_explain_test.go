@@ -1,0 +1,48 @@
+package console
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/charmbracelet/x/exp/golden"
+
+	"github.com/harkhq/hark/client"
+	"github.com/harkhq/hark/ui/common"
+	"github.com/harkhq/hark/ui/internal/uitest"
+)
+
+func TestMain(m *testing.M) { uitest.Main(m) }
+
+// The explain view of a real spoken turn, from a real in-process platform:
+// flite's kal16 "help", which the recogniser hears as "well the" and the
+// platform answers as "help", the second reading of the full model
+// (testdata/TestSpokenExplainGolden.golden; go test ./ui/console -run
+// SpokenExplain -update rewrites it).
+func TestSpokenExplainGolden(t *testing.T) {
+	if _, err := exec.LookPath("flite"); err != nil {
+		t.Skip("flite is not installed (make test installs it)")
+	}
+	wavPath := filepath.Join(t.TempDir(), "help.wav")
+	if out, err := exec.Command("flite", "-voice", "kal16", "-t", "help", "-o", wavPath).CombinedOutput(); err != nil {
+		t.Fatalf("flite: %v %s", err, out)
+	}
+	wav, err := os.ReadFile(wavPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := uitest.SignedInClient(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	resp, err := c.Dialogue.Audio(ctx, bytes.NewReader(wav), int64(len(wav)), 16000, 0, client.Explain())
+	if err != nil {
+		t.Fatal(err)
+	}
+	view := strings.Join(explainLines(resp.Explain, common.NewTheme(true), 120), "\n") + "\n"
+	golden.RequireEqual(t, []byte(view))
+}

@@ -103,9 +103,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -153,7 +155,38 @@ type Config struct {
 	// cepstral mean is estimated from before decoding starts;
 	// DefaultMeanDelay when zero.
 	MeanDelay int
+	// LateStart turns the early decoding of short commands off: nothing
+	// is decoded before the first MeanDelay frames, as before it existed
+	// (for comparisons; see "Short commands" in the package documentation).
+	LateStart bool
 }
+
+// Prior is a cepstral mean an utterance's normalisation may start from:
+// the mean of the speaker's previous utterances (Result.Mean), carried by
+// the caller to the same speaker's next one.
+type Prior struct {
+	Mean   []float32 `json:"mean"`
+	Frames int       `json:"frames"` // how many frames of speech it was estimated from
+}
+
+// Options are the optional parts of an utterance.
+type Options struct {
+	// Prior is the cepstral mean of this speaker's earlier utterances, at
+	// the same sample rate; nil for a speaker's first.
+	Prior *Prior
+
+	// For the measurements of the package tests: how the early frames
+	// are normalised without a prior (earlyModel, earlyRunning) and the
+	// weight, in frames, of a prior (0: the defaults).
+	early       string
+	priorWeight int
+}
+
+// Seeds of the early normalisation without a session prior.
+const (
+	earlyModel   = "model"   // the acoustic model's -cmninit
+	earlyRunning = "running" // the running mean from the first frame
+)
 
 // Engine decodes utterances: a *Recognizer in this process, or
 // speechworker's pool, which runs Recognizers in worker processes so that
@@ -161,6 +194,8 @@ type Config struct {
 type Engine interface {
 	// Open begins an utterance (see Recognizer.Start).
 	Open(ctx context.Context, lang string, rate int) (Stream, error)
+	// OpenWith is Open with options (see Recognizer.StartWith).
+	OpenWith(ctx context.Context, lang string, rate int, opt Options) (Stream, error)
 	// Idle and Slots report the free and total utterance slots.
 	Idle() int
 	Slots() int
@@ -178,6 +213,11 @@ type Recognizer struct {
 	cfg     Config
 	grammar Grammar
 	pool    chan *slot
+	// cmnInit is the acoustic model's initial cepstral mean (-cmninit in
+	// its feat.params), the early normalisation's seed without a session
+	// prior; nil when the model has none.
+	cmnInit []float32
+	ncep    int // coefficients per frame
 }
 
 // slot is one decoder pair, loaded on first use.
@@ -218,10 +258,15 @@ func New(cfg Config) (*Recognizer, error) {
 	if err != nil {
 		return nil, fmt.Errorf("speech: %w", err)
 	}
-	r := &Recognizer{cfg: cfg, grammar: g, pool: make(chan *slot, cfg.Slots)}
+	r := &Recognizer{cfg: cfg, grammar: g, pool: make(chan *slot, cfg.Slots),
+		cmnInit: readCMNInit(filepath.Join(cfg.ModelDir, "en-us", "feat.params"))}
 	first := &slot{}
 	if err := r.load(first); err != nil {
 		return nil, err
+	}
+	r.ncep = first.grammar.CepstrumSize()
+	if len(r.cmnInit) != r.ncep {
+		r.cmnInit = nil
 	}
 	r.pool <- first
 	for i := 1; i < cfg.Slots; i++ {
@@ -309,6 +354,9 @@ type Result struct {
 	Margin      float64
 	// Audio is the duration of the audio received.
 	Audio time.Duration
+	// Mean is the cepstral mean of the utterance's speech (nil when none
+	// was heard): the Prior of the same speaker's next utterance.
+	Mean *Prior `json:",omitempty"`
 }
 
 // Utterance is one utterance being decoded. Write, Finish and Abort may be
@@ -326,8 +374,9 @@ type Utterance struct {
 	pending  []int16   // audio held until the front end is primed; nil after
 	cep      []float32 // scratch: cepstra of the last chunk
 	norm     *meanNormalizer
-	feed     *feed
-	decoded  [2]decoded // grammar, full
+	early    *earlyNormalizer // the full decoder's frames until norm releases; nil after
+	feeds    [2]*feed         // grammar, full
+	decoded  [2]decoded       // grammar, full
 	wg       sync.WaitGroup
 	received int64
 	rate     int
@@ -338,23 +387,38 @@ var errEnded = errors.New("speech: utterance already finished or aborted")
 
 // Open is Start as an Engine.
 func (r *Recognizer) Open(ctx context.Context, lang string, rate int) (Stream, error) {
-	u, err := r.Start(ctx, lang, rate)
+	return r.OpenWith(ctx, lang, rate, Options{})
+}
+
+// OpenWith is StartWith as an Engine.
+func (r *Recognizer) OpenWith(ctx context.Context, lang string, rate int, opt Options) (Stream, error) {
+	u, err := r.StartWith(ctx, lang, rate, opt)
 	if err != nil {
 		return nil, err
 	}
 	return u, nil
 }
 
-// Start takes a decoder slot, waiting at most as long as ctx allows, and
-// begins an utterance of 16-bit mono PCM at rate (8000 or 16000 Hz) in
-// lang; its two decoders start searching on their own goroutines as
-// frames arrive. Cancelling ctx later aborts the utterance.
+// Start is StartWith without options.
 func (r *Recognizer) Start(ctx context.Context, lang string, rate int) (*Utterance, error) {
+	return r.StartWith(ctx, lang, rate, Options{})
+}
+
+// StartWith takes a decoder slot, waiting at most as long as ctx allows,
+// and begins an utterance of 16-bit mono PCM at rate (8000 or 16000 Hz) in
+// lang; its two decoders start searching on their own goroutines as
+// frames arrive. Cancelling ctx later aborts the utterance. A prior that
+// is not a mean of CepstrumSize finite values over at least one frame is
+// refused with 400 InvalidArgument.
+func (r *Recognizer) StartWith(ctx context.Context, lang string, rate int, opt Options) (*Utterance, error) {
 	if err := Available(lang); err != nil {
 		return nil, err
 	}
 	if rate != 8000 && rate != 16000 {
 		return nil, apierr.InvalidArgumentf("sample rate %d Hz is not supported (8000 or 16000)", rate)
+	}
+	if err := opt.Prior.check(r.ncep); err != nil {
+		return nil, err
 	}
 	var s *slot
 	select {
@@ -380,14 +444,18 @@ func (r *Recognizer) Start(ctx context.Context, lang string, rate int) (*Utteran
 		r.pool <- s
 		return nil, err
 	}
-	u := &Utterance{r: r, s: s, fe: fe, pending: make([]int16, 0, primeSamples), rate: rate, feed: newFeed(),
-		norm: newMeanNormalizer(s.grammar.CepstrumSize(), r.cfg.MeanDelay)}
+	ncep := s.grammar.CepstrumSize()
+	u := &Utterance{r: r, s: s, fe: fe, pending: make([]int16, 0, primeSamples), rate: rate,
+		feeds: [2]*feed{newFeed(), newFeed()}, norm: newMeanNormalizer(ncep, r.cfg.MeanDelay)}
+	if !r.cfg.LateStart {
+		u.early = r.earlyNormalizer(ncep, opt)
+	}
 	if rate == 8000 {
 		u.up = resample.NewUpsampler()
 	}
 	u.wg.Add(2)
-	go u.feed.decode(s.grammar, &u.decoded[0], &u.wg)
-	go u.feed.decode(s.full, &u.decoded[1], &u.wg)
+	go u.feeds[0].decode(s.grammar, &u.decoded[0], &u.wg)
+	go u.feeds[1].decode(s.full, &u.decoded[1], &u.wg)
 	// Held while registering: a context already cancelled runs the
 	// callback at once, and it must see u.stop set.
 	u.mu.Lock()
@@ -459,11 +527,24 @@ func (u *Utterance) analyse(samples []int16, last bool) error {
 			return err
 		}
 	}
+	held := !u.norm.released
 	out := u.norm.add(nil, u.cep)
 	if last {
 		out = u.norm.flush(out)
 	}
-	u.feed.push(out)
+	u.feeds[0].push(out)
+	switch {
+	case u.early == nil:
+		u.feeds[1].push(out)
+	case held && u.norm.released:
+		// The mean is known: the full decoder starts over on the exact
+		// frames, so an utterance longer than MeanDelay is decoded as if
+		// there had been no early start.
+		u.feeds[1].restart(out)
+		u.early = nil
+	default:
+		u.feeds[1].push(u.early.add(nil, u.cep))
+	}
 	return nil
 }
 
@@ -506,8 +587,10 @@ func (u *Utterance) Finish() (Result, error) {
 		u.release(err)
 		return Result{}, err
 	}
-	u.feed.close()
+	u.feeds[0].close()
+	u.feeds[1].close()
 	u.wg.Wait()
+	res.Mean = u.norm.mean()
 	g, f := u.decoded[0], u.decoded[1]
 	err := errors.Join(g.err, f.err)
 	if err == nil {
@@ -536,7 +619,8 @@ func (u *Utterance) end(why error) {
 func (u *Utterance) release(why error) {
 	u.stop()
 	u.err = why
-	u.feed.abort()
+	u.feeds[0].abort()
+	u.feeds[1].abort()
 	u.wg.Wait()
 	u.fe.Close()
 	u.r.pool <- u.s
@@ -556,13 +640,14 @@ type decoded struct {
 	err error
 }
 
-// feed hands normalised frames from the writer to the two decoder
-// goroutines. frames only grows during an utterance, so a reader may keep
-// the part it was given while the writer appends.
+// feed hands normalised frames from the writer to a decoder goroutine.
+// frames only grows between restarts (a restart replaces it), so a reader
+// may keep the part it was given while the writer appends.
 type feed struct {
 	mu      sync.Mutex
 	cond    sync.Cond
 	frames  []float32
+	gen     int  // restarts so far
 	closed  bool // no more frames: finish the search
 	aborted bool // stop now
 }
@@ -583,6 +668,16 @@ func (f *feed) push(frames []float32) {
 	f.cond.Broadcast()
 }
 
+// restart replaces the frames given so far with frames: the decoder
+// abandons its search and starts over on them.
+func (f *feed) restart(frames []float32) {
+	f.mu.Lock()
+	f.frames = append([]float32(nil), frames...)
+	f.gen++
+	f.mu.Unlock()
+	f.cond.Broadcast()
+}
+
 func (f *feed) close() {
 	f.mu.Lock()
 	f.closed = true
@@ -597,14 +692,19 @@ func (f *feed) abort() {
 	f.cond.Broadcast()
 }
 
-// next waits for frames past from, the end of the utterance or an abort.
-func (f *feed) next(from int) (frames []float32, closed, aborted bool) {
+// next waits for frames past from in generation gen, a restart, the end
+// of the utterance or an abort; after a restart (cur != gen) frames are
+// the new generation's from its start.
+func (f *feed) next(from, gen int) (frames []float32, cur int, closed, aborted bool) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	for len(f.frames) == from && !f.closed && !f.aborted {
+	for f.gen == gen && len(f.frames) == from && !f.closed && !f.aborted {
 		f.cond.Wait()
 	}
-	return f.frames[from:], f.closed, f.aborted
+	if f.gen != gen {
+		from = 0
+	}
+	return f.frames[from:], f.gen, f.closed, f.aborted
 }
 
 // decode runs one decoder over the feed until it closes (then the search
@@ -614,8 +714,14 @@ func (f *feed) decode(d *sphinx.Decoder, out *decoded, wg *sync.WaitGroup) {
 	if out.err = d.Start(); out.err != nil {
 		return
 	}
-	for pos := 0; ; {
-		frames, closed, aborted := f.next(pos)
+	for pos, gen := 0, 0; ; {
+		frames, cur, closed, aborted := f.next(pos, gen)
+		if !aborted && cur != gen {
+			if out.err = d.Start(); out.err != nil { // abandons the search so far
+				return
+			}
+			pos, gen = 0, cur
+		}
 		switch {
 		case aborted:
 			d.End()
@@ -656,6 +762,11 @@ func (r *Recognizer) Recognize(ctx context.Context, lang string, rate int, body 
 // PCM handed over as it arrives. Malformed or mismatching WAV gives a 400
 // InvalidArgument.
 func Recognize(ctx context.Context, e Engine, lang string, rate int, body io.Reader) (Result, error) {
+	return RecognizeWith(ctx, e, lang, rate, Options{}, body)
+}
+
+// RecognizeWith is Recognize with options (a session's Prior).
+func RecognizeWith(ctx context.Context, e Engine, lang string, rate int, opt Options, body io.Reader) (Result, error) {
 	if err := Available(lang); err != nil {
 		return Result{}, err
 	}
@@ -666,7 +777,7 @@ func Recognize(ctx context.Context, e Engine, lang string, rate int, body io.Rea
 	if err := wr.Header.Validate(rate); err != nil {
 		return Result{}, wavError(err)
 	}
-	u, err := e.Open(ctx, lang, rate)
+	u, err := e.OpenWith(ctx, lang, rate, opt)
 	if err != nil {
 		return Result{}, err
 	}
@@ -697,4 +808,77 @@ func wavError(err error) error {
 		return apierr.InvalidArgumentf("%v", err)
 	}
 	return err
+}
+
+// check refuses a prior that cannot be a cepstral mean; nil is fine.
+func (p *Prior) check(ncep int) error {
+	if p == nil {
+		return nil
+	}
+	if len(p.Mean) != ncep {
+		return apierr.InvalidArgumentf("a cepstral prior has %d coefficients, not %d", len(p.Mean), ncep)
+	}
+	if p.Frames <= 0 {
+		return apierr.InvalidArgumentf("a cepstral prior needs a positive frame count, not %d", p.Frames)
+	}
+	for _, v := range p.Mean {
+		if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
+			return apierr.InvalidArgumentf("a cepstral prior has a value that is not finite")
+		}
+	}
+	return nil
+}
+
+// Weights, in frames, of the early normalisation's seed (see "Short
+// commands" in the package documentation).
+const (
+	defaultPriorWeight = 100 // at most: a session prior from fewer frames weighs its frame count
+	defaultModelWeight = 100
+)
+
+// earlyNormalizer is the full decoder's provisional normaliser for an
+// utterance: seeded with the session's prior when there is one of the
+// right size, otherwise with the model's initial mean.
+func (r *Recognizer) earlyNormalizer(ncep int, opt Options) *earlyNormalizer {
+	if p := opt.Prior; p != nil {
+		w := opt.priorWeight
+		if w == 0 {
+			w = defaultPriorWeight
+		}
+		return newEarlyNormalizer(ncep, p.Mean, min(w, p.Frames))
+	}
+	switch opt.early {
+	case earlyRunning:
+		return newEarlyNormalizer(ncep, nil, 0)
+	}
+	w := opt.priorWeight
+	if w == 0 {
+		w = defaultModelWeight
+	}
+	return newEarlyNormalizer(ncep, r.cmnInit, w)
+}
+
+// readCMNInit reads -cmninit from an acoustic model's feat.params; nil
+// when the file or the option is missing or malformed.
+func readCMNInit(path string) []float32 {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil
+	}
+	fields := strings.Fields(string(b))
+	for i := 0; i+1 < len(fields); i++ {
+		if fields[i] != "-cmninit" {
+			continue
+		}
+		var mean []float32
+		for _, f := range strings.Split(fields[i+1], ",") {
+			v, err := strconv.ParseFloat(f, 32)
+			if err != nil {
+				return nil
+			}
+			mean = append(mean, float32(v))
+		}
+		return mean
+	}
+	return nil
 }

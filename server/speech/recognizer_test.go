@@ -25,6 +25,7 @@ import (
 type testSet struct {
 	Commands  []string `json:"commands"`
 	Questions []string `json:"questions"`
+	Short     []string `json:"short"` // sub-second commands (TestShortCommandsEarly)
 }
 
 func loadTestSet(t testing.TB) testSet {

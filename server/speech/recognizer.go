@@ -55,7 +55,68 @@
 // delay costs latency only for utterances shorter than a second of speech;
 // for 2-3 s commands the decoders (real-time factor about 0.2 and 0.35)
 // catch up before the audio ends (see BenchmarkStreamLatency in the client
-// package).
+// package). Shorter commands start early, see "Short commands".
+//
+// # Short commands
+//
+// A command under one second of speech ("stop", "what time is it") never
+// reaches MeanDelay counted frames, so under the rule above nothing of it
+// was decoded before its end: both decoders then searched the whole of it
+// after the last byte, 320-680 ms before the answer. Now the full
+// decoder, the slow one, starts at once on provisional frames: each frame
+// normalised by a running mean seeded with a prior (earlyNormalizer). If
+// the utterance reaches MeanDelay frames, the full decoder abandons that
+// search and starts over on the exactly normalised frames, so an
+// utterance longer than a second is decoded as before (at the cost of
+// searching its first second twice); if it ends first, the provisional
+// search is its result. The grammar decoder always gets the exact frames
+// (the whole utterance's mean for a short one), so for a short command
+// it still searches after the end; it is the faster of the two, and its
+// forced reading needs the exact frames: started early on the same
+// provisional frames, it lost accuracy (last rows below).
+//
+// The prior is, in order: the speaker's own cepstral mean from earlier
+// utterances (Options.Prior; harkd keeps it per user and rate, see
+// Priors, from Result.Mean), weighted as min(its frames, 100) frames;
+// otherwise the acoustic model's initial mean (-cmninit in its
+// feat.params) weighted as 100 frames. Measured on the sub-second
+// commands of testdata/commands.json (short: those under 100 counted
+// frames, 17 in kal16, 9 in slt, 17 in kal at 8 kHz; the session prior is
+// the mean of one 2-3 s command of the same voice), word error rates on
+// one run (TestShortCommandsEarly; HARK_SHORT_VARIANTS=1 for all rows):
+//
+//	full decoder's frames of a short command       kal16    slt   8 kHz
+//	exact, decoded after the end (LateStart)        12.1 %  28.6 %  33.3 %
+//	early, model mean (100) - a first command       12.1 %  21.4 %  30.3 %
+//	early, session prior (<= 100) - later ones      12.1 %  28.6 %  24.2 %
+//	early, running mean from the first frame        12.1 %  28.6 %  36.4 %
+//	early, model mean weighted 30                   12.1 %  35.7 %  33.3 %
+//	early, model mean weighted 300                  12.1 %  14.3 %  45.5 %
+//	early, session prior weighted 30                12.1 %  28.6 %  27.3 %
+//	early, session prior weighted 300                6.1 %  28.6 %  24.2 %
+//	early, prior of another short command            6.1 %  28.6 %  24.2 %
+//	grammar early too, model mean                   30.3 %  21.4 %  63.6 %
+//	grammar early too, session prior                24.2 %  21.4 %  24.2 %
+//
+// These sets are small (80 words in all; one word is 3-7 points) and
+// one-word commands are the hard part ("help", "cancel", "mute" are
+// misheard either way), so the rows differ by a word or two; what they
+// show is that no seed loses accuracy against decoding after the end
+// except the bare running mean (its first frames are normalised by a mean
+// of almost nothing), the model mean at a light weight on slt and at a
+// heavy one at 8 kHz (the model's mean is of wideband speech: the channel
+// mismatch pocketsphinx's own live normalisation suffered), and the
+// grammar decoder on provisional frames ("delete alarm" forced onto "the
+// way to lark"). The defaults are the two rows that never lost anything. Seeding every
+// worker's normaliser from the previous utterances it decoded, whoever
+// spoke them, was tried before and lost accuracy: a prior is only ever
+// one speaker's own, on one channel (8 and 16 kHz are kept apart), and
+// the running mean takes over from it within the utterance. The pre-roll
+// (the audio before speech onset) was not used as a seed: the stream
+// starts at the microphone's opening, silence is dropped by the front
+// end's voice detector and left out of every mean (c0 < 0), and in the
+// flite fixtures it is digital silence, so there is nothing to measure
+// it on here.
 //
 // # Choosing the hypothesis
 //
@@ -180,6 +241,9 @@ type Options struct {
 	// weight, in frames, of a prior (0: the defaults).
 	early       string
 	priorWeight int
+	// earlyGrammar starts the grammar decoder early too (measured and
+	// rejected: see "Short commands").
+	earlyGrammar bool
 }
 
 // Seeds of the early normalisation without a session prior.
@@ -374,13 +438,15 @@ type Utterance struct {
 	pending  []int16   // audio held until the front end is primed; nil after
 	cep      []float32 // scratch: cepstra of the last chunk
 	norm     *meanNormalizer
-	early    *earlyNormalizer // the full decoder's frames until norm releases; nil after
+	early    *earlyNormalizer // the decoders' frames until norm releases; nil after
 	feeds    [2]*feed         // grammar, full
 	decoded  [2]decoded       // grammar, full
 	wg       sync.WaitGroup
 	received int64
 	rate     int
 	stop     func() bool
+
+	earlyGrammar bool // the grammar decoder starts early too (measurements only)
 }
 
 var errEnded = errors.New("speech: utterance already finished or aborted")
@@ -449,6 +515,7 @@ func (r *Recognizer) StartWith(ctx context.Context, lang string, rate int, opt O
 		feeds: [2]*feed{newFeed(), newFeed()}, norm: newMeanNormalizer(ncep, r.cfg.MeanDelay)}
 	if !r.cfg.LateStart {
 		u.early = r.earlyNormalizer(ncep, opt)
+		u.earlyGrammar = opt.earlyGrammar
 	}
 	if rate == 8000 {
 		u.up = resample.NewUpsampler()
@@ -532,18 +599,30 @@ func (u *Utterance) analyse(samples []int16, last bool) error {
 	if last {
 		out = u.norm.flush(out)
 	}
-	u.feeds[0].push(out)
 	switch {
 	case u.early == nil:
+		u.feeds[0].push(out)
 		u.feeds[1].push(out)
 	case held && u.norm.released:
-		// The mean is known: the full decoder starts over on the exact
-		// frames, so an utterance longer than MeanDelay is decoded as if
-		// there had been no early start.
-		u.feeds[1].restart(out)
+		// The mean is known: the decoders start over on the exact frames,
+		// so an utterance longer than MeanDelay is decoded as if there had
+		// been no early start.
+		for i, f := range u.feeds {
+			if i == 0 && !u.earlyGrammar {
+				f.push(out)
+			} else {
+				f.restart(out)
+			}
+		}
 		u.early = nil
 	default:
-		u.feeds[1].push(u.early.add(nil, u.cep))
+		early := u.early.add(nil, u.cep)
+		u.feeds[1].push(early)
+		if u.earlyGrammar {
+			u.feeds[0].push(early)
+		} else {
+			u.feeds[0].push(out)
+		}
 	}
 	return nil
 }

@@ -118,6 +118,8 @@ func TestShortCommandsEarly(t *testing.T) {
 			{"prior weight 30", func(i int) Options { o := session(i); o.priorWeight = 30; return o }},
 			{"prior weight 300", func(i int) Options { o := session(i); o.priorWeight = 300; return o }},
 			{"prior of another short", func(i int) Options { return Options{Prior: base[(i+1)%len(base)].Mean} }},
+			{"grammar early too, first", func(int) Options { return Options{earlyGrammar: true} }},
+			{"grammar early too, session", func(i int) Options { o := session(i); o.earlyGrammar = true; return o }},
 		} {
 			wer(v.label, shortRun(t, rec, audios, v.opt))
 		}

@@ -93,6 +93,9 @@ type Config struct {
 	// AudioIdleTimeout bounds the wait for the next piece of a streamed
 	// audio upload; default 10 s.
 	AudioIdleTimeout time.Duration
+	// SpeechLateStart decodes short commands only after their end, as
+	// before their early start (speech.Config.LateStart; for comparisons).
+	SpeechLateStart bool
 
 	// AuthMemory is the memory budget of password hashing (19 MiB per
 	// argon2id hash); default 128 MiB, 6 hashes at once.
@@ -355,13 +358,14 @@ func (s *Server) build(ctx context.Context) error {
 	endpoints.Storage(s.api, s.Storage, cfg.MaxUpload)
 	endpoints.Surveys(s.api, s.Surveys)
 	endpoints.Items(s.api, s.Items, prefs)
-	s.voice = loadVoice(cfg.Logger, s.Dialogue, cfg.MaxAudio)
+	s.voice = loadVoice(cfg.Logger, s.Dialogue, cfg.MaxAudio, cfg.SpeechLateStart)
 	s.answers, err = spoken.New(ctx, s.db, filepath.Join(cfg.DataDir, "answers"), s.voice.spokenSynth, cfg.Now)
 	if err != nil {
 		return err
 	}
 	audio := &endpoints.Audio{Engine: s.Dialogue, Spoken: s.answers, Recognizer: s.voice.recognizer,
-		Synthesizer: s.voice.synthesizer, MaxAudio: cfg.MaxAudio, IdleTimeout: cfg.AudioIdleTimeout, Logger: cfg.Logger}
+		Synthesizer: s.voice.synthesizer, MaxAudio: cfg.MaxAudio, IdleTimeout: cfg.AudioIdleTimeout, Logger: cfg.Logger,
+		Priors: newSpeechPriors()}
 	endpoints.Dialogue(s.api, s.Dialogue, audio)
 	audio.Routes(s.api)
 	endpoints.Icons(s.api)

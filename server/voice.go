@@ -32,12 +32,16 @@ type voice struct {
 	closing sync.Once
 }
 
-func loadVoice(logger *slog.Logger, engine *dialogue.Engine, maxAudio int64) *voice {
+// maxSpeechPriors bounds the speakers whose cepstral mean harkd keeps
+// (speech.Priors; 13 floats each).
+const maxSpeechPriors = 10000
+
+func loadVoice(logger *slog.Logger, engine *dialogue.Engine, maxAudio int64, lateStart bool) *voice {
 	src := engine.GrammarSpec("en")
 	opt := speechworker.Options{Logger: logger}
 	v := &voice{ready: make(chan struct{}),
 		synth: speechworker.NewSynthesis(opt),
-		recog: speechworker.NewRecognition(speech.Config{Grammar: src, MaxBytes: maxAudio}, opt)}
+		recog: speechworker.NewRecognition(speech.Config{Grammar: src, MaxBytes: maxAudio, LateStart: lateStart}, opt)}
 	go func() {
 		defer close(v.ready)
 		start := time.Now()
@@ -121,3 +125,5 @@ func (s *Server) Recognizer(ctx context.Context) (speech.Engine, error) {
 func (s *Server) SpeechWorkers() (synthesis, recognition *speechworker.Pool) {
 	return s.voice.synth.Pool, s.voice.recog.Pool
 }
+
+func newSpeechPriors() *speech.Priors { return speech.NewPriors(maxSpeechPriors) }

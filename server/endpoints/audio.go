@@ -3,6 +3,7 @@ package endpoints
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"mime"
@@ -31,7 +32,10 @@ type Audio struct {
 	MaxAudio    int64
 	// IdleTimeout bounds the wait for the next piece of a streamed upload.
 	IdleTimeout time.Duration
-	Logger      *slog.Logger
+	// Priors keeps each speaker's cepstral mean for their next utterance
+	// (see priorKey); nil keeps none.
+	Priors *speech.Priors
+	Logger *slog.Logger
 }
 
 // Speak gives an answer its audio URL (DECISIONS §6): every answer gets
@@ -107,7 +111,12 @@ func (a *Audio) recognise(w http.ResponseWriter, r *http.Request, body io.Reader
 		return dialogue.Response{}, "", err
 	}
 	limited := http.MaxBytesReader(w, io.NopCloser(body), a.MaxAudio)
-	res, err := speech.Recognize(r.Context(), rec, lang, rate, limited)
+	key := priorKey(req, rate)
+	var opt speech.Options
+	if key != "" && a.Priors != nil {
+		opt.Prior = a.Priors.Get(key)
+	}
+	res, err := speech.RecognizeWith(r.Context(), rec, lang, rate, opt, limited)
 	if err != nil {
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
@@ -115,9 +124,12 @@ func (a *Audio) recognise(w http.ResponseWriter, r *http.Request, body io.Reader
 		}
 		return dialogue.Response{}, "", err
 	}
+	if key != "" && a.Priors != nil {
+		a.Priors.Add(key, res.Mean)
+	}
 	if strings.TrimSpace(res.Text) == "" {
 		a.Logger.Info("recognised", "request_id", httpapi.RequestID(r.Context()), "source", res.Source,
-			"audio_ms", res.Audio.Milliseconds(), "margin", res.Margin)
+			"audio_ms", res.Audio.Milliseconds(), "margin", res.Margin, "prior", opt.Prior != nil)
 		return a.Engine.NotHeard(lang, req.Ref), lang, nil
 	}
 	h, err := chooseHeard(r.Context(), a.Engine, req, res)
@@ -125,7 +137,8 @@ func (a *Audio) recognise(w http.ResponseWriter, r *http.Request, body io.Reader
 		return dialogue.Response{}, "", err
 	}
 	a.Logger.Info("recognised", "request_id", httpapi.RequestID(r.Context()), "source", res.Source,
-		"audio_ms", res.Audio.Milliseconds(), "margin", res.Margin, "readings", len(h.hyps), "chosen", h.chosen)
+		"audio_ms", res.Audio.Milliseconds(), "margin", res.Margin, "prior", opt.Prior != nil,
+		"readings", len(h.hyps), "chosen", h.chosen)
 	req.Query = h.Text()
 	req.Explain = explainRequested(r) // as on /query/text, for the console's explain view
 	resp, err := a.Engine.Answer(r.Context(), req)
@@ -134,6 +147,22 @@ func (a *Audio) recognise(w http.ResponseWriter, r *http.Request, body io.Reader
 	}
 	absoluteURLs(r, &resp)
 	return resp, lang, err
+}
+
+// priorKey names the speaker whose cepstral mean seeds an utterance
+// (speech.Priors): the user, or for a signed request (which acts for the
+// whole workspace, so possibly for many people) the conversation it
+// continues; "" (no prior) for a signed request's first turn. The rate
+// is part of the key: 8 kHz audio has another spectrum, and a mean from
+// one channel misleads on the other.
+func priorKey(req dialogue.Request, rate int) string {
+	switch {
+	case req.UserID != 0:
+		return fmt.Sprintf("user/%d/%d/%d", req.Workspace, req.UserID, rate)
+	case req.Ref != 0:
+		return fmt.Sprintf("conversation/%d/%d/%d", req.Workspace, req.Ref, rate)
+	}
+	return ""
 }
 
 func (a *Audio) data(w http.ResponseWriter, r *http.Request) error {

@@ -68,3 +68,62 @@ func (m *meanNormalizer) subtract(dst, f []float32) []float32 {
 	}
 	return dst
 }
+
+// mean returns the mean of the counted frames so far as a Prior (nil when
+// no frame was counted), for the caller to seed the speaker's next
+// utterance with.
+func (m *meanNormalizer) mean() *Prior {
+	if m.n == 0 {
+		return nil
+	}
+	p := &Prior{Mean: make([]float32, m.ncep), Frames: m.n}
+	for j, s := range m.sum {
+		p.Mean[j] = float32(s / float64(m.n))
+	}
+	return p
+}
+
+// earlyNormalizer gives the full decoder provisional frames while the
+// meanNormalizer still holds the first frames of an utterance (see the
+// package documentation, "Short commands"): each frame is normalised at
+// once by a running mean that starts from a prior counted as weight
+// frames, so that the first frames are not normalised by a mean of
+// almost nothing; as speech accumulates, the utterance's own frames take
+// over. Frames of negative energy are left out of the mean, as in
+// meanNormalizer.
+type earlyNormalizer struct {
+	sum []float64
+	n   float64
+}
+
+// newEarlyNormalizer seeds the mean with prior (ignored when nil or when
+// weight is 0: the mean is then the running mean from the first frame).
+func newEarlyNormalizer(ncep int, prior []float32, weight int) *earlyNormalizer {
+	e := &earlyNormalizer{sum: make([]float64, ncep)}
+	if prior != nil && weight > 0 {
+		for j, v := range prior {
+			e.sum[j] = float64(v) * float64(weight)
+		}
+		e.n = float64(weight)
+	}
+	return e
+}
+
+// add appends frames normalised by the mean so far, each frame included.
+func (e *earlyNormalizer) add(dst, frames []float32) []float32 {
+	ncep := len(e.sum)
+	for i := 0; i+ncep <= len(frames); i += ncep {
+		f := frames[i : i+ncep]
+		if f[0] >= 0 {
+			e.n++
+			for j, v := range f {
+				e.sum[j] += float64(v)
+			}
+		}
+		n := max(e.n, 1)
+		for j, v := range f {
+			dst = append(dst, v-float32(e.sum[j]/n))
+		}
+	}
+	return dst
+}

@@ -53,3 +53,38 @@ func TestMeanNormalizer(t *testing.T) {
 	near(quiet.add(nil, []float32{6, 60}), -55, -43, -1, -10, 1, 10) // mean (5, 50)
 	near(quiet.add(nil, []float32{-1, 0}), -6, -50)                  // mean unchanged
 }
+
+func TestEarlyNormalizer(t *testing.T) {
+	near := func(got []float32, want ...float64) {
+		t.Helper()
+		if len(got) != len(want) {
+			t.Fatalf("got %v, want %v", got, want)
+		}
+		for i := range got {
+			if math.Abs(float64(got[i])-want[i]) > 1e-4 {
+				t.Fatalf("got %v, want %v", got, want)
+			}
+		}
+	}
+	// A prior (10, 100) worth 3 frames: each frame goes out at once,
+	// normalised by the prior blended with the frames so far.
+	e := newEarlyNormalizer(2, []float32{10, 100}, 3)
+	near(e.add(nil, []float32{14, 140}), 3, 30)   // mean (44/4, 440/4) = (11, 110)
+	near(e.add(nil, []float32{-1, 5}), -12, -105) // c0 < 0: not counted
+	near(e.add(nil, []float32{16, 160}), 4, 40)   // mean (60/5, 600/5)
+	// Without a prior: the running mean from the first frame.
+	r := newEarlyNormalizer(2, nil, 0)
+	near(r.add(nil, []float32{2, 20, 4, 40}), 0, 0, 1, 10)
+	// A weight of 0 ignores the prior.
+	z := newEarlyNormalizer(2, []float32{10, 100}, 0)
+	near(z.add(nil, []float32{2, 20}), 0, 0)
+	// The normalizer's mean is the Prior of the next utterance.
+	m := newMeanNormalizer(2, 100)
+	if m.mean() != nil {
+		t.Fatal("a mean of no frames")
+	}
+	m.add(nil, []float32{2, 20, -1, 0, 4, 40})
+	if p := m.mean(); p.Frames != 2 || p.Mean[0] != 3 || p.Mean[1] != 30 {
+		t.Fatalf("mean %+v, want (3, 30) over 2 frames", p)
+	}
+}

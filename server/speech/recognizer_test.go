@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -25,6 +26,7 @@ import (
 type testSet struct {
 	Commands  []string `json:"commands"`
 	Questions []string `json:"questions"`
+	Short     []string `json:"short"` // sub-second commands (TestShortCommandsEarly)
 }
 
 func loadTestSet(t testing.TB) testSet {
@@ -484,15 +486,38 @@ func BenchmarkRecognizeFull(b *testing.B) {
 }
 
 // BenchmarkRecognizeUtterance is the whole path of one upload: both
-// decoders, the choice, the slot round trip.
+// decoders, the choice, the slot round trip. It also reports the CPU time
+// of the process per second of audio (less sensitive than the wall time
+// to the other work of a shared machine), and its Late variant decodes
+// nothing before the mean is known (Config.LateStart), so the cost of the
+// early start of the full decoder (it searches the first second twice on
+// a longer command) shows in the same run.
 func BenchmarkRecognizeUtterance(b *testing.B) {
-	rec := testRecognizer(b)
+	benchmarkUtterance(b, testRecognizer(b))
+}
+
+func BenchmarkRecognizeUtteranceLate(b *testing.B) {
+	late := *testRecognizer(b)
+	late.cfg.LateStart = true
+	benchmarkUtterance(b, &late)
+}
+
+func cpuTime(b *testing.B) time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		b.Fatal(err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+func benchmarkUtterance(b *testing.B, rec *Recognizer) {
 	samples, seconds := benchmarkAudio(b)
 	pcm := make([]byte, 2*len(samples))
 	for i, v := range samples {
 		binary.LittleEndian.PutUint16(pcm[2*i:], uint16(v))
 	}
 	b.ResetTimer()
+	cpu := cpuTime(b)
 	for b.Loop() {
 		u, err := rec.Start(context.Background(), "en", 16000)
 		if err != nil {
@@ -508,6 +533,7 @@ func BenchmarkRecognizeUtterance(b *testing.B) {
 		}
 	}
 	b.ReportMetric(b.Elapsed().Seconds()/float64(b.N)/seconds, "RTF")
+	b.ReportMetric((cpuTime(b)-cpu).Seconds()/float64(b.N)/seconds, "CPU-s/s")
 }
 
 func TestStartWithCancelledContextLeaksNothing(t *testing.T) {

@@ -9,6 +9,7 @@ import (
 	"io"
 
 	"github.com/harkhq/hark/server/apierr"
+	"github.com/harkhq/hark/server/speech"
 )
 
 // Frame types (see the package documentation).
@@ -121,4 +122,7 @@ type speakRequest struct {
 type openRequest struct {
 	Lang string `json:"lang"`
 	Rate int    `json:"rate"`
+	// Prior is the speaker's cepstral mean from earlier utterances
+	// (speech.Options.Prior); the result carries the new one (Mean).
+	Prior *speech.Prior `json:"prior,omitempty"`
 }

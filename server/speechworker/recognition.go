@@ -52,18 +52,24 @@ func (r *Recognition) Slots() int { return r.opt.Size }
 // errRecognitionFailed is the answer when an utterance killed two workers.
 var errRecognitionFailed = apierr.Unavailablef("speech recognition failed twice; try again")
 
-// Open begins an utterance on a worker. The audio written is sent to the
-// worker at once (it decodes while the audio arrives) and kept: when the
-// worker dies, the utterance is replayed once on another worker; a second
-// death answers 503 Unavailable. Cancelling ctx aborts the utterance.
+// Open is OpenWith without options.
 func (r *Recognition) Open(ctx context.Context, lang string, rate int) (speech.Stream, error) {
+	return r.OpenWith(ctx, lang, rate, speech.Options{})
+}
+
+// OpenWith begins an utterance on a worker. The audio written is sent to
+// the worker at once (it decodes while the audio arrives) and kept: when
+// the worker dies, the utterance is replayed once on another worker; a
+// second death answers 503 Unavailable. Cancelling ctx aborts the
+// utterance. The options' prior goes to the worker with the open request.
+func (r *Recognition) OpenWith(ctx context.Context, lang string, rate int, opt speech.Options) (speech.Stream, error) {
 	if err := speech.Available(lang); err != nil {
 		return nil, err
 	}
 	if rate != 8000 && rate != 16000 {
 		return nil, apierr.InvalidArgumentf("sample rate %d Hz is not supported (8000 or 16000)", rate)
 	}
-	u := &utterance{r: r, ctx: ctx, open: openRequest{Lang: lang, Rate: rate}}
+	u := &utterance{r: r, ctx: ctx, open: openRequest{Lang: lang, Rate: rate, Prior: opt.Prior}}
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	if err := u.begin(); err != nil {

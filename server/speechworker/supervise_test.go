@@ -297,6 +297,33 @@ func TestRecognitionInWorkers(t *testing.T) {
 			t.Errorf("no n-best reading of the full decoder among %+v", res.Hypotheses)
 		}
 	})
+	t.Run("PriorCrossesThePipe", func(t *testing.T) {
+		// The result carries the utterance's cepstral mean; the next
+		// open request carries it back as the prior, and the worker
+		// checks it (a mean of the wrong size is refused, not ignored).
+		u, err := r.Open(context.Background(), "en", 16000)
+		if err != nil {
+			t.Fatal(err)
+		}
+		first, err := stream(t, u, pcm, 0, nil)
+		if err != nil || first.Mean == nil || len(first.Mean.Mean) != 13 || first.Mean.Frames < 50 {
+			t.Fatalf("first utterance: %+v %v", first, err)
+		}
+		_, err = r.OpenWith(context.Background(), "en", 16000, speech.Options{Prior: &speech.Prior{Mean: first.Mean.Mean[:5], Frames: 80}})
+		if e, ok := apierr.As(err); !ok || e.Status != 400 || !strings.Contains(e.Description, "5 coefficients") {
+			t.Fatalf("a prior of 5 coefficients: %v, want 400", err)
+		}
+		u, err = r.OpenWith(context.Background(), "en", 16000, speech.Options{Prior: first.Mean})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res, err := stream(t, u, pcm, 0, nil); err != nil || res.Text != "what time is it" {
+			t.Fatalf("with the prior: %q %v", res.Text, err)
+		}
+		if st := waitFull(t, r.Pool, 1); st.Restarts != 0 {
+			t.Fatalf("a refused prior killed a worker: %+v", st)
+		}
+	})
 	t.Run("KilledMidUtteranceIsRetried", func(t *testing.T) {
 		before := r.Stats().Restarts
 		u, err := r.Open(context.Background(), "en", 16000)

@@ -214,7 +214,7 @@ func serveRecognition(cfg speech.Config, r *bufio.Reader, send sender, sendJSON 
 			if err := json.Unmarshal(f.payload, &req); err != nil {
 				return fmt.Errorf("%w: open: %v", errFrame, err)
 			}
-			u, err = rec.Start(context.Background(), req.Lang, req.Rate)
+			u, err = rec.StartWith(context.Background(), req.Lang, req.Rate, speech.Options{Prior: req.Prior})
 			writeErr = nil
 			if err != nil {
 				err = sendJSON(frameError, toWire(err))

@@ -1,0 +1,157 @@
+package speech
+
+import (
+	"bytes"
+	"context"
+	"math"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// shortRun decodes audios two at a time (one per core) on rec, each
+// with the options opt gives it.
+func shortRun(t *testing.T, rec *Recognizer, audios [][]byte, opt func(i int) Options) []Result {
+	t.Helper()
+	out := make([]Result, len(audios))
+	errs := make([]error, len(audios))
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, rec.Slots())
+	for i, audio := range audios {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			out[i], errs[i] = RecognizeWith(context.Background(), rec, "en", rateOf(t, audio), opt(i), bytes.NewReader(audio))
+		}()
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			t.Fatalf("utterance %d: %v", i, err)
+		}
+	}
+	return out
+}
+
+// TestShortCommandsEarly measures the early start of short commands
+// against decoding them after their end (Config.LateStart), on the
+// sub-second commands of the fixtures in three voices: a speaker's first
+// command (no prior: the model's initial mean seeds the full decoder's
+// early frames) and a later one (the prior is the mean of the same
+// speaker's previous command, as harkd carries it). Neither may lose
+// accuracy. HARK_SHORT_VARIANTS=1 also measures the alternatives the
+// package documentation compares.
+func TestShortCommandsEarly(t *testing.T) {
+	if testing.Short() {
+		t.Skip("decodes about 250 utterances")
+	}
+	set := loadTestSet(t)
+	if len(set.Short) < 20 {
+		t.Fatalf("%d short commands in the fixtures", len(set.Short))
+	}
+	rec := testRecognizer(t)
+	late := *rec // same pool, decoding after the end
+	late.cfg.LateStart = true
+	variants := os.Getenv("HARK_SHORT_VARIANTS") == "1"
+	// Earlier utterances of the same speaker: 2-3 s commands.
+	firsts := []string{"what's the weather like in london tomorrow", "set a timer for twenty minutes", "play some classical music"}
+	for _, voice := range []string{"kal16", "slt", "kal"} {
+		dir := t.TempDir()
+		var audios, firstAudios [][]byte
+		for _, text := range set.Short {
+			audios = append(audios, speak(t, dir, voice, text))
+		}
+		for _, text := range firsts {
+			firstAudios = append(firstAudios, speak(t, dir, voice, text))
+		}
+		none := func(int) Options { return Options{} }
+		base := shortRun(t, &late, audios, none)
+		firstRes := shortRun(t, &late, firstAudios, none)
+		// Only commands of less than MeanDelay frames of speech change.
+		var idx []int
+		for i, r := range base {
+			if r.Mean != nil && r.Mean.Frames < rec.cfg.MeanDelay {
+				idx = append(idx, i)
+			}
+		}
+		if len(idx) < len(set.Short)/4 {
+			t.Fatalf("%s: only %d of %d short commands are under %d frames", voice, len(idx), len(set.Short), rec.cfg.MeanDelay)
+		}
+		wer := func(label string, res []Result) float64 {
+			var errs, words float64
+			var diff []string
+			for _, i := range idx {
+				n := float64(len(strings.Fields(set.Short[i])))
+				errs += wordErrorRate(set.Short[i], res[i].Text) * n
+				words += n
+				if res[i].Text != base[i].Text {
+					diff = append(diff, "«"+res[i].Text+"» not «"+base[i].Text+"» ("+set.Short[i]+")")
+				}
+			}
+			t.Logf("%s %-26s WER %5.1f%% over %d commands (%0.f words); differs from late on: %s",
+				voice, label, 100*errs/words, len(idx), words, strings.Join(diff, ", "))
+			return errs / words
+		}
+		lateWER := wer("late (after the end)", base)
+		session := func(i int) Options {
+			return Options{Prior: firstRes[i%len(firstRes)].Mean}
+		}
+		if got := wer("early, first command", shortRun(t, rec, audios, none)); got > lateWER {
+			t.Errorf("%s: the early start without a prior loses accuracy: WER %.1f%%, late %.1f%%", voice, 100*got, 100*lateWER)
+		}
+		if got := wer("early, session prior", shortRun(t, rec, audios, session)); got > lateWER {
+			t.Errorf("%s: the early start with a session prior loses accuracy: WER %.1f%%, late %.1f%%", voice, 100*got, 100*lateWER)
+		}
+		if !variants {
+			continue
+		}
+		for _, v := range []struct {
+			label string
+			opt   func(int) Options
+		}{
+			{"running mean from 0", func(int) Options { return Options{early: earlyRunning} }},
+			{"model mean, weight 30", func(int) Options { return Options{priorWeight: 30} }},
+			{"model mean, weight 300", func(int) Options { return Options{priorWeight: 300} }},
+			{"prior weight 30", func(i int) Options { o := session(i); o.priorWeight = 30; return o }},
+			{"prior weight 300", func(i int) Options { o := session(i); o.priorWeight = 300; return o }},
+			{"prior of another short", func(i int) Options { return Options{Prior: base[(i+1)%len(base)].Mean} }},
+			{"grammar early too, first", func(int) Options { return Options{earlyGrammar: true} }},
+			{"grammar early too, session", func(i int) Options { o := session(i); o.earlyGrammar = true; return o }},
+		} {
+			wer(v.label, shortRun(t, rec, audios, v.opt))
+		}
+	}
+}
+
+// TestLongUtteranceDecodedAsIfLate: once the first MeanDelay frames are
+// in, the full decoder starts over on the exactly normalised frames, so
+// a command longer than that gets the result it got before the early
+// start, with or without a prior: the same hypotheses, and the margin up
+// to the decoder's own history (pocketsphinx carries some state from one
+// search to the next: the same audio decoded late twice on one slot, with
+// other utterances between, measured margins 20.96 and 21.17).
+func TestLongUtteranceDecodedAsIfLate(t *testing.T) {
+	rec := testRecognizer(t)
+	late := *rec
+	late.cfg.LateStart = true
+	audio := speak(t, t.TempDir(), "slt", "what's the weather like in london tomorrow")
+	want, err := late.Recognize(context.Background(), "en", 16000, bytes.NewReader(audio))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want.Mean == nil || want.Mean.Frames <= rec.cfg.MeanDelay {
+		t.Fatalf("the fixture is not longer than %d frames: %+v", rec.cfg.MeanDelay, want.Mean)
+	}
+	for _, opt := range []Options{{}, {Prior: &Prior{Mean: make([]float32, len(want.Mean.Mean)), Frames: 100}}} {
+		got, err := RecognizeWith(context.Background(), rec, "en", 16000, opt, bytes.NewReader(audio))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.FullText != want.FullText || got.GrammarText != want.GrammarText || math.Abs(got.Margin-want.Margin) > 1 {
+			t.Fatalf("early start (prior %v): %+v, want %+v", opt.Prior != nil, got, want)
+		}
+	}
+}

@@ -111,6 +111,7 @@ import (
 	"time"
 
 	"github.com/harkhq/hark/server/apierr"
+	"github.com/harkhq/hark/server/speech/ngram"
 	"github.com/harkhq/hark/server/speech/resample"
 	"github.com/harkhq/hark/server/speech/sphinx"
 	"github.com/harkhq/hark/server/speech/wav"
@@ -127,11 +128,17 @@ const DefaultMinMargin = 12.0
 // estimated from (see the package documentation).
 const DefaultMeanDelay = 100
 
-// Sources of a Result.
+// Sources of a Result, and the decoders a slot may hold.
 const (
-	SourceGrammar = "grammar"
-	SourceFull    = "full"
+	SourceGrammar = "grammar" // the JSGF grammar of the dialogue's patterns
+	SourceFull    = "full"    // the general English trigram model
+	SourceDomain  = "domain"  // the domain trigram model alone (package ngram)
+	SourceMixed   = "mixed"   // the domain and general models interpolated
 )
+
+// DefaultDecoders is the decoder arrangement of a slot (see the package
+// documentation for the measurements behind it).
+var DefaultDecoders = []string{SourceGrammar, SourceFull}
 
 // Config configures a Recognizer.
 type Config struct {
@@ -153,6 +160,14 @@ type Config struct {
 	// cepstral mean is estimated from before decoding starts;
 	// DefaultMeanDelay when zero.
 	MeanDelay int
+	// Decoders lists the decoders of each slot by source name: the
+	// grammar, if present, comes first and is chosen by the rule of the
+	// package documentation against the first free model after it.
+	// DefaultDecoders when empty.
+	Decoders []string
+	// DomainWeight is the interpolation weight of the domain model in the
+	// mixed decoder; DefaultDomainWeight when zero.
+	DomainWeight float64
 }
 
 // Engine decodes utterances: a *Recognizer in this process, or
@@ -173,16 +188,20 @@ type Stream interface {
 	Abort()
 }
 
-// Recognizer decodes utterances with a bounded pool of decoder pairs.
+// Recognizer decodes utterances with a bounded pool of decoder sets.
 type Recognizer struct {
-	cfg     Config
-	grammar Grammar
-	pool    chan *slot
+	cfg      Config
+	grammar  Grammar
+	domainLM string   // ARPA file of the domain model, when a decoder uses it
+	mixedLM  string   // ARPA file of the mixed model, when a decoder uses it
+	temps    []string // model files outside the cache, removed by Close
+	pool     chan *slot
 }
 
-// slot is one decoder pair, loaded on first use.
+// slot is one set of decoders, in the order of Config.Decoders, loaded on
+// first use.
 type slot struct {
-	grammar, full *sphinx.Decoder
+	decs []*sphinx.Decoder
 }
 
 // New checks the model files, builds the grammar from cfg.Grammar and
@@ -204,6 +223,28 @@ func New(cfg Config) (*Recognizer, error) {
 	if cfg.MeanDelay <= 0 {
 		cfg.MeanDelay = DefaultMeanDelay
 	}
+	if len(cfg.Decoders) == 0 {
+		cfg.Decoders = DefaultDecoders
+	}
+	if cfg.DomainWeight <= 0 || cfg.DomainWeight >= 1 {
+		cfg.DomainWeight = DefaultDomainWeight
+	}
+	needDomain, needMixed := false, false
+	for i, d := range cfg.Decoders {
+		switch d {
+		case SourceGrammar:
+			if i > 0 {
+				return nil, fmt.Errorf("speech: the grammar decoder must come first (%v)", cfg.Decoders)
+			}
+		case SourceFull:
+		case SourceDomain:
+			needDomain = true
+		case SourceMixed:
+			needMixed = true
+		default:
+			return nil, fmt.Errorf("speech: unknown decoder %q", d)
+		}
+	}
 	for _, f := range []string{"en-us/mdef", "en-us/means", "en-us.lm.bin", "cmudict-en-us.dict"} {
 		if _, err := os.Stat(filepath.Join(cfg.ModelDir, f)); err != nil {
 			return nil, apierr.Unavailablef("speech recognition is not installed: %s is missing (install the Debian package pocketsphinx-en-us)",
@@ -219,8 +260,15 @@ func New(cfg Config) (*Recognizer, error) {
 		return nil, fmt.Errorf("speech: %w", err)
 	}
 	r := &Recognizer{cfg: cfg, grammar: g, pool: make(chan *slot, cfg.Slots)}
+	if needDomain || needMixed {
+		if err := r.writeModels(dict, needDomain, needMixed); err != nil {
+			r.removeModels()
+			return nil, fmt.Errorf("speech: %w", err)
+		}
+	}
 	first := &slot{}
 	if err := r.load(first); err != nil {
+		r.removeModels()
 		return nil, err
 	}
 	r.pool <- first
@@ -231,34 +279,103 @@ func New(cfg Config) (*Recognizer, error) {
 }
 
 func (r *Recognizer) load(s *slot) error {
-	if s.grammar != nil {
+	if s.decs != nil {
 		return nil
 	}
-	base := sphinx.Config{HMM: filepath.Join(r.cfg.ModelDir, "en-us"), Dict: filepath.Join(r.cfg.ModelDir, "cmudict-en-us.dict")}
-	gc := base
-	gc.JSGF = r.grammar.JSGF
-	gd, err := sphinx.NewDecoder(gc)
-	if err != nil {
-		return fmt.Errorf("speech: grammar decoder: %w", err)
+	var decs []*sphinx.Decoder
+	for _, kind := range r.cfg.Decoders {
+		d, err := sphinx.NewDecoder(r.decoderConfig(kind))
+		if err != nil {
+			for _, d := range decs {
+				d.Close()
+			}
+			return fmt.Errorf("speech: %s decoder: %w", kind, err)
+		}
+		decs = append(decs, d)
 	}
-	fc := base
-	fc.LM = filepath.Join(r.cfg.ModelDir, "en-us.lm.bin")
-	// The full decoder skips the flat-lexicon second pass, which would run
-	// over the whole utterance after its end (about 100 ms of the 115 ms
-	// left after the last byte, measured); the choice threshold is
-	// measured with it off. Otherwise both keep pocketsphinx's default
+	s.decs = decs
+	return nil
+}
+
+// decoderConfig is the configuration of one kind of decoder.
+func (r *Recognizer) decoderConfig(kind string) sphinx.Config {
+	c := sphinx.Config{HMM: filepath.Join(r.cfg.ModelDir, "en-us"), Dict: filepath.Join(r.cfg.ModelDir, "cmudict-en-us.dict")}
+	general := filepath.Join(r.cfg.ModelDir, "en-us.lm.bin")
+	switch kind {
+	case SourceGrammar:
+		c.JSGF = r.grammar.JSGF
+		return c
+	case SourceFull:
+		c.LM = general
+	case SourceDomain:
+		c.LM = r.domainLM
+	case SourceMixed:
+		c.LM = r.mixedLM
+	}
+	// The n-gram decoders skip the flat-lexicon second pass, which would
+	// run over the whole utterance after its end (about 100 ms of the 115
+	// ms left after the last byte, measured); the choice threshold is
+	// measured with it off. Otherwise they keep pocketsphinx's default
 	// search settings: narrower ones on the full decoder (-topn 2 in
 	// particular) change its acoustic scores enough to make open questions
 	// look in-domain (measured).
-	fc.NoFlatPass = true
-	fd, err := sphinx.NewDecoder(fc)
-	if err != nil {
-		gd.Close()
-		return fmt.Errorf("speech: full decoder: %w", err)
+	c.NoFlatPass = true
+	return c
+}
+
+// writeModels builds (or finds in the cache) the domain model and, when
+// asked, the mixed one, as files the decoders read.
+func (r *Recognizer) writeModels(dict map[string]bool, domain, mixed bool) error {
+	var m *ngram.Model
+	buildDomain := func() (*ngram.Model, error) {
+		if m != nil {
+			return m, nil
+		}
+		var err error
+		m, err = BuildDomainModel(r.cfg.Grammar, func(w string) bool { return dict[w] })
+		return m, err
 	}
-	s.grammar, s.full = gd, fd
+	// The dictionary is part of the key through the model directory.
+	key := []any{r.cfg.Grammar, r.cfg.ModelDir, generalKey(filepath.Join(r.cfg.ModelDir, "cmudict-en-us.dict"))}
+	var err error
+	var temp bool
+	if domain {
+		if r.domainLM, temp, err = cachedModel("domain", key, buildDomain); err != nil {
+			return err
+		}
+		if temp {
+			r.temps = append(r.temps, r.domainLM)
+		}
+	}
+	if mixed {
+		general := filepath.Join(r.cfg.ModelDir, "en-us.lm.bin")
+		r.mixedLM, temp, err = cachedModel("mixed", []any{key, generalKey(general), r.cfg.DomainWeight}, func() (*ngram.Model, error) {
+			d, err := buildDomain()
+			if err != nil {
+				return nil, err
+			}
+			return MixedModel(d, general, r.cfg.DomainWeight)
+		})
+		if err != nil {
+			return err
+		}
+		if temp {
+			r.temps = append(r.temps, r.mixedLM)
+		}
+	}
 	return nil
 }
+
+// removeModels removes the model files that are not in the cache.
+func (r *Recognizer) removeModels() {
+	for _, f := range r.temps {
+		os.Remove(f)
+	}
+	r.temps = nil
+}
+
+// Decoders is the decoder arrangement of each slot.
+func (r *Recognizer) Decoders() []string { return r.cfg.Decoders }
 
 // Grammar returns the grammar in use, with the parts it had to drop.
 func (r *Recognizer) Grammar() Grammar { return r.grammar }
@@ -281,15 +398,16 @@ func Available(lang string) error {
 	return apierr.InvalidArgumentf("language %q is not supported for speech (en, es)", lang)
 }
 
-// Close frees the decoders of idle slots. Utterances still running keep
-// theirs until they end.
+// Close frees the decoders of idle slots and removes the domain model's
+// file (decoders still running have read it). Utterances still running
+// keep their decoders until they end.
 func (r *Recognizer) Close() {
+	r.removeModels()
 	for {
 		select {
 		case s := <-r.pool:
-			if s.grammar != nil {
-				s.grammar.Close()
-				s.full.Close()
+			for _, d := range s.decs {
+				d.Close()
 			}
 		default:
 			return
@@ -300,13 +418,19 @@ func (r *Recognizer) Close() {
 // Result is a recognised utterance.
 type Result struct {
 	Text   string // the chosen hypothesis
-	Source string // SourceGrammar or SourceFull
-	// GrammarText and FullText are both decoders' hypotheses; Margin is
-	// the per-frame score margin of the grammar path over the full one,
-	// the quantity the choice rule compares with Config.MinMargin.
+	Source string // the decoder it came from (SourceGrammar, ...)
+	// GrammarText is the grammar decoder's hypothesis and FullText the
+	// free model's it was weighed against (the full or mixed one); Margin
+	// is the per-frame score margin of the grammar path over the free
+	// one, the quantity the choice rule compares with Config.MinMargin.
 	GrammarText string
 	FullText    string
 	Margin      float64
+	// ByDecoder holds every decoder's hypothesis by source name.
+	ByDecoder map[string]string `json:",omitempty"`
+	// hyps are the decoders' hypotheses with their scores, for the
+	// measurements of the tests.
+	hyps []sphinx.Hyp
 	// Audio is the duration of the audio received.
 	Audio time.Duration
 }
@@ -327,7 +451,7 @@ type Utterance struct {
 	cep      []float32 // scratch: cepstra of the last chunk
 	norm     *meanNormalizer
 	feed     *feed
-	decoded  [2]decoded // grammar, full
+	decoded  []decoded // in the order of the slot's decoders
 	wg       sync.WaitGroup
 	received int64
 	rate     int
@@ -370,7 +494,7 @@ func (r *Recognizer) Start(ctx context.Context, lang string, rate int) (*Utteran
 	// and noise estimates from one utterance to the next, which would make
 	// a result depend on whoever used the slot before. Making one takes
 	// 27 µs; it is primed in analyse.
-	fe, err := sphinx.NewFrontend(s.grammar)
+	fe, err := sphinx.NewFrontend(s.decs[0])
 	if err == nil {
 		if err = fe.Start(); err != nil {
 			fe.Close()
@@ -381,13 +505,14 @@ func (r *Recognizer) Start(ctx context.Context, lang string, rate int) (*Utteran
 		return nil, err
 	}
 	u := &Utterance{r: r, s: s, fe: fe, pending: make([]int16, 0, primeSamples), rate: rate, feed: newFeed(),
-		norm: newMeanNormalizer(s.grammar.CepstrumSize(), r.cfg.MeanDelay)}
+		norm: newMeanNormalizer(s.decs[0].CepstrumSize(), r.cfg.MeanDelay), decoded: make([]decoded, len(s.decs))}
 	if rate == 8000 {
 		u.up = resample.NewUpsampler()
 	}
-	u.wg.Add(2)
-	go u.feed.decode(s.grammar, &u.decoded[0], &u.wg)
-	go u.feed.decode(s.full, &u.decoded[1], &u.wg)
+	u.wg.Add(len(s.decs))
+	for i, d := range s.decs {
+		go u.feed.decode(d, &u.decoded[i], &u.wg)
+	}
 	// Held while registering: a context already cancelled runs the
 	// callback at once, and it must see u.stop set.
 	u.mu.Lock()
@@ -508,11 +633,12 @@ func (u *Utterance) Finish() (Result, error) {
 	}
 	u.feed.close()
 	u.wg.Wait()
-	g, f := u.decoded[0], u.decoded[1]
-	err := errors.Join(g.err, f.err)
+	var err error
+	for _, d := range u.decoded {
+		err = errors.Join(err, d.err)
+	}
 	if err == nil {
-		res.GrammarText, res.FullText = g.hyp.Text, f.hyp.Text
-		res.Text, res.Source, res.Margin = choose(g.hyp, f.hyp, u.r.cfg.MinMargin, u.r.grammar.Contains)
+		u.r.choose(&res, u.decoded)
 	}
 	u.release(errEnded)
 	return res, err
@@ -633,6 +759,34 @@ func (f *feed) decode(d *sphinx.Decoder, out *decoded, wg *sync.WaitGroup) {
 			return
 		}
 	}
+}
+
+// choose fills res from the decoders' hypotheses: the grammar's against
+// the first free model after it by the package's rule, or the first
+// decoder's alone.
+func (r *Recognizer) choose(res *Result, decoded []decoded) {
+	res.ByDecoder = make(map[string]string, len(decoded))
+	for i, d := range decoded {
+		res.ByDecoder[r.cfg.Decoders[i]] = d.hyp.Text
+		res.hyps = append(res.hyps, d.hyp)
+	}
+	first := decoded[0].hyp
+	if r.cfg.Decoders[0] != SourceGrammar || len(decoded) == 1 {
+		res.Text, res.Source = first.Text, r.cfg.Decoders[0]
+		if r.cfg.Decoders[0] == SourceGrammar {
+			res.GrammarText = first.Text
+		} else {
+			res.FullText = first.Text
+		}
+		return
+	}
+	free := decoded[1].hyp
+	res.GrammarText, res.FullText = first.Text, free.Text
+	text, source, margin := choose(first, free, r.cfg.MinMargin, r.grammar.Contains)
+	if source == SourceFull {
+		source = r.cfg.Decoders[1]
+	}
+	res.Text, res.Source, res.Margin = text, source, margin
 }
 
 // choose applies the package's rule to the two hypotheses.

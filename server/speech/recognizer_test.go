@@ -461,26 +461,26 @@ func benchmarkDecoder(b *testing.B, d *sphinx.Decoder) {
 	b.ReportMetric(b.Elapsed().Seconds()/float64(b.N)/seconds, "RTF")
 }
 
-// BenchmarkRecognizeGrammar and BenchmarkRecognizeFull report the real-time
-// factor (processing time / audio time) of each decoder alone.
-func BenchmarkRecognizeGrammar(b *testing.B) {
-	rec := testRecognizer(b)
+// BenchmarkDecoders reports the real-time factor (processing time / audio
+// time) of each kind of decoder alone on the same utterance, in one run so
+// that they share the machine's load: today's pair costs grammar + full,
+// an arrangement its decoders' sum (they run in parallel, one goroutine
+// each). go test -run - -bench Decoders -benchtime 5x ./server/speech
+func BenchmarkDecoders(b *testing.B) {
+	rec, err := New(Config{Grammar: dialogueGrammar(), Slots: 1,
+		Decoders: []string{SourceGrammar, SourceFull, SourceDomain, SourceMixed}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer rec.Close()
 	u, err := rec.Start(context.Background(), "en", 16000)
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer u.Abort()
-	benchmarkDecoder(b, u.s.grammar)
-}
-
-func BenchmarkRecognizeFull(b *testing.B) {
-	rec := testRecognizer(b)
-	u, err := rec.Start(context.Background(), "en", 16000)
-	if err != nil {
-		b.Fatal(err)
+	for i, kind := range rec.Decoders() {
+		b.Run(kind, func(b *testing.B) { benchmarkDecoder(b, u.s.decs[i]) })
 	}
-	defer u.Abort()
-	benchmarkDecoder(b, u.s.full)
 }
 
 // BenchmarkRecognizeUtterance is the whole path of one upload: both

@@ -69,7 +69,7 @@ type Options struct {
 	// with unknown words are left out (see Model.Dropped). Nil keeps all.
 	Known func(string) bool
 	// MaxEnumerate is the number of paths up to which a pattern is
-	// enumerated, and the number of walks over a larger one (2000).
+	// enumerated, and the number of walks over a larger one (500).
 	MaxEnumerate int
 	// PatternWeight is the total count of each pattern (100).
 	PatternWeight float64
@@ -103,13 +103,20 @@ type counts struct {
 }
 
 func (c *counts) add(words []string, weight float64) {
-	seq := make([]string, 0, len(words)+2)
-	seq = append(append(append(seq, Start), words...), End)
 	c.n[0][Start] += 0 // never predicted, but a history: it needs a unigram entry
-	for i := 1; i < len(seq); i++ {
-		for n := 1; n <= 3 && i-n+1 >= 0; n++ {
-			c.n[n-1][strings.Join(seq[i-n+1:i+1], " ")] += weight
+	prev2, prev := "", Start
+	for i := 0; i <= len(words); i++ {
+		w := End
+		if i < len(words) {
+			w = words[i]
 		}
+		c.n[0][w] += weight
+		bi := prev + " " + w
+		c.n[1][bi] += weight
+		if prev2 != "" {
+			c.n[2][prev2+" "+bi] += weight
+		}
+		prev2, prev = prev, w
 	}
 }
 
@@ -118,7 +125,7 @@ func (c *counts) add(words []string, weight float64) {
 // pattern can be said.
 func Build(spec dialogue.GrammarSpec, opt Options) (*Model, error) {
 	if opt.MaxEnumerate <= 0 {
-		opt.MaxEnumerate = 2000
+		opt.MaxEnumerate = 500
 	}
 	if opt.PatternWeight <= 0 {
 		opt.PatternWeight = 100

@@ -288,3 +288,47 @@ func TestUnsayablePartsAreDropped(t *testing.T) {
 		t.Error("a spec with no sayable pattern built a model")
 	}
 }
+
+// TestMixIsNormalisedAndInterpolates mixes two small models with
+// different vocabularies: every seen n-gram gets exactly the weighted sum
+// of the two models' probabilities, and every history's distribution sums
+// to one over the union of the vocabularies.
+func TestMixIsNormalisedAndInterpolates(t *testing.T) {
+	a, err := Build(parse(t, []string{"set (an|the) alarm [please]", "stop"}, nil, nil), Options{PatternWeight: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := Build(parse(t, []string{"who (is|was) the [first] king", "stop the music", "the alarm is loud"}, nil, nil), Options{PatternWeight: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const lambda = 0.3
+	m := Mix(a, b, lambda)
+	targets := append(append([]string(nil), m.Vocabulary...), End)
+	if len(m.Vocabulary) != 13 {
+		t.Fatalf("vocabulary %v", m.Vocabulary)
+	}
+	for _, h := range append(histories(m), nil) {
+		var sum float64
+		for _, w := range targets {
+			sum += math.Pow(10, m.LogProb(h, w))
+		}
+		if math.Abs(sum-1) > 1e-9 {
+			t.Errorf("mixture after %v sums to %.12f", h, sum)
+		}
+	}
+	p := func(m *Model, h []string, w string) float64 {
+		lp := m.LogProb(h, w)
+		if math.IsInf(lp, -1) {
+			return 0
+		}
+		return math.Pow(10, lp)
+	}
+	for _, c := range [][]string{{"<s>", "set", "an"}, {"the", "alarm", "is"}, {"the", "alarm"}, {"stop", "</s>"}, {"<s>", "stop", "the"}, {"king"}} {
+		h, w := c[:len(c)-1], c[len(c)-1]
+		want := lambda*p(a, h, w) + (1-lambda)*p(b, h, w)
+		if got := p(m, h, w); math.Abs(got-want) > 1e-12 {
+			t.Errorf("P(%s | %v) = %.6f, want %.6f", w, h, got, want)
+		}
+	}
+}

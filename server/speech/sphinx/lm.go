@@ -1,9 +1,7 @@
 package sphinx
 
 /*
-#include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 #include <pocketsphinx.h>
 #include <sphinxbase/ngram_model.h>
 #include <sphinxbase/logmath.h>
@@ -17,36 +15,31 @@ static int32 hark_lm_prob(ngram_model_t *lm, char **words, int n) {
 	return ngram_ng_prob(lm, ngram_wid(lm, words[n-1]), hist, nh, &used);
 }
 
-// hark_mix reads the language models into a set interpolated with the
-// weights and makes it the decoder's search. Each model gets its own
-// reference to the decoder's log-math tables (ngram_model_read takes
-// ownership of the one it is given).
-static int hark_mix(ps_decoder_t *ps, char **paths, float32 *weights, int n) {
-	ngram_model_t **lms = calloc(n, sizeof *lms);
-	char **names = calloc(n, sizeof *names);
-	char buf[16];
-	int ok = lms != NULL && names != NULL;
-	for (int i = 0; ok && i < n; i++) {
-		lms[i] = ngram_model_read(ps_get_config(ps), paths[i], NGRAM_AUTO, logmath_retain(ps_get_logmath(ps)));
-		snprintf(buf, sizeof buf, "lm%d", i);
-		names[i] = strdup(buf);
-		ok = lms[i] != NULL && names[i] != NULL;
-	}
-	ngram_model_t *set = NULL;
-	if (ok) set = ngram_model_set_init(ps_get_config(ps), lms, names, weights, n);
-	int r = -1;
-	if (set != NULL) {
-		r = ps_set_lm(ps, "mixed", set);
-		if (r == 0) r = ps_set_search(ps, "mixed");
-		ngram_model_free(set); // the search keeps its own reference; this frees the models with it
-	} else {
-		for (int i = 0; lms != NULL && i < n; i++) ngram_model_free(lms[i]);
-	}
-	for (int i = 0; names != NULL && i < n; i++) free(names[i]);
-	free(names);
-	free(lms);
-	return r;
+// hark_unigrams fills logp[wid] with the raw probability of every word.
+static void hark_unigrams(ngram_model_t *lm, int32 *logp, int n) {
+	int32 used;
+	for (int32 w = 0; w < n; w++) logp[w] = ngram_ng_prob(lm, w, NULL, 0, &used);
 }
+
+// hark_bigrams finds the bigrams the model holds (rather than backs off
+// for) among every ordered pair of the k words, writing up to cap of them
+// as (first, second, raw probability); it returns how many it found.
+static int hark_bigrams(ngram_model_t *lm, const int32 *wids, int k, int32 *out, int cap) {
+	int found = 0;
+	for (int i = 0; i < k; i++) {
+		for (int j = 0; j < k; j++) {
+			int32 used, h = wids[i];
+			int32 p = ngram_ng_prob(lm, wids[j], &h, 1, &used);
+			if (used == 2) {
+				if (found == cap) return -1;
+				out[3*found] = wids[i]; out[3*found+1] = wids[j]; out[3*found+2] = p;
+				found++;
+			}
+		}
+	}
+	return found;
+}
+
 */
 import "C"
 
@@ -56,32 +49,6 @@ import (
 	"math"
 	"unsafe"
 )
-
-// Weighted is one language model of a mixture and its interpolation
-// weight.
-type Weighted struct {
-	Path   string
-	Weight float32
-}
-
-// mix makes d's search an interpolation of the models. pocketsphinx
-// applies its language weight to each model's score before the set adds
-// them, so the mixture is of P^lw, not of P: with the default -lw 6.5 the
-// larger of the two scaled probabilities dominates and a weight acts as a
-// per-word bonus or penalty of log(weight).
-func (d *Decoder) mix(models []Weighted) error {
-	paths := make([]*C.char, len(models))
-	weights := make([]C.float32, len(models))
-	for i, m := range models {
-		paths[i] = C.CString(m.Path)
-		defer C.free(unsafe.Pointer(paths[i]))
-		weights[i] = C.float32(m.Weight)
-	}
-	if C.hark_mix(d.ps, &paths[0], &weights[0], C.int(len(models))) != 0 {
-		return fmt.Errorf("sphinx: cannot load and mix the language models %v", models)
-	}
-	return nil
-}
 
 // LM is a language model read with sphinxbase, to query its
 // probabilities (tests use it to check that a generated model parses).
@@ -115,12 +82,89 @@ func (l *LM) LogProb(words ...string) (float64, error) {
 		cw[i] = C.CString(w)
 		defer C.free(unsafe.Pointer(cw[i]))
 	}
-	p := C.hark_lm_prob(l.lm, &cw[0], C.int(len(words)))
-	return float64(C.logmath_log_to_ln(l.lmath, p)) / math.Ln10, nil
+	return l.log10(C.hark_lm_prob(l.lm, &cw[0], C.int(len(words)))), nil
 }
 
 // Words is the size of the model's vocabulary (its unigrams).
 func (l *LM) Words() int { return int(*C.ngram_model_get_counts(l.lm)) }
+
+// ConvertLM reads a model (ARPA or binary) and writes it as ARPA text
+// (what sphinx_lm_convert does), or in sphinxbase's binary format, which
+// loads in a fraction of the time of the text.
+func ConvertLM(from, to string, binary bool) error {
+	l, err := ReadLM(from)
+	if err != nil {
+		return err
+	}
+	defer l.Close()
+	cto := C.CString(to)
+	defer C.free(unsafe.Pointer(cto))
+	format := C.ngram_file_type_t(C.NGRAM_ARPA)
+	if binary {
+		format = C.NGRAM_BIN
+	}
+	if C.ngram_model_write(l.lm, cto, format) != 0 {
+		return fmt.Errorf("sphinx: cannot write the language model %s", to)
+	}
+	return nil
+}
+
+// Unigrams lists the model's words and their log10 probabilities.
+func (l *LM) Unigrams() ([]string, []float64) {
+	n := int(*C.ngram_model_get_counts(l.lm))
+	raw := make([]C.int32, n)
+	C.hark_unigrams(l.lm, &raw[0], C.int(n))
+	words, logp := make([]string, n), make([]float64, n)
+	for i := range raw {
+		words[i] = C.GoString(C.ngram_word(l.lm, C.int32(i)))
+		logp[i] = l.log10(raw[i])
+	}
+	return words, logp
+}
+
+// Bigrams lists the bigrams the model holds among the given words (in
+// either order), with their log10 probabilities.
+func (l *LM) Bigrams(words []string) ([][2]string, []float64, error) {
+	var wids []C.int32
+	for _, w := range words {
+		cw := C.CString(w)
+		id := C.ngram_wid(l.lm, cw)
+		C.free(unsafe.Pointer(cw))
+		if id >= 0 && id != C.ngram_unknown_wid(l.lm) {
+			wids = append(wids, id)
+		}
+	}
+	if len(wids) == 0 {
+		return nil, nil, nil
+	}
+	capacity := int(unsafe.Slice(C.ngram_model_get_counts(l.lm), 2)[1])
+	out := make([]C.int32, 3*capacity)
+	n := C.hark_bigrams(l.lm, &wids[0], C.int(len(wids)), &out[0], C.int(capacity))
+	if n < 0 {
+		return nil, nil, errors.New("sphinx: more bigrams found than the model declares")
+	}
+	pairs, logp := make([][2]string, n), make([]float64, n)
+	for i := range int(n) {
+		pairs[i] = [2]string{C.GoString(C.ngram_word(l.lm, out[3*i])), C.GoString(C.ngram_word(l.lm, out[3*i+1]))}
+		logp[i] = l.log10(out[3*i+2])
+	}
+	return pairs, logp, nil
+}
+
+func (l *LM) log10(v C.int32) float64 {
+	return float64(C.logmath_log_to_ln(l.lmath, v)) / math.Ln10
+}
+
+// Counts is the number of n-grams of each order, unigrams first.
+func (l *LM) Counts() []int {
+	n := int(C.ngram_model_get_size(l.lm))
+	c := unsafe.Slice(C.ngram_model_get_counts(l.lm), n)
+	out := make([]int, n)
+	for i, v := range c {
+		out[i] = int(v)
+	}
+	return out
+}
 
 // Close frees the model.
 func (l *LM) Close() {

@@ -88,15 +88,11 @@ var quiet sync.Once
 // silence turns sphinxbase's logging off, once per process.
 func silence() { quiet.Do(func() { C.hark_quiet() }) }
 
-// Config selects the models of a decoder. Exactly one of LM, Mix and
-// JSGF is set.
+// Config selects the models of a decoder. Exactly one of LM and JSGF is set.
 type Config struct {
 	HMM  string // acoustic model directory
 	Dict string // pronunciation dictionary file
 	LM   string // n-gram language model file (binary or ARPA)
-	// Mix is n-gram models searched as one, interpolated with their
-	// weights (see Decoder.mix).
-	Mix  []Weighted
 	JSGF string // grammar text
 	// NoFlatPass skips the second, flat-lexicon pass that an n-gram search
 	// otherwise runs over the whole utterance when it ends (-fwdflat no).
@@ -113,8 +109,8 @@ type Decoder struct {
 
 // NewDecoder loads the models of c.
 func NewDecoder(c Config) (*Decoder, error) {
-	if given := btoi(c.LM != "") + btoi(c.JSGF != "") + btoi(len(c.Mix) > 0); given != 1 {
-		return nil, errors.New("sphinx: exactly one of LM, Mix and JSGF must be given")
+	if (c.LM == "") == (c.JSGF == "") {
+		return nil, errors.New("sphinx: exactly one of LM and JSGF must be given")
 	}
 	quiet.Do(func() { C.hark_quiet() })
 	hmm, dict := C.CString(c.HMM), C.CString(c.Dict)
@@ -141,12 +137,6 @@ func NewDecoder(c Config) (*Decoder, error) {
 	}
 	C.hark_take_cepstra(ps)
 	d := &Decoder{ps: ps, config: config, ncep: int(C.fe_get_output_size(C.ps_get_fe(ps)))}
-	if len(c.Mix) > 0 {
-		if err := d.mix(c.Mix); err != nil {
-			d.Close()
-			return nil, err
-		}
-	}
 	if c.JSGF != "" {
 		name := C.CString("grammar")
 		defer C.free(unsafe.Pointer(name))
@@ -162,13 +152,6 @@ func NewDecoder(c Config) (*Decoder, error) {
 		}
 	}
 	return d, nil
-}
-
-func btoi(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
 }
 
 // Start begins an utterance, abandoning any one in progress.

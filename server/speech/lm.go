@@ -143,7 +143,7 @@ func writeModel(m *ngram.Model, name string) (string, error) {
 
 // modelVersion changes whenever the way models are built changes, so that
 // cached files of an older build are not used.
-const modelVersion = "hark-lm-1"
+const modelVersion = "hark-lm-2"
 
 // cachedModel returns the ARPA file of a model identified by key (any
 // JSON-encodable description of everything the model depends on),

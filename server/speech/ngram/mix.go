@@ -76,12 +76,22 @@ func Mix(a, b LM, lambda float64) *Model {
 		}
 		return keys
 	}
+	// Unigrams are normalised after mixing: a model read through
+	// sphinxbase stores quantised probabilities (the Debian general model's
+	// sum to 1.00005), and the back-off weights below make each history
+	// sum to one only if the unigrams do.
+	uni := map[string]float64{}
+	var total float64
 	for _, g := range union(1) {
 		if g == Start {
-			out.grams[0][g] = entry{logp: -99}
 			continue
 		}
-		out.grams[0][g] = entry{logp: math.Log10(lambda*prob(a, nil, g) + (1-lambda)*prob(b, nil, g))}
+		uni[g] = lambda*prob(a, nil, g) + (1-lambda)*prob(b, nil, g)
+		total += uni[g]
+	}
+	out.grams[0][Start] = entry{logp: -99}
+	for g, p := range uni {
+		out.grams[0][g] = entry{logp: math.Log10(p / total)}
 		if g != End {
 			out.Vocabulary = append(out.Vocabulary, g)
 		}

@@ -18,7 +18,7 @@ import (
 // DefaultDomainWeight is the interpolation weight of the domain model in
 // the mixed one (the general model has the rest); see the package
 // documentation for how it was measured.
-const DefaultDomainWeight = 0.5
+const DefaultDomainWeight = 0.3
 
 // dictionarySpec is src with every word in the dictionary's spelling, the
 // same rewriting BuildGrammar applies, so the grammar and the domain

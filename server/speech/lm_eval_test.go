@@ -98,7 +98,7 @@ func decodeLines(t *testing.T, rec *Recognizer, lines []evalLine, audio map[eval
 			if out[i].hyps == nil {
 				out[i] = evalOutcome{line: l, hyps: map[string]sphinx.Hyp{}}
 			}
-			for j, d := range rec.Decoders() {
+			for j, d := range rec.DecodersFor(rateOf(t, a)) {
 				out[i].hyps[name(d)] = res.hyps[j]
 			}
 		}()
@@ -142,7 +142,11 @@ func TestDecoderComparison(t *testing.T) {
 	}
 	set := loadTestSet(t)
 	var lines []evalLine
-	for _, voice := range []string{"kal16", "slt"} {
+	voices := []string{"kal16", "slt"}
+	if v := os.Getenv("HARK_LM_EVAL_VOICES"); v != "" { // "kal" speaks at 8 kHz
+		voices = strings.Split(v, ",")
+	}
+	for _, voice := range voices {
 		for _, c := range set.Commands {
 			lines = append(lines, evalLine{"command", voice, c})
 		}
@@ -216,13 +220,15 @@ func TestDecoderComparison(t *testing.T) {
 			}
 		}
 	}
-	run(Config{Grammar: dialogueGrammar(), Slots: 2, Decoders: []string{SourceGrammar, SourceFull, SourceDomain}},
+	all := []string{SourceGrammar, SourceFull, SourceDomain}
+	run(Config{Grammar: dialogueGrammar(), Slots: 2, Decoders: all, NarrowbandDecoders: all},
 		func(d string) string { return d })
 	var mixed []string
 	for _, w := range weights {
 		col := fmt.Sprintf("mixed %.2f", w)
 		mixed = append(mixed, col)
-		run(Config{Grammar: dialogueGrammar(), Slots: 2, Decoders: []string{SourceMixed}, DomainWeight: w},
+		run(Config{Grammar: dialogueGrammar(), Slots: 2, Decoders: []string{SourceMixed},
+			NarrowbandDecoders: []string{SourceMixed}, DomainWeight: w},
 			func(string) string { return col })
 	}
 	g := testRecognizer(t).grammar
@@ -254,7 +260,7 @@ func TestDecoderComparison(t *testing.T) {
 				cols = append(cols, paired(first, m, margin))
 			}
 		}
-		for _, margin := range margins {
+		for _, margin := range []float64{-8, -4, -3, -2, -1, 0, 1, 2, 3, 4, 8, 12} {
 			cols = append(cols, paired(m, SourceFull, margin))
 		}
 	}
@@ -300,16 +306,22 @@ func TestDecoderComparison(t *testing.T) {
 
 // TestWorkerMemory reports the resident memory of a process holding one
 // slot of the decoders in HARK_LM_RSS (comma-separated, as
-// Config.Decoders), as a speech worker does; run it once per arrangement,
-// each in its own process: HARK_LM_RSS=grammar,full go test -run
-// WorkerMemory -v ./server/speech
+// Config.Decoders and NarrowbandDecoders, or "default" for the defaults),
+// as a speech worker does; run it once per arrangement, each in its own
+// process: HARK_LM_RSS=grammar,full go test -run WorkerMemory -v
+// ./server/speech
 func TestWorkerMemory(t *testing.T) {
 	decs := os.Getenv("HARK_LM_RSS")
 	if decs == "" {
 		t.Skip("set HARK_LM_RSS to the decoders to measure")
 	}
 	before := rss(t)
-	rec, err := New(Config{Grammar: dialogueGrammar(), Slots: 1, Decoders: strings.Split(decs, ",")})
+	cfg := Config{Grammar: dialogueGrammar(), Slots: 1}
+	if decs != "default" {
+		cfg.Decoders = strings.Split(decs, ",")
+		cfg.NarrowbandDecoders = cfg.Decoders
+	}
+	rec, err := New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"syscall"
 
 	"github.com/harkhq/hark/server/speech/ngram"
 	"github.com/harkhq/hark/server/speech/sphinx"
@@ -176,6 +177,17 @@ func cachedModel(name string, key any, build func() (*ngram.Model, error)) (path
 	path = filepath.Join(dir, name+"-"+hex.EncodeToString(sum[:12])+".arpa")
 	if _, err := os.Stat(path); err == nil {
 		return path, false, nil
+	}
+	// Speech workers start together: one builds, the others wait for its
+	// file instead of all spending the CPU at once.
+	if lock, err := os.OpenFile(path+".lock", os.O_CREATE|os.O_RDWR, 0o644); err == nil {
+		defer lock.Close()
+		if syscall.Flock(int(lock.Fd()), syscall.LOCK_EX) == nil {
+			defer syscall.Flock(int(lock.Fd()), syscall.LOCK_UN)
+			if _, err := os.Stat(path); err == nil {
+				return path, false, nil
+			}
+		}
 	}
 	m, err := build()
 	if err != nil {

@@ -296,8 +296,18 @@ func TestDecoderComparison(t *testing.T) {
 				}
 			}
 		}
-		wer := func(k string) string { return fmt.Sprintf("%.1f", 100*stats[k].errs/stats[k].words) }
-		act := func(k string) string { return fmt.Sprintf("%.1f", 100*stats[k].same/stats[k].n) }
+		wer := func(k string) string {
+			if stats[k] == nil {
+				return "-"
+			}
+			return fmt.Sprintf("%.1f", 100*stats[k].errs/stats[k].words)
+		}
+		act := func(k string) string {
+			if stats[k] == nil {
+				return "-"
+			}
+			return fmt.Sprintf("%.1f", 100*stats[k].same/stats[k].n)
+		}
 		t.Logf("%-28s %9s %9s %9s %9s %9s %9s %9s %9s", c.name, wer("command"), act("command"), wer("question"),
 			wer("dev"), act("dev"), wer("command kal16")+"/"+wer("command slt"), wer("dev kal16")+"/"+wer("dev slt"),
 			act("dev kal16")+"/"+act("dev slt"))

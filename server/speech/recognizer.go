@@ -20,10 +20,13 @@
 //     onto the nearest command;
 //   - full: the general English trigram model, for open questions.
 //
-// The other kinds are the JSGF grammar generated from the dialogue's
-// patterns (exact on in-domain commands, but it forces every utterance
-// onto some command: the arrangement before issue #14 was grammar + full)
-// and the domain model alone.
+// 8 kHz uploads run the domain model alone (the dialogue's trigrams, no
+// general words) with the full model instead (NarrowbandDecoders). The
+// other kind is the JSGF grammar generated from the dialogue's patterns
+// (exact on in-domain commands, but it forces every utterance onto some
+// command): the arrangement before issue #14 was grammar + full at both
+// rates, and the grammar no longer wins anywhere (below), so no slot loads
+// it by default.
 //
 // # Measurements behind the arrangement
 //
@@ -50,7 +53,17 @@
 //	mixed 0.3 + full, margin 0  3.6 %   97.6 %        15.3 %   19.4 %   76.0 %  (default)
 //	mixed 0.6 + full, margin 0  3.8 %   97.6 %        15.3 %   21.2 %   75.0 %
 //
-// Mixed + full is the default: on the blind phrasings it cuts the word
+// At 8 kHz (flite's kal voice, the same commands, questions and 50 dev
+// lines), where the wideband acoustic model hears nothing above 4 kHz:
+//
+//	decoders                  cmd WER  cmd act  question WER  dev WER  dev act
+//	grammar + full, margin 12  27.5 %   64.3 %        22.0 %   53.1 %   34.0 %  (before)
+//	domain + full, margin 0    12.6 %   85.7 %        13.6 %   42.9 %   50.0 %  (default)
+//	domain + full, margin 4    16.5 %   78.6 %        13.6 %   44.0 %   42.0 %
+//	mixed 0.3 + full, margin 0 27.5 %   69.0 %        18.6 %   40.3 %   46.0 %
+//	domain alone               14.8 %   81.0 %        84.7 %   43.6 %   56.0 %
+//
+// Mixed + full is the default at 16 kHz: on the blind phrasings it cuts the word
 // error rate from 28.4 % to 19.4 % and raises the right action from 65 %
 // to 76 %, open questions are recognised as well as by the full model
 // alone, and on the test set's commands it loses one utterance of 84
@@ -62,10 +75,14 @@
 // BenchmarkDecoders in one run (load about 17), real-time factors grammar
 // 0.37, full 0.89, domain 0.14, mixed 0.84, so mixed + full takes about
 // 1.35 times the CPU of grammar + full (on a quiet machine the full model
-// measures about 0.35). Both run in parallel, so the latency is that of the
-// slower one, as before. Where CPU matters more than the last points of
-// accuracy, domain + full costs 0.8 times today's pair and still beats it
-// (Config.Decoders).
+// measures about 0.35), and domain + full at 8 kHz 0.8 times. Both run in
+// parallel, so the latency is that of the slower one, as before. Where CPU
+// matters more than the last points of accuracy at 16 kHz, domain + full
+// (margin 4) still beats the old pair (Config.Decoders). A worker process
+// holding one slot (mixed, full and domain decoders) measures 320 MiB
+// resident after an utterance with the grammar in the slot too, 211 MiB
+// for mixed + full alone, 248 MiB for the old grammar + full
+// (TestWorkerMemory).
 //
 // # The mixed model
 //
@@ -153,8 +170,9 @@
 // 15.3 % at thresholds -4, -2, -1, 0, +1, and blind-phrasing action 75, 75,
 // 75, 76, 75 %; from +2 on the full model's misreadings of commands come
 // back (action 74, 71, 67 % at +2, +3, +8). For the domain model it is 4
-// (DefaultDomainMargin). For the grammar it is 12 (DefaultMinMargin),
-// measured when grammar + full was the arrangement:
+// (DefaultDomainMargin; 0 on 8 kHz audio, DefaultNarrowbandDomainMargin).
+// For the grammar it is 12 (DefaultMinMargin), measured when grammar +
+// full was the arrangement:
 //
 // On an in-domain command the grammar path is the same words as the full
 // model's best path, with a far more probable language score, so the
@@ -211,11 +229,13 @@ const DefaultModelDir = "/usr/share/pocketsphinx/model/en-us"
 // grammar hypothesis is chosen over the full model's (see the package
 // documentation); DefaultMixedMargin and DefaultDomainMargin are the same
 // threshold measured for the mixed and domain models in place of the
-// grammar.
+// grammar, DefaultNarrowbandDomainMargin for the domain model on 8 kHz
+// audio.
 const (
-	DefaultMinMargin    = 12.0
-	DefaultMixedMargin  = 0.0
-	DefaultDomainMargin = 4.0
+	DefaultMinMargin              = 12.0
+	DefaultMixedMargin            = 0.0
+	DefaultDomainMargin           = 4.0
+	DefaultNarrowbandDomainMargin = 0.0
 )
 
 // DefaultMeanDelay is the number of frames the cepstral mean is first
@@ -235,7 +255,7 @@ const (
 var DefaultDecoders = []string{SourceMixed, SourceFull}
 
 // DefaultNarrowbandDecoders is the arrangement for 8 kHz uploads.
-var DefaultNarrowbandDecoders = []string{SourceGrammar, SourceFull}
+var DefaultNarrowbandDecoders = []string{SourceDomain, SourceFull}
 
 // Config configures a Recognizer.
 type Config struct {
@@ -334,11 +354,11 @@ func New(cfg Config) (*Recognizer, error) {
 		cfg.DomainWeight = DefaultDomainWeight
 	}
 	var kinds []string // every decoder of a slot: both arrangements' union
-	wide, err := arrange(cfg.Decoders, cfg.MinMargin, &kinds)
+	wide, err := arrange(cfg.Decoders, cfg.MinMargin, false, &kinds)
 	if err != nil {
 		return nil, err
 	}
-	narrow, err := arrange(cfg.NarrowbandDecoders, cfg.MinMargin, &kinds)
+	narrow, err := arrange(cfg.NarrowbandDecoders, cfg.MinMargin, true, &kinds)
 	if err != nil {
 		return nil, err
 	}
@@ -495,8 +515,8 @@ type arrangement struct {
 
 // arrange checks an arrangement and places its decoders in kinds, the
 // decoders of a slot, adding the ones not there yet. A zero margin means
-// the measured default for the first decoder.
-func arrange(names []string, margin float64, kinds *[]string) (arrangement, error) {
+// the measured default for the first decoder at that bandwidth.
+func arrange(names []string, margin float64, narrowband bool, kinds *[]string) (arrangement, error) {
 	a := arrangement{names: names, margin: margin}
 	for i, d := range names {
 		switch d {
@@ -523,6 +543,9 @@ func arrange(names []string, margin float64, kinds *[]string) (arrangement, erro
 			a.margin = DefaultMinMargin
 		case SourceDomain:
 			a.margin = DefaultDomainMargin
+			if narrowband {
+				a.margin = DefaultNarrowbandDomainMargin
+			}
 		default:
 			a.margin = DefaultMixedMargin
 		}
@@ -552,8 +575,8 @@ func Available(lang string) error {
 }
 
 // Close frees the decoders of idle slots and removes the model files
-// file (decoders still running have read it). Utterances still running
-// keep their decoders until they end.
+// written outside the cache (decoders still running have read them).
+// Utterances still running keep their decoders until they end.
 func (r *Recognizer) Close() {
 	r.removeModels()
 	for {

@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -190,10 +191,11 @@ func TestRecognitionAccuracy(t *testing.T) {
 		t.Errorf("in-domain WER over both voices %.1f%%, want ≤ 5%%", 100*mean)
 	}
 	// 8 kHz uploads go through the resampler; flite's kal voice speaks at
-	// 8 kHz. The wideband model hears nothing above 4 kHz in them and the
-	// dialogue's grammar is large, so this is only a regression guard
-	// (measured 19 %: "start the stopwatch" came out as "art in singapore
-	// thursday").
+	// 8 kHz. The wideband model hears nothing above 4 kHz in them, so this
+	// is only a regression guard. They are decoded by the domain + full
+	// pair (measured on 42 commands: 12.6 % against 27.5 % with the grammar
+	// + full pair, which measured 19 % on these first 10: "start the
+	// stopwatch" came out as "art in singapore thursday").
 	narrowWER, _ := summarize(t, "command 8 kHz", recognizeAll(t, rec, "kal", set.Commands[:10]))
 	if narrowWER > 0.25 {
 		t.Errorf("in-domain WER at 8 kHz %.1f%%, want ≤ 25%%", 100*narrowWER)
@@ -261,7 +263,10 @@ func TestOddChunksGiveTheSameText(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Text != "set a timer for ten minutes" || res.Source != rec.Decoders()[0] {
+	// (The mixed model hears "set the timer", the full one "set a timer",
+	// itself a sentence of the grammar, so the rule's last condition takes
+	// the full model's.)
+	if res.Text != "set a timer for ten minutes" || !slices.Contains(rec.Decoders(), res.Source) {
 		t.Fatalf("%+v", res)
 	}
 	if res.Audio < time.Second || res.Audio > 5*time.Second {
@@ -499,13 +504,40 @@ func BenchmarkDecoders(b *testing.B) {
 // BenchmarkRecognizeUtterance is the whole path of one upload: both
 // decoders, the choice, the slot round trip.
 func BenchmarkRecognizeUtterance(b *testing.B) {
-	rec := testRecognizer(b)
+	benchmarkUtterance(b, testRecognizer(b))
+}
+
+// BenchmarkArrangements is the whole path of one upload with the old pair
+// (grammar + full) and the new defaults, in one run: RTF is wall time /
+// audio time (the decoders run in parallel), CPU-RTF the process's CPU
+// time / audio time. go test -run - -bench Arrangements -benchtime 5x
+// ./server/speech
+func BenchmarkArrangements(b *testing.B) {
+	for _, arr := range [][]string{{SourceGrammar, SourceFull}, DefaultDecoders, DefaultNarrowbandDecoders} {
+		b.Run(strings.Join(arr, "+"), func(b *testing.B) {
+			rec, err := New(Config{Grammar: dialogueGrammar(), Slots: 1, Decoders: arr, NarrowbandDecoders: arr})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer rec.Close()
+			benchmarkUtterance(b, rec)
+		})
+	}
+}
+
+func benchmarkUtterance(b *testing.B, rec *Recognizer) {
 	samples, seconds := benchmarkAudio(b)
 	pcm := make([]byte, 2*len(samples))
 	for i, v := range samples {
 		binary.LittleEndian.PutUint16(pcm[2*i:], uint16(v))
 	}
+	cpu := func() time.Duration {
+		var ru syscall.Rusage
+		syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+		return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	}
 	b.ResetTimer()
+	start := cpu()
 	for b.Loop() {
 		u, err := rec.Start(context.Background(), "en", 16000)
 		if err != nil {
@@ -521,6 +553,7 @@ func BenchmarkRecognizeUtterance(b *testing.B) {
 		}
 	}
 	b.ReportMetric(b.Elapsed().Seconds()/float64(b.N)/seconds, "RTF")
+	b.ReportMetric((cpu()-start).Seconds()/float64(b.N)/seconds, "CPU-RTF")
 }
 
 func TestStartWithCancelledContextLeaksNothing(t *testing.T) {

@@ -71,17 +71,20 @@
 // mixed and full models alike; only the grammar's forcing gets it). The
 // grammar is no longer used by default: paired with the mixed model it is
 // worse on every column but the commands, and alone it forces open and
-// unexpected phrasings onto commands. The cost is CPU: measured with
-// BenchmarkDecoders in one run (load about 17), real-time factors grammar
-// 0.37, full 0.89, domain 0.14, mixed 0.84, so mixed + full takes about
-// 1.35 times the CPU of grammar + full (on a quiet machine the full model
-// measures about 0.35), and domain + full at 8 kHz 0.8 times. Both run in
-// parallel, so the latency is that of the slower one, as before. Where CPU
+// unexpected phrasings onto commands. The cost is CPU. Measured in one
+// run (load average 7.5-9 on the 2 cores; on a quiet machine the full
+// model measures about 0.35), each decoder alone (BenchmarkDecoders):
+// real-time factors grammar 0.36, full 0.70, domain 0.07, mixed 0.81; a
+// whole upload (BenchmarkArrangements, CPU time of the process / audio
+// time): grammar + full 0.64, mixed + full 0.92 (1.45 times), domain +
+// full 0.48 (0.76 times). The two decoders run in parallel, so the
+// latency is that of the slower one, as before. Where CPU
 // matters more than the last points of accuracy at 16 kHz, domain + full
-// (margin 4) still beats the old pair (Config.Decoders). A worker process
-// holding one slot (mixed, full and domain decoders) measures 320 MiB
-// resident after an utterance with the grammar in the slot too, 211 MiB
-// for mixed + full alone, 248 MiB for the old grammar + full
+// (margin 4) still beats the old pair (Config.Decoders). A process
+// holding one slot, as a speech worker does, measures 256 MiB resident
+// after an utterance with the default slot (mixed, full and domain
+// decoders), 211 MiB with mixed + full alone, 248 MiB with the old grammar
+// + full, 320 MiB with the grammar added to the defaults
 // (TestWorkerMemory).
 //
 // # The mixed model

@@ -12,7 +12,10 @@
 // equally plausible command, and a pattern with a large slot ({song},
 // {city}) has thousands of expansions where "what time is it" has one.
 // Each pattern therefore contributes the same total count,
-// Options.PatternWeight "virtual sentences", spread over its expansions
+// Options.PatternWeight "virtual sentences" (100: the larger it is, the
+// more Witten-Bell trusts the patterns' trigrams; the geometric mean
+// perplexity of six in-domain commands measured about 40, 26 and 20 at
+// weights 5, 20 and 100, while open questions rose), spread over its expansions
 // by a random walk that picks each alternative of a group or slot with
 // equal probability and says an optional part half of the time. A pattern
 // with at most Options.MaxEnumerate paths is enumerated with the walk's

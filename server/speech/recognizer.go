@@ -77,8 +77,10 @@
 // real-time factors grammar 0.36, full 0.70, domain 0.07, mixed 0.81; a
 // whole upload (BenchmarkArrangements, CPU time of the process / audio
 // time): grammar + full 0.64, mixed + full 0.92 (1.45 times), domain +
-// full 0.48 (0.76 times). The two decoders run in parallel, so the
-// latency is that of the slower one, as before. Where CPU
+// full 0.48 (0.76 times). Again at load average 2.5: 0.51, 0.58 (1.15
+// times), 0.41 (0.81 times), wall-clock real-time factor 0.40, 0.40, 0.39.
+// The two decoders run in parallel, so the latency is that of the slower
+// one, as before. Where CPU
 // matters more than the last points of accuracy at 16 kHz, domain + full
 // (margin 4) still beats the old pair (Config.Decoders). A process
 // holding one slot, as a speech worker does, measures 256 MiB resident

@@ -88,10 +88,12 @@ func (rule heardRule) choose(ctx context.Context, e *dialogue.Engine, req dialog
 		switch {
 		case i == 0:
 			eligible[i] = true
-		case hyp.Source == speech.SourceGrammar:
+		case hyp.Source != speech.SourceFull:
+			// the in-domain decoder's reading (the grammar, the mixed or
+			// the domain model) that the recogniser did not choose
 			eligible[i] = hyp.Score >= rule.MinGrammar
 			if !eligible[i] {
-				h.why[i] = fmt.Sprintf("the grammar's reading, which the recogniser rejected (margin %+.1f): forced onto a command", hyp.Score)
+				h.why[i] = fmt.Sprintf("the %s decoder's reading, which the recogniser rejected (margin %+.1f)", hyp.Source, hyp.Score)
 			}
 		default:
 			gap[i] = max(-hyp.Score, 0)

@@ -19,21 +19,21 @@ const NBestSize = 5
 // the dialogue understands it (see endpoints' choice of what was heard).
 type Hypothesis struct {
 	Text   string
-	Source string // SourceGrammar or SourceFull
+	Source string // the decoder: the in-domain one (SourceMixed, SourceDomain, SourceGrammar) or the free one (SourceFull)
 	// Score is the reading's path score per 10 ms frame relative to the
-	// full decoder's best path: 0 for that path, negative for the full
-	// decoder's other readings (how much less likely the audio makes
-	// them). For the grammar's reading it is Result.Margin, which includes
-	// the grammar's far more favourable language score: in-grammar
-	// commands measure +15 to +34, open questions +3 or less.
+	// free decoder's best path: 0 for that path, negative for its other
+	// readings (how much less likely the audio makes them). For the
+	// in-domain decoder's reading it is Result.Margin, which includes its
+	// more favourable language score (the grammar's: in-grammar commands
+	// +15 to +34, open questions +3 or less).
 	Score float64
 }
 
 // hypotheses lists the readings of an utterance: the recogniser's choice
-// first (text, from source), then the full decoder's n-best list nb in
-// order of score, then the grammar's reading g, each text once (compared
-// as normalizeWords does).
-func hypotheses(text, source string, margin float64, g, f sphinx.Hyp, nb []sphinx.Hyp) []Hypothesis {
+// first (text, from source), then the free decoder's (names[1]) n-best
+// list nb in order of score, then the in-domain decoder's (names[0])
+// reading g, each text once (compared as normalizeWords does).
+func hypotheses(text, source string, margin float64, names []string, g, f sphinx.Hyp, nb []sphinx.Hyp) []Hypothesis {
 	frames := float64(max(g.Frames, f.Frames, 1))
 	// The n-best scores come from the A* search over the lattice, on a
 	// scale of their own (measured 21,000 below the best-path score for
@@ -51,7 +51,7 @@ func hypotheses(text, source string, margin float64, g, f sphinx.Hyp, nb []sphin
 		out = append(out, h)
 	}
 	chosen := Hypothesis{Text: text, Source: source, Score: margin}
-	if source == SourceFull {
+	if source == names[1] {
 		chosen.Score = 0 // the best path, whatever the n-best list says
 		for _, h := range nb {
 			if normalizeWords(h.Text) == normalizeWords(text) {
@@ -62,11 +62,11 @@ func hypotheses(text, source string, margin float64, g, f sphinx.Hyp, nb []sphin
 	}
 	add(chosen)
 	for _, h := range nb {
-		add(Hypothesis{Text: h.Text, Source: SourceFull, Score: rel(h)})
+		add(Hypothesis{Text: h.Text, Source: names[1], Score: rel(h)})
 	}
 	if normalizeWords(f.Text) != "" && !seen[normalizeWords(f.Text)] {
-		add(Hypothesis{Text: f.Text, Source: SourceFull}) // the best path, missing from the n-best list
+		add(Hypothesis{Text: f.Text, Source: names[1]}) // the best path, missing from the n-best list
 	}
-	add(Hypothesis{Text: g.Text, Source: SourceGrammar, Score: margin})
+	add(Hypothesis{Text: g.Text, Source: names[0], Score: margin})
 	return out
 }

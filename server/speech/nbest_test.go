@@ -13,6 +13,7 @@ import (
 // relative to its best, each text once however it is spelt, the grammar's
 // reading last with the margin as its score.
 func TestHypothesesOrderAndScores(t *testing.T) {
+	pair := []string{SourceGrammar, SourceFull}
 	g := sphinx.Hyp{Text: "set an alarm for seven am", Score: -9000, Frames: 100}
 	f := sphinx.Hyp{Text: "set an alarm for seven m.", Score: -10000, Frames: 100}
 	nb := []sphinx.Hyp{
@@ -21,7 +22,7 @@ func TestHypothesesOrderAndScores(t *testing.T) {
 		{Text: "set an alarm for seven am", Score: -30050},
 		{Text: "Set an alarm for seven m", Score: -30200},
 	}
-	got := hypotheses(f.Text, SourceFull, 10, g, f, nb)
+	got := hypotheses(f.Text, SourceFull, 10, pair, g, f, nb)
 	want := []Hypothesis{
 		{Text: "set an alarm for seven m.", Source: SourceFull, Score: 0},
 		{Text: "set an alarm for seven am", Source: SourceFull, Score: -0.5},
@@ -32,7 +33,7 @@ func TestHypothesesOrderAndScores(t *testing.T) {
 	}
 	// The grammar chosen: it leads with the margin; an empty n-best list
 	// still gives the full decoder's best path.
-	got = hypotheses(g.Text, SourceGrammar, 14, g, f, nil)
+	got = hypotheses(g.Text, SourceGrammar, 14, pair, g, f, nil)
 	want = []Hypothesis{
 		{Text: "set an alarm for seven am", Source: SourceGrammar, Score: 14},
 		{Text: "set an alarm for seven m.", Source: SourceFull, Score: 0},
@@ -40,7 +41,7 @@ func TestHypothesesOrderAndScores(t *testing.T) {
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("got %+v\nwant %+v", got, want)
 	}
-	if got := hypotheses("", SourceFull, 0, sphinx.Hyp{}, sphinx.Hyp{}, nil); len(got) != 0 {
+	if got := hypotheses("", SourceFull, 0, pair, sphinx.Hyp{}, sphinx.Hyp{}, nil); len(got) != 0 {
 		t.Fatalf("silence gave readings %+v", got)
 	}
 }

@@ -85,6 +85,9 @@ import (
 
 var quiet sync.Once
 
+// silence turns sphinxbase's logging off, once per process.
+func silence() { quiet.Do(func() { C.hark_quiet() }) }
+
 // Config selects the models of a decoder. Exactly one of LM and JSGF is set.
 type Config struct {
 	HMM  string // acoustic model directory

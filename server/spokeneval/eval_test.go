@@ -65,6 +65,11 @@ var targets = map[string]target{
 // time in the README, "Spoken evaluation").
 var sampleSizes = map[string]int{"kal16": 60, "slt": 60, "awb": 30, "rms": 30, "kal16@8k": 30}
 
+// sampleQuestions are the voices whose open questions make test speaks
+// (each question is decoded twice: through the server, and once more for
+// the full decoder's text); make eval speaks them in every voice.
+var sampleQuestions = map[string]bool{"kal16": true, "slt": true}
+
 var allVoices = []spokeneval.Voice{{Name: "kal16", Rate: 16000}, {Name: "slt", Rate: 16000},
 	{Name: "awb", Rate: 16000}, {Name: "rms", Rate: 16000}, {Name: "kal16", Rate: 8000}}
 
@@ -110,7 +115,10 @@ func TestSpokenSample(t *testing.T) {
 	for _, v := range voices(t) {
 		start := time.Now()
 		s := ev.run(t, v, spokeneval.Sample(held, sampleSizes[v.String()], sampleSeed), false)
-		q := ev.runQuestions(t, v, questions)
+		var q questionScore
+		if sampleQuestions[v.String()] {
+			q = ev.runQuestions(t, v, questions)
+		}
 		t.Logf("%s, held-back sample: %s; %s (%.0f s)", v, s, q, time.Since(start).Seconds())
 		check(t, v, s, q)
 	}
@@ -487,9 +495,14 @@ func (ev *evaluation) runCase(v spokeneval.Voice, c spokeneval.Case) (s score, f
 		}
 		typedRef, spokenRef = typed.Ref, spoken.Ref
 		s.turns++
-		e, n := spokeneval.Errors(turn.Said, spoken.Heard)
-		s.errs += e
-		s.words += n
+		// WER counts in-domain turns only: every blind line expects an
+		// action code or an answer intent, but a line of another set
+		// expecting the fallback would measure the general model instead.
+		if turn.Expect != "fallback" {
+			e, n := spokeneval.Errors(turn.Said, spoken.Heard)
+			s.errs += e
+			s.words += n
+		}
 		if spoken.Code == typed.Code {
 			s.codeSame++
 		}
@@ -524,6 +537,9 @@ type questionScore struct {
 func (q questionScore) chosenWER() float64 { return float64(q.chosenErrs) / float64(max(1, q.words)) }
 func (q questionScore) fullWER() float64   { return float64(q.fullErrs) / float64(max(1, q.words)) }
 func (q questionScore) String() string {
+	if q.n == 0 {
+		return "open questions not spoken"
+	}
 	return fmt.Sprintf("open questions (%d): WER chosen %.1f %%, full model %.1f %%", q.n, 100*q.chosenWER(), 100*q.fullWER())
 }
 

@@ -221,3 +221,49 @@ func TestCanonical(t *testing.T) {
 		}
 	}
 }
+
+// Every English blind set keeps most of its lines: the typo lines (about
+// a tenth) and those with abbreviations or addresses fall out, the rest
+// can be spoken. Counts only; no line is printed.
+func TestSelectBlindSets(t *testing.T) {
+	needFlite(t)
+	dict, err := LoadDictionary(DictPath)
+	if err != nil {
+		t.Skipf("no pronunciation dictionary (Debian package pocketsphinx-en-us): %v", err)
+	}
+	s := &Selector{Dict: dict, Words: FliteWords}
+	for _, set := range []string{"dev", "dev2", "dev3", "dev4", "dev5", "dev6", "dev7", "holdout", "holdout3"} {
+		cases, err := Load(filepath.Join("..", "dialogue", "testdata", "blind", set+"_en.jsonl"), set)
+		if err != nil {
+			t.Fatal(err)
+		}
+		kept, err := s.Select(context.Background(), cases)
+		if err != nil {
+			t.Fatal(err)
+		}
+		single, seq, keptSingle, keptSeq := 0, 0, 0, 0
+		for _, c := range cases {
+			if len(c.Turns) > 1 {
+				seq++
+			} else {
+				single++
+			}
+		}
+		for _, c := range kept {
+			if len(c.Turns) > 1 {
+				keptSeq++
+			} else {
+				keptSingle++
+			}
+			for _, turn := range c.Turns {
+				if turn.Said == "" {
+					t.Fatalf("%s: a kept turn has no reference text", set)
+				}
+			}
+		}
+		t.Logf("%-8s keeps %3d of %3d single turns, %2d of %2d sequences", set, keptSingle, single, keptSeq, seq)
+		if keptSingle < single/2 {
+			t.Errorf("%s keeps only %d of %d single turns", set, keptSingle, single)
+		}
+	}
+}

@@ -44,11 +44,16 @@ test: deps vet fmt-check
 	# ../shared/data/movielens-small.
 	$(GO) test -timeout 15m -run 'TestQuality$$' ./server/recomm/evaluate
 	$(GO) test -timeout 15m ./server/recomm/tune
+	# The spoken evaluation's held-back sample (README "Spoken evaluation"), without -race: the
+	# speech workers are this test binary, and under the race detector decoding takes minutes.
+	$(GO) test -timeout 20m -run 'TestSpokenSample$$' ./server/spokeneval
 
 # Every engine's quality next to the baselines, defaults and tuned, on MovieLens
 # and a synthetic sparse catalog.
 eval: deps
 	HARK_QUALITY_REPORT=1 $(GO) test -timeout 150m -run 'TestQualityReport|TestTuningReport|TestSearchMethods' -v ./server/recomm/evaluate
+	# Every spoken line of the blind sets in every voice (hours on 2 cores; README "Spoken evaluation").
+	HARK_SPOKEN_EVAL=full $(GO) test -timeout 600m -run 'TestSpokenFull$$' -v ./server/spokeneval
 
 bench: deps
 	@scripts/bench.sh

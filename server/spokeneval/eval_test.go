@@ -1,0 +1,606 @@
+//go:build !race
+
+// The spoken evaluation decodes hundreds of utterances; under the race
+// detector the speech workers (this test binary, instrumented) take
+// several times as long, so it is built only without -race: make test
+// runs TestSpokenSample in a pass of its own, make eval TestSpokenFull.
+
+package spokeneval_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+	"unicode"
+
+	"github.com/harkhq/hark/client"
+	"github.com/harkhq/hark/server"
+	"github.com/harkhq/hark/server/servertest"
+	"github.com/harkhq/hark/server/speech"
+	"github.com/harkhq/hark/server/speechworker"
+	"github.com/harkhq/hark/server/spokeneval"
+)
+
+// The server these tests start runs its speech workers from this binary.
+func TestMain(m *testing.M) {
+	speechworker.RunIfWorker()
+	os.Exit(m.Run())
+}
+
+// target is what one way of speaking must reach on the held-back sample:
+// at most MaxWER in-domain word error rate, at least MinAction of the
+// turns taking the next action (code and data) they take when typed, and
+// for open questions a chosen text at most MaxQuestionLoss (absolute WER)
+// worse than the full decoder's own.
+type target struct {
+	MaxWER, MinAction, MaxQuestionLoss float64
+}
+
+// targets are the thresholds make test enforces, per way of speaking.
+// The issue's targets (#14 Part 1): kal16 and slt WER ≤ 5 % and action as
+// typed ≥ 95 %; every voice action ≥ 90 %; open questions no worse than
+// the full model alone. Until the recogniser reaches them the lead may set
+// a row to the measured level (say so in a comment with the figure and
+// the date), so that make test guards against regressions meanwhile.
+var targets = map[string]target{
+	"kal16":    {MaxWER: 0.05, MinAction: 0.95, MaxQuestionLoss: 0},
+	"slt":      {MaxWER: 0.05, MinAction: 0.95, MaxQuestionLoss: 0},
+	"awb":      {MaxWER: 1, MinAction: 0.90, MaxQuestionLoss: 0},
+	"rms":      {MaxWER: 1, MinAction: 0.90, MaxQuestionLoss: 0},
+	"kal16@8k": {MaxWER: 1, MinAction: 0.90, MaxQuestionLoss: 0},
+}
+
+// sampleSizes are the held-back lines make test speaks per voice: enough
+// to see a few points of accuracy move, small enough for make test. 60
+// for kal16 and slt and 30 for the others took 4 min 45 s at load 3-7 on
+// 2 cores (make test would pass 10 minutes); these took 84 s at load 4-6
+// with the WAVs cached (README, "Spoken evaluation").
+var sampleSizes = map[string]int{"kal16": 40, "slt": 40, "awb": 20, "rms": 20, "kal16@8k": 20}
+
+// sampleQuestions are the voices whose open questions make test speaks
+// (each question is decoded twice: through the server, and once more for
+// the full decoder's text); make eval speaks them in every voice.
+var sampleQuestions = map[string]bool{"kal16": true, "slt": true}
+
+var allVoices = []spokeneval.Voice{{Name: "kal16", Rate: 16000}, {Name: "slt", Rate: 16000},
+	{Name: "awb", Rate: 16000}, {Name: "rms", Rate: 16000}, {Name: "kal16", Rate: 8000}}
+
+// voices are the ways of speaking a run uses: all of them, or those
+// HARK_SPOKEN_VOICES names ("kal16,slt,kal16@8k"), to re-measure one
+// voice quickly.
+func voices(t *testing.T) []spokeneval.Voice {
+	only := os.Getenv("HARK_SPOKEN_VOICES")
+	if only == "" {
+		return allVoices
+	}
+	var out []spokeneval.Voice
+	for _, name := range strings.Split(only, ",") {
+		found := false
+		for _, v := range allVoices {
+			if v.String() == strings.TrimSpace(name) {
+				out, found = append(out, v), true
+			}
+		}
+		if !found {
+			t.Fatalf("HARK_SPOKEN_VOICES: no voice %q (kal16, slt, awb, rms, kal16@8k)", name)
+		}
+	}
+	return out
+}
+
+const sampleSeed = 14
+
+var (
+	devSets  = []string{"dev", "dev2", "dev3", "dev4", "dev5", "dev6", "dev7"}
+	heldSets = []string{"holdout", "holdout3"} // totals only, never their lines
+)
+
+// TestSpokenSample is make test's part: a fixed, seeded sample of the
+// held-back lines per voice, totals only, checked against targets.
+func TestSpokenSample(t *testing.T) {
+	if testing.Short() {
+		t.Skip("speaks a few hundred utterances; skipped in -short")
+	}
+	ev := newEvaluation(t)
+	held := ev.selectSets(t, heldSets)
+	questions := ev.questions(t)
+	for _, v := range voices(t) {
+		start := time.Now()
+		s := ev.run(t, v, spokeneval.Sample(held, sampleSizes[v.String()], sampleSeed), false)
+		var q questionScore
+		if sampleQuestions[v.String()] {
+			q = ev.runQuestions(t, v, questions)
+		}
+		t.Logf("%s, held-back sample: %s; %s (%.0f s)", v, s, q, time.Since(start).Seconds())
+		check(t, v, s, q)
+	}
+}
+
+// TestSpokenFull is make eval's part: every spoken line of the dev sets
+// (their failures with -v) and of the held-back sets (totals only), every
+// voice, and the open questions. HARK_SPOKEN_SETS ("dev3,holdout") and
+// HARK_SPOKEN_VOICES narrow a run.
+func TestSpokenFull(t *testing.T) {
+	if os.Getenv("HARK_SPOKEN_EVAL") != "full" {
+		t.Skip("the full spoken evaluation takes hours on 2 cores; HARK_SPOKEN_EVAL=full (make eval) runs it")
+	}
+	ev := newEvaluation(t)
+	dev := ev.selectSets(t, narrow(t, devSets))
+	held := ev.selectSets(t, narrow(t, heldSets))
+	questions := ev.questions(t)
+	var rows []string
+	for _, v := range voices(t) {
+		start := time.Now()
+		row := fmt.Sprintf("%-9s", v)
+		if len(dev) > 0 {
+			row += fmt.Sprintf(" dev: %s |", ev.run(t, v, dev, true))
+		}
+		h := ev.run(t, v, held, false)
+		if len(held) > 0 {
+			row += fmt.Sprintf(" held-back: %s |", h)
+		}
+		q := ev.runQuestions(t, v, questions)
+		row += fmt.Sprintf(" %s (%.0f s)", q, time.Since(start).Seconds())
+		t.Log(row)
+		rows = append(rows, row)
+		if len(held) > 0 {
+			check(t, v, h, q)
+		}
+	}
+	t.Log("spoken evaluation\n" + strings.Join(rows, "\n"))
+}
+
+// narrow keeps the sets HARK_SPOKEN_SETS names, all when it is empty.
+func narrow(t *testing.T, sets []string) []string {
+	only := os.Getenv("HARK_SPOKEN_SETS")
+	if only == "" {
+		return sets
+	}
+	var out []string
+	for _, s := range sets {
+		for _, name := range strings.Split(only, ",") {
+			if strings.TrimSpace(name) == s {
+				out = append(out, s)
+			}
+		}
+	}
+	return out
+}
+
+func check(t *testing.T, v spokeneval.Voice, s score, q questionScore) {
+	t.Helper()
+	want, ok := targets[v.String()]
+	if !ok {
+		t.Fatalf("no target for %s", v)
+	}
+	if w := s.wer(); w > want.MaxWER {
+		t.Errorf("%s: held-back in-domain WER %.1f %%, want ≤ %.1f %%", v, 100*w, 100*want.MaxWER)
+	}
+	if a := s.actionRate(); a < want.MinAction {
+		t.Errorf("%s: next action as typed for %.1f %% of held-back turns, want ≥ %.1f %%", v, 100*a, 100*want.MinAction)
+	}
+	if loss := q.chosenWER() - q.fullWER(); loss > want.MaxQuestionLoss+1e-9 {
+		t.Errorf("%s: open questions WER %.1f %% chosen against %.1f %% from the full model alone, want no worse (+%.1f points allowed)",
+			v, 100*q.chosenWER(), 100*q.fullWER(), 100*want.MaxQuestionLoss)
+	}
+}
+
+// evaluation is one server and what is needed to speak to it.
+type evaluation struct {
+	p     *servertest.Platform
+	token string
+	synth *spokeneval.Synthesizer
+	sel   *spokeneval.Selector
+	ctx   context.Context
+}
+
+// The blind sets' clock and place (testdata/blind/README.md, "Reading
+// rules"; server/dialogue's nluClock): Wednesday 4 March 2026, 10:15 in
+// New York, the user in New York unless a line says nolocation.
+const (
+	zone     = "America/New_York"
+	lat, lon = 40.71, -74.0
+)
+
+func newEvaluation(t *testing.T) *evaluation {
+	for _, tool := range []string{"flite"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skipf("%s is not installed (Debian package %s): nothing to speak with", tool, tool)
+		}
+	}
+	loc, err := time.LoadLocation(zone)
+	if err != nil {
+		t.Skipf("no zone data: %v", err)
+	}
+	now := time.Date(2026, 3, 4, 10, 15, 0, 0, loc)
+	clock := func() time.Time { return now }
+	p := servertest.Start(t, server.Config{Now: clock})
+	ctx := context.Background()
+	wait, cancel := context.WithTimeout(ctx, 2*time.Minute)
+	defer cancel()
+	if _, err := p.Server.Recognizer(wait); err != nil {
+		t.Skipf("speech recognition is not available here: %v", err)
+	}
+	c, err := client.New(client.Config{BaseURL: p.BaseURL, PublicKey: p.PublicKey, PrivateKey: p.PrivateKey, Now: clock})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := c.Auth.Anonymous(ctx, "spoken-eval", "test", ""); err != nil {
+		t.Fatal(err)
+	}
+	dict, err := spokeneval.LoadDictionary(spokeneval.DictPath)
+	if err != nil {
+		t.Skipf("no pronunciation dictionary (Debian package pocketsphinx-en-us): %v", err)
+	}
+	dir, err := spokeneval.CacheDir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &evaluation{p: p, token: c.Token(), ctx: ctx, synth: &spokeneval.Synthesizer{Dir: dir},
+		sel: &spokeneval.Selector{Dict: dict, Words: spokeneval.FliteWords}}
+}
+
+// selectSets loads the English blind sets and keeps the lines that can be
+// spoken, logging how many each set keeps.
+func (ev *evaluation) selectSets(t *testing.T, sets []string) []spokeneval.Case {
+	var all []spokeneval.Case
+	for _, set := range sets {
+		cases, err := spokeneval.Load(filepath.Join("..", "dialogue", "testdata", "blind", set+"_en.jsonl"), set)
+		if err != nil {
+			t.Fatal(err)
+		}
+		kept, err := ev.sel.Select(ev.ctx, cases)
+		if err != nil {
+			t.Fatal(err)
+		}
+		singles, seqs, keptSingles, keptSeqs := 0, 0, 0, 0
+		for _, c := range cases {
+			if len(c.Turns) > 1 {
+				seqs++
+			} else {
+				singles++
+			}
+		}
+		for _, c := range kept {
+			if len(c.Turns) > 1 {
+				keptSeqs++
+			} else {
+				keptSingles++
+			}
+		}
+		t.Logf("%s: speaks %d of %d single turns, %d of %d multi-turn sequences", set, keptSingles, singles, keptSeqs, seqs)
+		all = append(all, kept...)
+	}
+	return all
+}
+
+// reply is what one turn did.
+type reply struct {
+	Code   string // first next action, OPEN_ASR when it asks for more, else the intent
+	Action string // Code and its data in canonical form (see canonicalData)
+	Heard  string // responses.query
+	Ref    int64
+}
+
+func (r reply) sameAction(o reply) bool { return r.Action == o.Action }
+
+// ask sends one turn, typed (wav nil) or spoken.
+func (ev *evaluation) ask(c spokeneval.Case, q string, wav []byte, rate int, ref int64) (reply, error) {
+	var req *http.Request
+	if wav == nil {
+		body, _ := json.Marshal(map[string]string{"q": q})
+		req, _ = http.NewRequestWithContext(ev.ctx, "POST", ev.p.BaseURL+"/query/text", bytes.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+	} else {
+		req, _ = http.NewRequestWithContext(ev.ctx, "POST", ev.p.BaseURL+"/query/audio/data", bytes.NewReader(wav))
+		req.Header.Set("Content-Type", fmt.Sprintf("audio/x-wav;codec=pcm;bit=16;rate=%d", rate))
+	}
+	req.Header.Set("Authorization", "Basic "+ev.token)
+	req.Header.Set("Accept-Language", "en")
+	req.Header.Set("Time-Zone", zone)
+	req.Header.Set("Service-Explain", "1")
+	info := map[string]any{"ref": ref}
+	if !c.NoLocation {
+		info["lat"], info["lon"] = lat, lon
+	}
+	b, _ := json.Marshal(info)
+	req.Header.Set("Service-Request-Info", string(b))
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return reply{}, err
+	}
+	defer resp.Body.Close()
+	raw, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return reply{}, err
+	}
+	if resp.StatusCode != http.StatusOK {
+		return reply{}, fmt.Errorf("status %d: %s", resp.StatusCode, raw)
+	}
+	var a struct {
+		Context     struct{ Ref int64 }
+		Responses   struct{ Query string }
+		NextActions []struct {
+			Action string `json:"action"`
+			Data   any    `json:"data"`
+		}
+		Explain *struct {
+			Intent string
+			Slots  []struct{ Name, Value string }
+		}
+	}
+	if err := json.Unmarshal(raw, &a); err != nil {
+		return reply{}, err
+	}
+	r := reply{Heard: a.Responses.Query, Ref: a.Context.Ref}
+	var data any
+	switch {
+	case len(a.NextActions) > 0 && a.NextActions[len(a.NextActions)-1].Action == "OPEN_ASR":
+		r.Code = "OPEN_ASR"
+	case len(a.NextActions) > 0:
+		r.Code, data = a.NextActions[0].Action, a.NextActions[0].Data
+	case a.Explain != nil:
+		r.Code = a.Explain.Intent
+	}
+	// An answer without an action (weather, news, ...) and PLAY_MUSIC,
+	// which draws a random track from the pool the request names, are
+	// compared by what was understood: the explain view's slots.
+	if (data == nil || r.Code == "PLAY_MUSIC") && a.Explain != nil && r.Code != "OPEN_ASR" {
+		slots := map[string]any{}
+		for _, sl := range a.Explain.Slots {
+			slots[sl.Name] = sl.Value
+		}
+		data = slots
+	}
+	canon, err := json.Marshal(ev.canonicalData(data))
+	if err != nil {
+		return reply{}, err
+	}
+	r.Action = r.Code + " " + string(canon)
+	return r, nil
+}
+
+// canonicalData puts the strings of an action's data in the form the word
+// error rate compares texts in (spokeneval.Selector.Canonical): a typed
+// "call my brother Daniel" and "at 3" and a spoken "call my brother
+// daniel" and "at three" do the same thing; a different word does not.
+// Strings without letters (times in milliseconds, numbers, channels) are
+// compared as they are.
+func (ev *evaluation) canonicalData(v any) any {
+	switch x := v.(type) {
+	case string:
+		if strings.IndexFunc(x, unicode.IsLetter) < 0 {
+			return x
+		}
+		return ev.sel.Canonical(ev.ctx, x)
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			out[k] = ev.canonicalData(e)
+		}
+		return out
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = ev.canonicalData(e)
+		}
+		return out
+	}
+	return v
+}
+
+// score sums one way of speaking over a set of cases.
+type score struct {
+	turns, words, errs        int
+	codeSame, actionSame      int
+	spokenExpect, typedExpect int
+	sequences, sequencesSame  int
+}
+
+func (s score) wer() float64        { return float64(s.errs) / float64(max(1, s.words)) }
+func (s score) actionRate() float64 { return float64(s.actionSame) / float64(max(1, s.turns)) }
+
+func (s score) String() string {
+	seq := ""
+	if s.sequences > 0 {
+		seq = fmt.Sprintf(", sequences as typed %d/%d", s.sequencesSame, s.sequences)
+	}
+	return fmt.Sprintf("%d turns, WER %.1f %% (%d/%d words), action as typed %.1f %% (code %.1f %%), expected code spoken %.1f %% typed %.1f %%%s",
+		s.turns, 100*s.wer(), s.errs, s.words, 100*s.actionRate(), 100*float64(s.codeSame)/float64(max(1, s.turns)),
+		100*float64(s.spokenExpect)/float64(max(1, s.turns)), 100*float64(s.typedExpect)/float64(max(1, s.turns)), seq)
+}
+
+func (s *score) add(o score) {
+	s.turns += o.turns
+	s.words += o.words
+	s.errs += o.errs
+	s.codeSame += o.codeSame
+	s.actionSame += o.actionSame
+	s.spokenExpect += o.spokenExpect
+	s.typedExpect += o.typedExpect
+	s.sequences += o.sequences
+	s.sequencesSame += o.sequencesSame
+}
+
+// run speaks every case in voice v, two at a time (the server decodes
+// NumCPU utterances at once), each case as two conversations: typed and
+// spoken. showFailures logs the turns whose spoken action differs (dev
+// sets only: a held-back line is never printed, not even in an error).
+func (ev *evaluation) run(t *testing.T, v spokeneval.Voice, cases []spokeneval.Case, showFailures bool) score {
+	t.Helper()
+	var (
+		mu    sync.Mutex
+		total score
+		wg    sync.WaitGroup
+		first error
+	)
+	work := make(chan spokeneval.Case)
+	for range 2 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for c := range work {
+				s, fails, err := ev.runCase(v, c)
+				mu.Lock()
+				if err != nil && first == nil {
+					first = err
+					if showFailures {
+						first = fmt.Errorf("%s: %w", c.Label(), err)
+					}
+				}
+				total.add(s)
+				if showFailures && testing.Verbose() {
+					for _, f := range fails {
+						t.Logf("%s %s: %s", v, c.Label(), f)
+					}
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	for _, c := range cases {
+		work <- c
+	}
+	close(work)
+	wg.Wait()
+	if first != nil {
+		t.Fatalf("%s: %v", v, first)
+	}
+	return total
+}
+
+func (ev *evaluation) runCase(v spokeneval.Voice, c spokeneval.Case) (s score, fails []string, err error) {
+	var typedRef, spokenRef int64
+	seqSame := true
+	for _, turn := range c.Turns {
+		wav, err := ev.synth.WAV(ev.ctx, v, turn.Q)
+		if err != nil {
+			return s, nil, err
+		}
+		typed, err := ev.ask(c, turn.Q, nil, 0, typedRef)
+		if err != nil {
+			return s, nil, fmt.Errorf("typed: %w", err)
+		}
+		spoken, err := ev.ask(c, turn.Q, wav, v.Rate, spokenRef)
+		if err != nil {
+			return s, nil, fmt.Errorf("spoken: %w", err)
+		}
+		typedRef, spokenRef = typed.Ref, spoken.Ref
+		s.turns++
+		// WER counts in-domain turns only: every blind line expects an
+		// action code or an answer intent, but a line of another set
+		// expecting the fallback would measure the general model instead.
+		if turn.Expect != "fallback" {
+			e, n := spokeneval.Errors(turn.Said, spoken.Heard)
+			s.errs += e
+			s.words += n
+		}
+		if spoken.Code == typed.Code {
+			s.codeSame++
+		}
+		if spoken.sameAction(typed) {
+			s.actionSame++
+		} else {
+			seqSame = false
+			fails = append(fails, fmt.Sprintf("%q heard as %q: %s, typed %s", turn.Said, spokeneval.Normalize(spoken.Heard), spoken.Action, typed.Action))
+		}
+		if spoken.Code == turn.Expect {
+			s.spokenExpect++
+		}
+		if typed.Code == turn.Expect {
+			s.typedExpect++
+		}
+	}
+	if len(c.Turns) > 1 {
+		s.sequences++
+		if seqSame {
+			s.sequencesSame++
+		}
+	}
+	return s, fails, nil
+}
+
+// questionScore compares, on open questions, the text the server chose
+// with the full decoder's own.
+type questionScore struct {
+	n, words, chosenErrs, fullErrs int
+}
+
+func (q questionScore) chosenWER() float64 { return float64(q.chosenErrs) / float64(max(1, q.words)) }
+func (q questionScore) fullWER() float64   { return float64(q.fullErrs) / float64(max(1, q.words)) }
+func (q questionScore) String() string {
+	if q.n == 0 {
+		return "open questions not spoken"
+	}
+	return fmt.Sprintf("open questions (%d): WER chosen %.1f %%, full model %.1f %%", q.n, 100*q.chosenWER(), 100*q.fullWER())
+}
+
+// questions are the open questions of server/speech's accuracy test, the
+// ones that can be spoken.
+func (ev *evaluation) questions(t *testing.T) []spokeneval.Case {
+	b, err := os.ReadFile(filepath.Join("..", "speech", "testdata", "commands.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var set struct{ Questions []string }
+	if err := json.Unmarshal(b, &set); err != nil {
+		t.Fatal(err)
+	}
+	var cases []spokeneval.Case
+	for i, q := range set.Questions {
+		cases = append(cases, spokeneval.Case{Set: "questions", Line: i + 1, Turns: []spokeneval.Turn{{Q: q, Expect: "fallback"}}})
+	}
+	kept, err := ev.sel.Select(ev.ctx, cases)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return kept
+}
+
+// runQuestions speaks each question through /query/audio/data (the
+// chosen text is responses.query) and through the server's recogniser
+// directly (Result.FullText, the full decoder's hypothesis for the same
+// audio, which no response carries).
+func (ev *evaluation) runQuestions(t *testing.T, v spokeneval.Voice, qs []spokeneval.Case) questionScore {
+	t.Helper()
+	rec, err := ev.p.Server.Recognizer(ev.ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var s questionScore
+	for _, c := range qs {
+		turn := c.Turns[0]
+		wav, err := ev.synth.WAV(ev.ctx, v, turn.Q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		spoken, err := ev.ask(c, turn.Q, wav, v.Rate, 0)
+		if err != nil {
+			t.Fatalf("%q: %v", turn.Q, err)
+		}
+		res, err := speech.Recognize(ev.ctx, rec, "en", v.Rate, bytes.NewReader(wav))
+		if err != nil {
+			t.Fatalf("%q: %v", turn.Q, err)
+		}
+		e, n := spokeneval.Errors(turn.Said, spoken.Heard)
+		f, _ := spokeneval.Errors(turn.Said, res.FullText)
+		s.n++
+		s.words += n
+		s.chosenErrs += e
+		s.fullErrs += f
+		if testing.Verbose() && e > f {
+			t.Logf("%s question %q: chosen %q, full model %q", v, turn.Said, spokeneval.Normalize(spoken.Heard), spokeneval.Normalize(res.FullText))
+		}
+	}
+	return s
+}

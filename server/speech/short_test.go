@@ -38,7 +38,7 @@ func shortRun(t *testing.T, rec *Recognizer, audios [][]byte, opt func(i int) Op
 
 // TestShortCommandsEarly measures the early start of short commands
 // against decoding them after their end (Config.LateStart), on the
-// sub-second commands of the fixtures in three voices: a speaker's first
+// sub-second commands of the fixtures in two voices: a speaker's first
 // command (no prior: the model's initial mean seeds the full decoder's
 // early frames) and a later one (the prior is the mean of the same
 // speaker's previous command, as harkd carries it). Neither may lose
@@ -58,7 +58,9 @@ func TestShortCommandsEarly(t *testing.T) {
 	variants := os.Getenv("HARK_SHORT_VARIANTS") == "1"
 	// Earlier utterances of the same speaker: 2-3 s commands.
 	firsts := []string{"what's the weather like in london tomorrow", "set a timer for twenty minutes", "play some classical music"}
-	for _, voice := range []string{"kal16", "slt", "kal"} {
+	// 16 kHz only: 8 kHz uploads are decoded after the mean is known (their
+	// early start lost accuracy once domain + full decoded them).
+	for _, voice := range []string{"kal16", "slt"} {
 		dir := t.TempDir()
 		var audios, firstAudios [][]byte
 		for _, text := range set.Short {

@@ -52,7 +52,24 @@ type target struct {
 // the full model alone. Until the recogniser reaches them the lead may set
 // a row to the measured level (say so in a comment with the figure and
 // the date), so that make test guards against regressions meanwhile.
+//
+// Not reached yet (2026-11-24): the rows below guard the levels measured on
+// this sample after the domain language model and n-best choice (kal16
+// WER 15.1 % / action 76.2 %, slt 17.1 / 73.8, awb 16.3 / 86.4, rms 9.2 /
+// 81.8, kal16 at 8 kHz 34.7 / 68.2; open questions no worse than the full
+// model in kal16 and slt), each about one turn below; before them, on
+// main at 7a217cb, the same sample measured 19.5 / 71.4, 20.5 / 71.4,
+// 15.3 / 81.8, 11.2 / 77.3 and 44.9 / 63.6. goalTargets keeps the issue's.
 var targets = map[string]target{
+	"kal16":    {MaxWER: 0.17, MinAction: 0.73, MaxQuestionLoss: 0},
+	"slt":      {MaxWER: 0.19, MinAction: 0.71, MaxQuestionLoss: 0},
+	"awb":      {MaxWER: 0.20, MinAction: 0.81, MaxQuestionLoss: 0},
+	"rms":      {MaxWER: 0.12, MinAction: 0.77, MaxQuestionLoss: 0},
+	"kal16@8k": {MaxWER: 0.38, MinAction: 0.63, MaxQuestionLoss: 0},
+}
+
+// goalTargets are the targets, which make eval reports against.
+var goalTargets = map[string]target{
 	"kal16":    {MaxWER: 0.05, MinAction: 0.95, MaxQuestionLoss: 0},
 	"slt":      {MaxWER: 0.05, MinAction: 0.95, MaxQuestionLoss: 0},
 	"awb":      {MaxWER: 1, MinAction: 0.90, MaxQuestionLoss: 0},
@@ -122,7 +139,7 @@ func TestSpokenSample(t *testing.T) {
 			q = ev.runQuestions(t, v, questions)
 		}
 		t.Logf("%s, held-back sample: %s; %s (%.0f s)", v, s, q, time.Since(start).Seconds())
-		check(t, v, s, q)
+		check(t, targets, v, s, q)
 	}
 }
 
@@ -154,7 +171,7 @@ func TestSpokenFull(t *testing.T) {
 		t.Log(row)
 		rows = append(rows, row)
 		if len(held) > 0 {
-			check(t, v, h, q)
+			check(t, goalTargets, v, h, q)
 		}
 	}
 	t.Log("spoken evaluation\n" + strings.Join(rows, "\n"))
@@ -177,7 +194,7 @@ func narrow(t *testing.T, sets []string) []string {
 	return out
 }
 
-func check(t *testing.T, v spokeneval.Voice, s score, q questionScore) {
+func check(t *testing.T, targets map[string]target, v spokeneval.Voice, s score, q questionScore) {
 	t.Helper()
 	want, ok := targets[v.String()]
 	if !ok {

@@ -405,7 +405,7 @@ func testAudioDataExplainsReadings(t *testing.T, c *client.Client, _ *servertest
 		if h.Source == "full" {
 			full++
 		}
-		if h.Reason == "" || h.Text == "" || (h.Source != "full" && h.Source != "grammar") {
+		if h.Reason == "" || h.Text == "" || (h.Source != "full" && h.Source != "mixed") {
 			t.Errorf("reading %+v", h)
 		}
 	}
@@ -419,36 +419,36 @@ func testAudioDataExplainsReadings(t *testing.T, c *client.Client, _ *servertest
 	}
 }
 
-// The server answers a later reading of the audio when the recogniser's
-// own choice reads as nothing: flite's kal16 "help" comes out of the
-// grammar and full-model pair as "well the" (the grammar's "help" at a
-// margin of 11, under the threshold of 12), with "help" second in the full
-// model's n-best list, 0.45 per frame behind. Should the decoders change
-// (a new language model) and hear "help" directly, find another such case
-// with TestHeardStudy in server/endpoints.
+// The choice through the real server, on the readings the recogniser
+// really gives: flite's kal16 "text anna" comes out of the mixed + full
+// pair as "text to anna" (the mixed model's, understood but without its
+// message), and the full model's n-best list holds "text and the", which
+// reads as a complete request to "and". The choice stays: an understood,
+// incomplete request may only be completed by a reading keeping its words.
+// (With the grammar + full pair, "help" heard as "well the" was answered
+// as the full model's second reading "help"; the mixed model now hears
+// "help" itself. The rule's other branches are tested on recorded
+// readings in server/endpoints.)
 func testAudioChoiceByUnderstanding(t *testing.T, c *client.Client, _ *servertest.Platform) {
-	wav := flite(t, "help")
+	wav := flite(t, "text anna")
 	a, err := c.Dialogue.Audio(ctxT(t), bytes.NewReader(wav), int64(len(wav)), 16000, 0, client.Explain())
 	if err != nil {
 		t.Fatal(err)
 	}
-	if a.Responses.Query != "help" || a.Explain == nil || a.Explain.Intent != "help" {
-		t.Fatalf("answered %q as %+v", a.Responses.Query, a.Explain)
-	}
 	hs := a.Explain.Hypotheses
-	if len(hs) < 2 || hs[0].Text != "well the" || hs[0].Chosen {
-		t.Fatalf("the recogniser's choice: %+v", hs)
+	if len(hs) < 2 || hs[0].Text != "text to anna" || !hs[0].Chosen || a.Responses.Query != "text to anna" {
+		t.Fatalf("answered %q: %+v", a.Responses.Query, hs)
 	}
-	chosen := 0
+	dropped := false
 	for _, h := range hs[1:] {
 		if h.Chosen {
-			chosen++
-		}
-		if h.Chosen && (h.Text != "help" || h.Source != "full" || h.Score >= 0 || !strings.Contains(h.Reason, "better than the recogniser's choice (not understood)")) {
 			t.Errorf("chosen %+v", h)
 		}
+		if h.Text == "text and the" && strings.Contains(h.Reason, "drops words of the recogniser's choice") {
+			dropped = true
+		}
 	}
-	if chosen != 1 {
-		t.Errorf("%d readings chosen: %+v", chosen, hs)
+	if !dropped {
+		t.Errorf("the full model's complete reading was not weighed and turned down: %+v", hs)
 	}
 }

@@ -76,6 +76,14 @@ func TestChooseHeard(t *testing.T) {
 			chosen: "set an alarm at seven", why: "better than the recogniser's choice (SET_ALARM without its time",
 		},
 		{
+			// kal16 "text anna" with the mixed + full pair: an understood
+			// request missing its message is completed, never replaced by
+			// a reading that drops its words.
+			name:   "incomplete choice not replaced",
+			hyps:   []speech.Hypothesis{{Text: "text to anna", Source: speech.SourceMixed, Score: 1.2}, full("text and the", 0), full("tech stand up", -0.58)},
+			chosen: "text to anna", why: "the recogniser's choice, SEND_SMS without its",
+		},
+		{
 			name:   "recogniser's choice kept",
 			hyps:   []speech.Hypothesis{grammar("set a timer for five minutes", 22.5), full("so the timer for five minutes", 0), full("such a timer for five minutes", -0.36)},
 			chosen: "set a timer for five minutes", why: "the recogniser's choice, SET_TIMER",

@@ -85,9 +85,10 @@ var goalTargets = map[string]target{
 var sampleSizes = map[string]int{"kal16": 40, "slt": 40, "awb": 20, "rms": 20, "kal16@8k": 20}
 
 // sampleQuestions are the voices whose open questions make test speaks
+// (kal16 only, to keep make test under 10 minutes on 2 cores)
 // (each question is decoded twice: through the server, and once more for
 // the full decoder's text); make eval speaks them in every voice.
-var sampleQuestions = map[string]bool{"kal16": true, "slt": true}
+var sampleQuestions = map[string]bool{"kal16": true}
 
 var allVoices = []spokeneval.Voice{{Name: "kal16", Rate: 16000}, {Name: "slt", Rate: 16000},
 	{Name: "awb", Rate: 16000}, {Name: "rms", Rate: 16000}, {Name: "kal16", Rate: 8000}}

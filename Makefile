@@ -34,16 +34,8 @@ fmt-check:
 	if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
 
 test: deps vet fmt-check
-	@# The race pass over every package and, beside it, the passes without the race detector (the
-	@# race pass's last, longest packages leave a core idle: together they fit in 10 minutes on 2
-	@# cores, one after the other they took 13). The second group's output is printed whole after the
-	@# race pass; make test fails if either does.
-	@rest=$$(mktemp); \
-	$(MAKE) --no-print-directory test-rest > $$rest 2>&1 & pid=$$!; \
-	race=0; $(GO) test -race -timeout 30m ./... || race=1; \
-	rest_rc=0; wait $$pid || rest_rc=1; \
-	cat $$rest; rm -f $$rest; \
-	[ $$race -eq 0 ] && [ $$rest_rc -eq 0 ]
+	$(GO) test -race -timeout 30m ./...
+	@$(MAKE) --no-print-directory test-rest
 
 test-rest:
 	# The same services again on PostgreSQL; the race detector runs over them on SQLite, so this

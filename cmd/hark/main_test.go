@@ -16,8 +16,14 @@ import (
 	"github.com/harkhq/hark/server/servertest"
 )
 
-// isolate points every XDG place and the secrets at a temporary home.
+// isolate points every XDG place but the cache, and the secrets, at a
+// temporary home. The cache stays the machine's: it holds what is built
+// once per machine, such as the speech models (built in tens of seconds on
+// a loaded machine, longer than a flow turn may wait).
 func isolate(t testing.TB) string {
+	if cache, err := os.UserCacheDir(); err == nil {
+		t.Setenv("XDG_CACHE_HOME", cache)
+	}
 	home := t.TempDir()
 	for _, v := range []string{"XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME"} {
 		t.Setenv(v, filepath.Join(home, strings.ToLower(v)))

@@ -14,17 +14,7 @@ func TestMeanNormalizer(t *testing.T) {
 		}
 		return f
 	}
-	near := func(got []float32, want ...float64) {
-		t.Helper()
-		if len(got) != len(want) {
-			t.Fatalf("got %v, want %v", got, want)
-		}
-		for i := range got {
-			if math.Abs(float64(got[i])-want[i]) > 1e-4 {
-				t.Fatalf("got %v, want %v", got, want)
-			}
-		}
-	}
+	near := func(got []float32, want ...float64) { t.Helper(); nearFrames(t, got, want...) }
 
 	m := newMeanNormalizer(2, 3)
 	if out := m.add(nil, frames(0, 2)); len(out) != 0 {
@@ -55,17 +45,7 @@ func TestMeanNormalizer(t *testing.T) {
 }
 
 func TestEarlyNormalizer(t *testing.T) {
-	near := func(got []float32, want ...float64) {
-		t.Helper()
-		if len(got) != len(want) {
-			t.Fatalf("got %v, want %v", got, want)
-		}
-		for i := range got {
-			if math.Abs(float64(got[i])-want[i]) > 1e-4 {
-				t.Fatalf("got %v, want %v", got, want)
-			}
-		}
-	}
+	near := func(got []float32, want ...float64) { t.Helper(); nearFrames(t, got, want...) }
 	// A prior (10, 100) worth 3 frames: each frame goes out at once,
 	// normalised by the prior blended with the frames so far.
 	e := newEarlyNormalizer(2, []float32{10, 100}, 3)
@@ -86,5 +66,18 @@ func TestEarlyNormalizer(t *testing.T) {
 	m.add(nil, []float32{2, 20, -1, 0, 4, 40})
 	if p := m.mean(); p.Frames != 2 || p.Mean[0] != 3 || p.Mean[1] != 30 {
 		t.Fatalf("mean %+v, want (3, 30) over 2 frames", p)
+	}
+}
+
+// nearFrames fails t unless got holds want's values within 1e-4.
+func nearFrames(t *testing.T, got []float32, want ...float64) {
+	t.Helper()
+	if len(got) != len(want) {
+		t.Fatalf("got %v, want %v", got, want)
+	}
+	for i := range got {
+		if math.Abs(float64(got[i])-want[i]) > 1e-4 {
+			t.Fatalf("got %v, want %v", got, want)
+		}
 	}
 }

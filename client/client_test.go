@@ -31,7 +31,7 @@ func clientFor(t testing.TB, p *servertest.Platform, pub, priv string) *client.C
 }
 
 func ctxT(t testing.TB) context.Context {
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute) // a bound against hangs, wide for the race detector on a loaded machine
 	t.Cleanup(cancel)
 	return ctx
 }

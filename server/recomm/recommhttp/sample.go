@@ -102,16 +102,22 @@ func (s *Service) LoadSample(ctx context.Context, ws int64) (SampleSummary, erro
 		if err != nil {
 			return sum, fmt.Errorf("sample interactions of %s: %w", t.ID, err)
 		}
-		j, err := s.Queue.Submit(ctx, ws, t.ID, jobs.Train, jobs.TrainRequest{Engine: engines.Hybrid})
-		if err != nil {
-			return sum, err
-		}
 		display, err := s.Catalog.DisplayAttribute(ctx, ws, t.ID)
 		if err != nil {
 			return sum, err
 		}
 		sum.Tables = append(sum.Tables, SampleTable{TableID: t.ID, Items: len(t.Items), Interactions: added.Added,
-			TrainRequestID: j.ID, InteractionID: t.Interaction.ID, DisplayAttribute: display})
+			InteractionID: t.Interaction.ID, DisplayAttribute: display})
+	}
+	// The trainings are queued once every table is written: a training started beside the next
+	// table's import holds the store's readers while the import waits to write, which made loading
+	// take seconds instead of a fraction of one.
+	for i := range sum.Tables {
+		j, err := s.Queue.Submit(ctx, ws, sum.Tables[i].TableID, jobs.Train, jobs.TrainRequest{Engine: engines.Hybrid})
+		if err != nil {
+			return sum, err
+		}
+		sum.Tables[i].TrainRequestID = j.ID
 	}
 	return sum, nil
 }

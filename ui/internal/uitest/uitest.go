@@ -130,7 +130,10 @@ func Drive(t testing.TB, m tea.Model, cmd tea.Cmd) {
 		if c == nil {
 			continue
 		}
-		msg := RunCmd(c)
+		msg, ok := RunCmd(c)
+		if !ok {
+			t.Fatalf("a command did not return within %v", cmdWait)
+		}
 		switch msg := msg.(type) {
 		case nil:
 		case tea.BatchMsg:
@@ -149,20 +152,24 @@ func Drive(t testing.TB, m tea.Model, cmd tea.Cmd) {
 
 type sequenceMsg []tea.Cmd
 
-// RunCmd runs c with a bound, unpacking tea.Sequence (whose message type
-// is private) through reflection-free means: Sequence returns a func that
-// yields a sequenceMsg-like slice we can't name, so we detect it by kind.
-func RunCmd(c tea.Cmd) tea.Msg {
+// cmdWait is how long a command may take. No screen's command blocks for good, so reaching it is a
+// failure; it is generous because a loaded 2-core machine running the race detector makes a
+// request that takes a fraction of a second take several (loading the sample catalog took 6 s).
+const cmdWait = 2 * time.Minute
+
+// RunCmd runs c, waiting at most cmdWait (ok false then), and unpacks tea.Sequence, whose message
+// type is private (its slice of commands is recognised by kind, see AsCmdSlice).
+func RunCmd(c tea.Cmd) (tea.Msg, bool) {
 	done := make(chan tea.Msg, 1)
 	go func() { done <- c() }()
 	select {
 	case m := <-done:
 		if cmds, ok := AsCmdSlice(m); ok {
-			return sequenceMsg(cmds)
+			return sequenceMsg(cmds), true
 		}
-		return m
-	case <-time.After(10 * time.Second):
-		return nil
+		return m, true
+	case <-time.After(cmdWait):
+		return nil, false
 	}
 }
 

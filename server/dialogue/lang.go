@@ -575,6 +575,12 @@ func compileModel(lang string, f langFile) (*langModel, error) {
 	m.spell.shorthand = map[string]string{}
 	m.spell.silentH = lang == "es"
 	for k, v := range f.Shorthand {
+		// The speller reads shorthand only in words it does not know, so
+		// an abbreviation a pattern also holds ("how r u") would never be
+		// expanded anywhere else ("what r u" stayed "r", not "are").
+		if _, inPattern := m.vocab[fold(k)]; inPattern {
+			return nil, fmt.Errorf("dialogue data %s: shorthand %q is a word the language file holds; write the full word in the pattern", lang, k)
+		}
 		m.spell.shorthand[fold(k)] = fold(v)
 	}
 	return m, nil

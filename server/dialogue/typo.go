@@ -183,6 +183,11 @@ func likelySlip(typed, word string) bool {
 		if i+1 < len(typed) && typed[i] == word[i+1] && typed[i+1] == word[i] {
 			return len(typed) >= 4
 		}
+		if i == len(typed)-1 && typed[i] == 'z' && word[i] == 's' {
+			// "newz", "tunez": a closing s written as z is a texting
+			// spelling, not another word.
+			return true
+		}
 		if soundAlike(typed[i], word[i]) {
 			// "grasias", "emvia": letters that sound alike or sit together.
 			return len(typed) >= 5

@@ -248,6 +248,7 @@ func (e *Engine) begin(ctx context.Context, req Request) (t *turn, q, unread str
 	}
 	toks := m.joinSplit(tokenize(q))
 	m.correctTokens(toks)
+	toks = m.fluent(toks)
 	t = &turn{e: e, ctx: ctx, m: m, req: req, lang: lang, now: now, loc: loc, toks: toks, langFrom: langFrom}
 	if req.Ref == 0 && strings.TrimSpace(req.Lang) != "" {
 		if other := e.detectLang(q); other != lang {
@@ -256,6 +257,7 @@ func (e *Engine) begin(ctx context.Context, req Request) (t *turn, q, unread str
 			if _, ok := m.understand(toks); !ok {
 				otoks := e.models[other].joinSplit(tokenize(q))
 				e.models[other].correctTokens(otoks)
+				otoks = e.models[other].fluent(otoks)
 				if _, ok := e.models[other].understand(otoks); ok {
 					lang, m = other, e.models[other]
 					t.lang, t.m, t.toks, t.langFrom = lang, m, otoks, "detected over the request's "+t.lang
@@ -520,6 +522,19 @@ func (t *turn) fresh() reply {
 			if !ok || social[mt.intent] && !social[alt.intent] && t.m.anchors(alt) >= 2 || social[mt.intent] == social[alt.intent] &&
 				(alt.literals > mt.literals || alt.literals == mt.literals && alt.cost < mt.cost) {
 				t.toks, mt, ok = c, alt, true
+			}
+		}
+	}
+	if ok && short && mt.skipped > 0 {
+		// "oh and before I forget, call my sister", "would you call my
+		// daughter for me, please, my daughter": the whole reads as the
+		// request with words left over and a value missing, one clause
+		// reads as the same request with nothing left over and the value
+		// there. The clause says it; the rest is the speaker's own.
+		for _, c := range clauses(t.toks) {
+			if alt, altOK := t.m.understand(c); altOK && alt.intent == mt.intent && alt.skipped == 0 && len(alt.slots) > len(mt.slots) {
+				t.toks, mt = c, alt
+				break
 			}
 		}
 	}
@@ -1017,15 +1032,12 @@ func (t *turn) followUp(conv *conversation) reply {
 			break
 		}
 	}
-	switch {
-	case changed:
+	if changed {
 		return t.handle(conv.intent, slots)
-	case understood:
-		t.completeTime(&mt)
-		return t.handleMatch(mt)
 	}
-	// not a refinement: a new request, read as any other ("my train
-	// leaves at 7:40, set an alarm for then" after a weather answer)
+	// not a refinement: a new request, read as any other, with its second
+	// readings ("my train leaves at 7:40, set an alarm for then", "oh and
+	// before I forget, call my sister" after a weather answer)
 	return t.fresh()
 }
 

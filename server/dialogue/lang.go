@@ -35,6 +35,15 @@ type langFile struct {
 	// cold outside, would I need my coat", "the temperature going to be")
 	// is not a place, and the question is about where the user is.
 	NotPlaces []string `json:"notPlaces"`
+	// Hesitations are sounds a speaker makes while thinking ("um", "uh",
+	// "eh"); Exclamations open a query with a reaction ("oh", "oops",
+	// "ay"), carried on by the Exclaimed words after them ("oh shoot",
+	// "ay no"); Discourse phrases are fillers when commas set them off
+	// (", like,", ", you know,"). None is part of a request (fluent.go).
+	Hesitations  []string `json:"hesitations"`
+	Exclamations []string `json:"exclamations"`
+	Exclaimed    []string `json:"exclaimed"`
+	Discourse    []string `json:"discourse"`
 	// Shorthand maps words people shorten when they type ("vol", "nav",
 	// "rst") to the word the patterns use; read like a typing slip.
 	Shorthand map[string]string `json:"shorthand"`
@@ -118,16 +127,19 @@ type langModel struct {
 	fillers   map[string]bool
 	asides    map[string]bool
 	notPlaces map[string]bool
-	numbers   map[string]int
-	timeWords phraseTable
-	spoken    map[string]string
-	display   map[string]map[string]string
-	slots     []*slotDef
-	slotIndex map[string]int
-	patterns  []Pattern
-	variants  []variant
-	index     map[string][]int32 // indexed word -> variants containing it
-	leads     map[string]bool    // words a pattern starts with ("set", "pon")
+	// spoken disfluencies (fluent.go)
+	hesitations, exclamations, exclaimed map[string]bool
+	discourse                            [][]string
+	numbers                              map[string]int
+	timeWords                            phraseTable
+	spoken                               map[string]string
+	display                              map[string]map[string]string
+	slots                                []*slotDef
+	slotIndex                            map[string]int
+	patterns                             []Pattern
+	variants                             []variant
+	index                                map[string][]int32 // indexed word -> variants containing it
+	leads                                map[string]bool    // words a pattern starts with ("set", "pon")
 	// intentWords holds the words of each intent's patterns, which end
 	// no name of that intent ("channel 3 on the tv", "photos application")
 	intentWords map[string]map[string]bool
@@ -282,6 +294,7 @@ func compileModel(lang string, f langFile) (*langModel, error) {
 		fillers:     map[string]bool{},
 		asides:      map[string]bool{},
 		notPlaces:   map[string]bool{},
+		hesitations: map[string]bool{}, exclamations: map[string]bool{}, exclaimed: map[string]bool{},
 		numbers:     map[string]int{},
 		slotIndex:   map[string]int{},
 		index:       map[string][]int32{},
@@ -305,6 +318,15 @@ func compileModel(lang string, f langFile) (*langModel, error) {
 	}
 	for _, w := range f.NotPlaces {
 		m.notPlaces[fold(w)] = true
+	}
+	for set, words := range map[*map[string]bool][]string{&m.hesitations: f.Hesitations,
+		&m.exclamations: f.Exclamations, &m.exclaimed: f.Exclaimed} {
+		for _, w := range words {
+			(*set)[fold(w)] = true
+		}
+	}
+	for _, p := range f.Discourse {
+		m.discourse = append(m.discourse, strings.Fields(fold(p)))
 	}
 	for _, c := range f.Courtesy {
 		seq, err := parsePattern(c)

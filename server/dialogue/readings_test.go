@@ -526,3 +526,36 @@ func TestAnswersAsPeopleGiveThem(t *testing.T) {
 		t.Errorf("a change of mind while asked for a message: %s %q", r.Intent, r.Responses.Text)
 	}
 }
+
+// Spoken disfluencies are no part of a request: an exclamation that opens
+// it, hesitation sounds, fillers set off by commas. Without the commas, or
+// not at the start, the same words are the request's own.
+func TestSpokenDisfluencies(t *testing.T) {
+	checkReadings(t, []readCase{
+		{"en", "oh no stop the egg timer", "DELETE_TIMER", []string{`"label":"egg"`}},
+		{"en", "oops, um, cancel the rice timer", "DELETE_TIMER", []string{`"label":"rice"`}},
+		{"en", "put on some, like, jazz music while i wash up", "PLAY_MUSIC", nil},
+		{"en", "text dad, you know, that i'm on my way", "SEND_SMS", []string{`"contact":"dad"`, `"text":"i'm on my way"`}},
+		{"es", "ay no, cancela el temporizador del arroz", "DELETE_TIMER", []string{`"label":"arroz"`}},
+		{"es", "uy, eh, para el temporizador de los huevos", "DELETE_TIMER", []string{`"label":"huevos"`}},
+		// the words as the request's own
+		{"en", "play music i like", "PLAY_MUSIC", nil},
+		{"en", "shoot Tom a text saying hi", "SEND_SMS", []string{`"text":"hi"`}},
+		{"en", "text anna oh no I missed the bus", "SEND_SMS", []string{`"text":"oh no I missed the bus"`}},
+	})
+}
+
+// A clause that reads as the whole's request with nothing left over and
+// the value the whole lacked is the request.
+func TestClauseCompletesTheRequest(t *testing.T) {
+	checkReadings(t, []readCase{
+		{"en", "could you ring my brother for me, please, my brother", "MAKE_CALL", []string{`"contact":"my brother"`}},
+		{"en", "and while I think of it, call my aunt", "MAKE_CALL", []string{`"contact":"my aunt"`}},
+	})
+	h := newHarness(t)
+	r := h.ask("en", "what's the weather like", 0)
+	r = h.ask("en", "and while I think of it, call my aunt", r.Context.Ref)
+	if a, d := actionJSON(t, r); a != "MAKE_CALL" || !strings.Contains(d, `"contact":"my aunt"`) {
+		t.Errorf("after a weather answer: %s %s", a, d)
+	}
+}

@@ -567,9 +567,41 @@ func (t *turn) openApp(slots map[string]slotVal) reply {
 	if u, n := t.m.parseURL(tokenize(app)); n > 0 {
 		return t.openURL(map[string]slotVal{"url": {text: u}})
 	}
+	app = knownApp(app)
 	r := t.reply("app_opened", map[string]phr{"app": same(app)})
 	r.actions = act("OPEN_APP", AppData{App: app})
 	return r
+}
+
+// knownApp gives the name of the app a request names (apps.json): by a
+// short name ("insta" -> instagram) or with a typing slip in a name of
+// five letters or more ("spotfy" -> spotify, the speller's rule for a
+// word it does not know); any other name as said.
+func knownApp(app string) string {
+	key := joinNorm(tokenize(app))
+	if name, ok := appNames[key]; ok {
+		if key == name {
+			return app // the name itself, as the person wrote it
+		}
+		return name
+	}
+	if len(key) < 5 || !lettersOnly(key) {
+		return app
+	}
+	best, ties := "", 0
+	for k, name := range appNames {
+		if len(k) >= 5 && k[0] == key[0] && osaDistance(key, k, 1) == 1 && likelySlip(key, k) {
+			if name != best {
+				ties++
+			}
+			best = name
+		}
+	}
+	if ties != 1 {
+		// near nothing, or near two apps: the name as said
+		return app
+	}
+	return best
 }
 
 func (t *turn) openURL(slots map[string]slotVal) reply {

@@ -161,6 +161,9 @@ var (
 	// worldPlaces maps the folded names of well-known places outside
 	// the sandbox (places.json) to their written names.
 	worldPlaces map[string]string
+	// appNames maps the folded names and short names of apps.json to the
+	// app's name.
+	appNames map[string]string
 	loadOnce    sync.Once
 	models      map[string]*langModel
 	cityTable   []city
@@ -177,6 +180,9 @@ func loadModels() (map[string]*langModel, error) {
 		}
 		fsys := assets.Sub("dialogue")
 		if worldPlaces, loadErr = loadPlaces(fsys); loadErr != nil {
+			return
+		}
+		if appNames, loadErr = loadApps(fsys); loadErr != nil {
 			return
 		}
 		for _, lang := range languages {
@@ -209,6 +215,32 @@ func loadPlaces(fsys fs.FS) (map[string]string, error) {
 		// before "París").
 		if k := joinNorm(tokenize(n)); out[k] == "" {
 			out[k] = n
+		}
+	}
+	return out, nil
+}
+
+// loadApps reads apps.json: every app's name and short names, folded, to
+// the name.
+func loadApps(fsys fs.FS) (map[string]string, error) {
+	raw, err := fs.ReadFile(fsys, "apps.json")
+	if err != nil {
+		return nil, fmt.Errorf("dialogue data apps: %w", err)
+	}
+	var f struct {
+		Apps map[string][]string `json:"apps"`
+	}
+	if err := json.Unmarshal(raw, &f); err != nil {
+		return nil, fmt.Errorf("dialogue data apps: %w", err)
+	}
+	out := map[string]string{}
+	for name, shorts := range f.Apps {
+		for _, w := range append([]string{name}, shorts...) {
+			k := joinNorm(tokenize(w))
+			if other, dup := out[k]; dup && other != name {
+				return nil, fmt.Errorf("dialogue data apps: %q names both %s and %s", w, other, name)
+			}
+			out[k] = name
 		}
 	}
 	return out, nil

@@ -559,3 +559,16 @@ func TestClauseCompletesTheRequest(t *testing.T) {
 		t.Errorf("after a weather answer: %s %s", a, d)
 	}
 }
+
+// An app is named by its short name or with a slip in its name; other
+// names stay as said.
+func TestAppByShortName(t *testing.T) {
+	checkReadings(t, []readCase{
+		{"en", "open fb", "OPEN_APP", []string{`"app":"facebook"`}},
+		{"en", "launch yt please", "OPEN_APP", []string{`"app":"youtube"`}},
+		{"en", "open snapchta", "OPEN_APP", []string{`"app":"snapchat"`}},
+		{"es", "abre el guasap", "OPEN_APP", []string{`"app":"whatsapp"`}},
+		{"en", "open Netflix", "OPEN_APP", []string{`"app":"Netflix"`}},
+		{"en", "open the budget planner app", "OPEN_APP", []string{`"app":"budget planner"`}},
+	})
+}

@@ -163,11 +163,11 @@ var (
 	worldPlaces map[string]string
 	// appNames maps the folded names and short names of apps.json to the
 	// app's name.
-	appNames map[string]string
-	loadOnce    sync.Once
-	models      map[string]*langModel
-	cityTable   []city
-	loadErr     error
+	appNames  map[string]string
+	loadOnce  sync.Once
+	models    map[string]*langModel
+	cityTable []city
+	loadErr   error
 )
 
 // loadModels compiles the embedded language files once per process; the

@@ -265,6 +265,16 @@ func (t *turn) timer(slots map[string]slotVal) reply {
 // with Marco").
 var indefinite = map[string]bool{"a": true, "an": true, "un": true, "una": true}
 
+// titleKinds are kinds of entry that belong to the title before them
+// ("team meeting", "board meeting"); "appointment" and "event" only say
+// that it is a calendar entry.
+var titleKinds = map[string]bool{"meeting": true}
+
+// kindOnly are words that name the kind of a calendar entry and nothing
+// else: a title of only that word is no title.
+var kindOnly = map[string]bool{"event": true, "appointment": true, "entry": true, "calendar event": true,
+	"evento": true, "cita": true, "entrada": true}
+
 // timeInTitle takes a time said inside a title out of it when the
 // appointment has no complete time: "apúntame que el jueves a las diez
 // viene el médico" is "viene el médico" on Thursday at ten. The words
@@ -303,6 +313,21 @@ func (t *turn) appointment(slots map[string]slotVal) reply {
 	title := strings.TrimSpace(slots["title"].text)
 	if first, rest, ok := strings.Cut(title, " "); ok && indefinite[fold(first)] {
 		title = strings.TrimSpace(rest)
+	}
+	if tv, ok := slots["title"]; ok && t.filled == "" && title != "" && tv.end > tv.start && tv.end < len(t.toks) &&
+		titleKinds[t.toks[tv.end].norm] && strings.HasSuffix(spanText(t.toks[tv.start:tv.end]), title) {
+		// "put team meeting on my calendar", "a staff meeting on monday":
+		// a meeting is named with its kind, which the pattern read as its
+		// own word.
+		title += " " + t.toks[tv.end].orig
+		slots["title"] = slotVal{text: title}
+	}
+	if t.filled == "" && kindOnly[fold(title)] {
+		// "add an event to my calendar", "apunta una cita": the kind of
+		// entry is no title; the title is asked for (or, with a time, the
+		// kind stands for it below).
+		title = ""
+		delete(slots, "title")
 	}
 	if named := calledTitle(title); named != title {
 		// "a meeting called budget review": the title is the name

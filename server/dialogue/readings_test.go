@@ -572,3 +572,35 @@ func TestAppByShortName(t *testing.T) {
 		{"en", "open the budget planner app", "OPEN_APP", []string{`"app":"budget planner"`}},
 	})
 }
+
+// A calendar entry's kind is no title ("add an event", "apunta una
+// cita": the title is asked for), except a meeting, named with its kind
+// ("staff meeting"); "drop a text to X" names X, the message is asked.
+func TestEntryKindAndTitle(t *testing.T) {
+	h := newHarness(t)
+	for _, c := range []struct {
+		lang  string
+		turns []string
+		want  []string
+	}{
+		{"en", []string{"put staff meeting on my calendar", "tuesday at 10 am"}, []string{`"title":"staff meeting"`, msAt(h.loc, 2026, 3, 10, 10, 0)}},
+		{"en", []string{"put an event in my calendar", "book club", "friday at 7 pm"}, []string{`"title":"book club"`, msAt(h.loc, 2026, 3, 6, 19, 0)}},
+		{"es", []string{"anota una cita", "peluquería", "el viernes a las 6 de la tarde"}, []string{`"title":"peluquería"`, msAt(h.loc, 2026, 3, 6, 18, 0)}},
+		{"en", []string{"add an appointment", "monday at 11 am"}, []string{msAt(h.loc, 2026, 3, 9, 11, 0)}},
+		{"en", []string{"drop a text to grandpa", "see you on sunday"}, []string{`"contact":"grandpa"`, `"text":"see you on sunday"`}},
+	} {
+		var r Response
+		for i, q := range c.turns {
+			r = h.ask(c.lang, q, r.Context.Ref)
+			if a, _ := actionJSON(t, r); i < len(c.turns)-1 && a != "OPEN_ASR" {
+				t.Errorf("%v: turn %q: %s, want a question", c.turns, q, a)
+			}
+		}
+		_, d := actionJSON(t, r)
+		for _, w := range c.want {
+			if !strings.Contains(d, w) {
+				t.Errorf("%v: %s, want %s", c.turns, d, w)
+			}
+		}
+	}
+}

@@ -508,6 +508,14 @@ func (t *turn) fresh() reply {
 			}
 		}
 	}
+	if moved := objectFirst(t.toks); short && moved != nil {
+		// "the stopwatch, restart it from zero", "the kitchen timer, set
+		// it for 12 minutes": the object said first and taken up by a
+		// pronoun is read in its place, as the patterns have it.
+		if alt, altOK := t.m.understand(moved); altOK && alt.literals+alt.optional >= 2 && (!ok || alt.cost < mt.cost) {
+			t.toks, mt, ok = moved, alt, true
+		}
+	}
 	if !ok && short {
 		// "well hello, good morning to you, lovely to hear your voice":
 		// people wrap a request in clauses of their own. When the whole
@@ -831,6 +839,36 @@ func (m *langModel) verbInside(toks []token) [][]token {
 	}
 	return out
 }
+
+// objectFirst gives "the stopwatch, restart it from zero" as "restart the
+// stopwatch from zero": a few words set off by a comma, then a verb whose
+// object pronoun ("it", "them") stands for them, within two words of it;
+// nil when the query is not so.
+func objectFirst(toks []token) []token {
+	for k := 1; k <= maxObjectWords && k < len(toks)-1; k++ {
+		if !commaAfter(toks[k-1]) {
+			continue
+		}
+		for p := k + 1; p <= k+2 && p < len(toks); p++ {
+			if objectPronouns[toks[p].norm] {
+				out := make([]token, 0, len(toks))
+				out = append(out, toks[k:p]...)
+				out = append(out, toks[:k]...)
+				return append(out, toks[p+1:]...)
+			}
+		}
+		return nil
+	}
+	return nil
+}
+
+// objectPronouns take up an object said before the verb (Spanish joins
+// its pronoun to the verb, which the speller takes off).
+var objectPronouns = map[string]bool{"it": true, "them": true}
+
+// maxObjectWords is the longest object said first ("the timer for the
+// pasta").
+const maxObjectWords = 5
 
 // maxVerbMoves bounds the second readings verbInside offers.
 const maxVerbMoves = 2

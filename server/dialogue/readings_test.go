@@ -604,3 +604,31 @@ func TestEntryKindAndTitle(t *testing.T) {
 		}
 	}
 }
+
+// A well-known place outside the sandbox is asked about by its listed
+// name, whatever its accents or case.
+func TestWellKnownPlaceByItsName(t *testing.T) {
+	h := newHarness(t)
+	for _, c := range []struct{ lang, q, city string }{
+		{"es", "¿qué tiempo hace en Berlín?", "Berlin"},
+		{"en", "weather in rome", "Rome"},
+		{"es", "el tiempo en Londres", "London"},
+	} {
+		h.ask(c.lang, c.q, 0)
+		if got := h.k.lastQuery("weather")["city"]; got != c.city {
+			t.Errorf("%s %q: city %q, want %q", c.lang, c.q, got, c.city)
+		}
+	}
+}
+
+// An object said first and taken up by a pronoun after the verb is read
+// in its place.
+func TestObjectSaidFirst(t *testing.T) {
+	checkReadings(t, []readCase{
+		{"en", "the chronometer, restart it please", "RESET_CRONO", []string{`"restart":true`}},
+		{"en", "the stopwatch, restart it from the beginning", "RESET_CRONO", []string{`"restart":true`}},
+		{"en", "the wifi, switch it on", "ACTIVATE", []string{`"feature":"wifi"`}},
+		// no pronoun: the words stay where they are
+		{"en", "the stopwatch, reset", "RESET_CRONO", nil},
+	})
+}

@@ -404,7 +404,13 @@ func (t *turn) respond(conv *conversation) reply {
 			}
 		}
 		if i, open := t.m.slotIndex[conv.awaiting]; understood && mt.intent == conv.intent && open && !t.m.slots[i].verbatim {
-			if _, has := mt.slots[conv.awaiting]; has && mt.literals >= 1 {
+			_, has := mt.slots[conv.awaiting]
+			if typed, ok := preferTyped[conv.awaiting]; ok && !has {
+				// "Who do you want to call?" - "call the number five five
+				// five, ...": a number stands for the contact asked for.
+				_, has = mt.slots[typed]
+			}
+			if has && mt.literals >= 1 {
 				// "Who do you want to call?" - "call to my friend Carlos":
 				// the answer says the request again, with what was missing.
 				for name, v := range conv.slots {

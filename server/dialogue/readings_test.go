@@ -632,3 +632,14 @@ func TestObjectSaidFirst(t *testing.T) {
 		{"en", "the stopwatch, reset", "RESET_CRONO", nil},
 	})
 }
+
+// Asked who to call, an answer that says the request again with a number
+// calls the number.
+func TestNumberAnswersWhoToCall(t *testing.T) {
+	h := newHarness(t)
+	r := h.ask("en", "i need to make a call", 0)
+	r = h.ask("en", "dial the number two one two, five five five, zero one four seven", r.Context.Ref)
+	if a, d := actionJSON(t, r); a != "MAKE_CALL" || !strings.Contains(d, `"number":"2125550147"`) || !strings.Contains(d, `"contact":""`) {
+		t.Errorf("got %s %s", a, d)
+	}
+}

@@ -451,7 +451,11 @@ func (t *turn) call(slots map[string]slotVal) reply {
 	t.withPossessive(slots, "contact", "")
 	t.resolvePronoun(slots, "contact")
 	number := slots["phone"].text
-	contact := strings.TrimSpace(slots["contact"].text)
+	contact := phoneOwner(strings.TrimSpace(slots["contact"].text))
+	if cv := slots["contact"]; t.filled == "" && cv.end > cv.start && cv.end < len(t.toks) && phoneWords[t.toks[cv.end].norm] {
+		// "call my sister's mobile": the phone word ended the name
+		contact = strings.TrimSuffix(contact, "'s")
+	}
 	if number == "" && contact == "" {
 		return t.ask("contact", "ask_call_contact", nil, slots)
 	}
@@ -463,6 +467,35 @@ func (t *turn) call(slots map[string]slotVal) reply {
 	r.actions = act("MAKE_CALL", CallData{Contact: contact, Number: number})
 	return r
 }
+
+// phoneOwner gives the person whose phone a contact names: "el celular de
+// Mariana" and "mom's cell" call Mariana and mom, as the address book
+// knows them ("del vecino" keeps its article: "el vecino").
+func phoneOwner(contact string) string {
+	toks := tokenize(contact)
+	i := 0
+	if len(toks) > 0 && articles[toks[0].norm] {
+		i++
+	}
+	if i+2 < len(toks) && phoneWords[toks[i].norm] {
+		switch toks[i+1].norm {
+		case "de", "of":
+			return spanText(toks[i+2:])
+		case "del":
+			return "el " + spanText(toks[i+2:])
+		}
+	}
+	if n := len(toks); n >= 2 && phoneWords[toks[n-1].norm] {
+		if owner, ok := strings.CutSuffix(toks[n-2].orig, "'s"); ok && owner != "" {
+			return strings.TrimSuffix(spanText(toks[:n-1]), "'s")
+		}
+	}
+	return contact
+}
+
+// phoneWords name a person's phone.
+var phoneWords = map[string]bool{"phone": true, "cell": true, "cellphone": true, "mobile": true, "number": true,
+	"landline": true, "celular": true, "cel": true, "movil": true, "telefono": true, "fijo": true, "numero": true}
 
 // levelAfter finds, after the direction words, where the level ends: a
 // number after "to"/"al"/"hasta", or a word of the direction slot for the

@@ -643,3 +643,14 @@ func TestNumberAnswersWhoToCall(t *testing.T) {
 		t.Errorf("got %s %s", a, d)
 	}
 }
+
+// A contact named by its phone ("el móvil de Carmen", "mom's cell") is
+// the person.
+func TestPhoneOfAPerson(t *testing.T) {
+	checkReadings(t, []readCase{
+		{"es", "llama al móvil de Carmen", "MAKE_CALL", []string{`"contact":"Carmen"`}},
+		{"es", "márcale al fijo del vecino", "MAKE_CALL", []string{`"contact":"el vecino"`}},
+		{"en", "call my brother's mobile", "MAKE_CALL", []string{`"contact":"my brother"`}},
+		{"en", "call Macy's", "MAKE_CALL", []string{`"contact":"Macy's"`}},
+	})
+}

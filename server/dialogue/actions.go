@@ -130,6 +130,9 @@ func (t *turn) handle(intent string, slots map[string]slotVal) reply {
 		r.actions = act(intent, CancelTimerData{Label: label})
 	case "SET_APPOINTMENT":
 		r = t.appointment(slots)
+		if r.intent != "" {
+			intent = r.intent // an alarm after all ("a reminder alarm")
+		}
 	case "PLAY_MUSIC":
 		r = t.playMusic(slots)
 	case "POWER":
@@ -251,6 +254,11 @@ func (t *turn) timer(slots map[string]slotVal) reply {
 		if w, ok := slots["time"]; ok && w.when.complete() {
 			d.dur = w.when.resolve(t.now, t.loc, biasNone).Sub(t.now)
 		}
+		if d.dur <= 0 && t.filled == "" {
+			// "the patient in room 4 needs checking in 15 minutes, timer
+			// please": the length was said elsewhere in the query.
+			d.dur = t.findDuration()
+		}
 		if d.dur <= 0 {
 			return t.ask("duration", "ask_timer_duration", nil, slots)
 		}
@@ -269,6 +277,9 @@ var indefinite = map[string]bool{"a": true, "an": true, "un": true, "una": true}
 // ("team meeting", "board meeting"); "appointment" and "event" only say
 // that it is a calendar entry.
 var titleKinds = map[string]bool{"meeting": true}
+
+// alarmKinds end a title that names an alarm ("a reminder alarm").
+var alarmKinds = map[string]bool{"alarm": true, "alarma": true, "despertador": true}
 
 // kindOnly are words that name the kind of a calendar entry and nothing
 // else: a title of only that word is no title.
@@ -321,6 +332,15 @@ func (t *turn) appointment(slots map[string]slotVal) reply {
 		// own word.
 		title += " " + t.toks[tv.end].orig
 		slots["title"] = slotVal{text: title}
+	}
+	if words := strings.Fields(fold(title)); t.filled == "" && len(words) > 0 && alarmKinds[words[len(words)-1]] {
+		// "put a reminder alarm for thursday at 6:10 pm": what is put in
+		// is an alarm, not a calendar entry called so.
+		alarm := map[string]slotVal{}
+		if w, ok := slots["time"]; ok {
+			alarm["time"] = w
+		}
+		return t.handle("SET_ALARM", alarm)
 	}
 	if t.filled == "" && kindOnly[fold(title)] {
 		// "add an event to my calendar", "apunta una cita": the kind of

@@ -936,6 +936,22 @@ func (t *turn) findClock() (slotVal, bool) {
 	return slotVal{}, false
 }
 
+// findDuration gives a length said anywhere in the query ("…needs
+// checking in 15 minutes, timer please"), 0 when there is none: a
+// timer asked for without one takes it, as an alarm takes a clock.
+func (t *turn) findDuration() time.Duration {
+	toks := t.toks
+	if t.said != nil {
+		toks = t.said
+	}
+	for j := range toks {
+		if d, n := t.m.parseDuration(toks[j:]); n > 0 && d > 0 {
+			return d
+		}
+	}
+	return 0
+}
+
 // findDay takes a day named outside the pattern's slots ("what's the
 // weather going to be like tomorrow in nyc").
 func (t *turn) findDay(mt *match) {

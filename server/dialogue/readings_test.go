@@ -654,3 +654,19 @@ func TestPhoneOfAPerson(t *testing.T) {
 		{"en", "call Macy's", "MAKE_CALL", []string{`"contact":"Macy's"`}},
 	})
 }
+
+// A timer asked for without a length takes one said elsewhere in the
+// query; a calendar entry that names an alarm is an alarm; "despertador"
+// is the Spanish alarm clock.
+func TestRequestNamedAside(t *testing.T) {
+	h := newHarness(t)
+	checkReadings(t, []readCase{
+		{"en", "bed 3 gets meds in 30 minutes, timer please", "SET_TIMER", []string{`"duration":1800000`}},
+		{"en", "add a wake-up alarm for 6:30 am tomorrow", "SET_ALARM", []string{msAt(h.loc, 2026, 3, 5, 6, 30)}},
+		{"es", "pon el despertador mañana a las 7", "SET_ALARM", []string{msAt(h.loc, 2026, 3, 5, 7, 0)}},
+		{"es", "quita el despertador de las 7", "DELETE_ALARM", nil},
+		// an entry whose title only mentions an alarm stays an entry
+		{"en", "schedule the fire alarm test on friday at 2 pm", "SET_APPOINTMENT", []string{`"title":"the fire alarm test"`}},
+		{"en", "set a timer", "OPEN_ASR", nil},
+	})
+}

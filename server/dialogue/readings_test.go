@@ -670,3 +670,11 @@ func TestRequestNamedAside(t *testing.T) {
 		{"en", "set a timer", "OPEN_ASR", nil},
 	})
 }
+
+// "where can I eat X" asks for X's restaurants.
+func TestCuisineAfterEat(t *testing.T) {
+	h := newHarness(t)
+	if r := h.ask("en", "where can i eat thai food", 0); r.Intent != "restaurants" || h.k.lastQuery("restaurants")["cuisine"] != "thai" {
+		t.Errorf("%s %v", r.Intent, h.k.lastQuery("restaurants"))
+	}
+}

@@ -557,8 +557,14 @@ func (t *turn) fresh() reply {
 		// stopwatch for me so I can time my walk": a closing condition or
 		// purpose is the speaker's own, not part of the request, unless
 		// the reading carries it in a message or a title.
-		if cut := t.m.sideClause(t.toks); cut != nil && (!ok || !t.carriesFrom(mt, len(cut))) {
-			if alt, altOK := t.m.understand(cut); altOK && (!ok || alt.literals+alt.optional >= 2) {
+		// A title or message that carries the clause keeps it, unless
+		// without it the words read more closely as another request
+		// ("put do not disturb mode on until I wake" is no entry titled
+		// so).
+		if cut := t.m.sideClause(t.toks); cut != nil {
+			carried := ok && t.carriesFrom(mt, len(cut))
+			if alt, altOK := t.m.understand(cut); altOK && (!ok || alt.literals+alt.optional >= 2) &&
+				(!carried || alt.intent != mt.intent && alt.cost < mt.cost) {
 				t.toks, mt, ok = cut, alt, true
 			}
 		}
@@ -898,8 +904,12 @@ func (m *langModel) sideClause(toks []token) []token {
 }
 
 // clauseOpeners start a condition or a purpose (one word, or two).
+// "Until" with a person ("until I wake", "hasta que llegue") says how long
+// the speaker wants something, which no action carries; "until 3 pm" is a
+// time and stays.
 var clauseOpeners = map[string]bool{"if": true, "so that": true, "so i": true, "so we": true, "because": true,
-	"si": true, "para que": true, "porque": true}
+	"until i": true, "until we": true, "till i": true, "till we": true,
+	"si": true, "para que": true, "porque": true, "hasta que": true}
 
 // maxSideClause is the most words a closing side clause has.
 const maxSideClause = 10

@@ -678,3 +678,17 @@ func TestCuisineAfterEat(t *testing.T) {
 		t.Errorf("%s %v", r.Intent, h.k.lastQuery("restaurants"))
 	}
 }
+
+// "until I …" says how long the speaker wants something, which no action
+// carries: a closing clause, which a title does not keep when the rest
+// reads closer as another request. "until 3 pm" is a time.
+func TestUntilClause(t *testing.T) {
+	h := newHarness(t)
+	checkReadings(t, []readCase{
+		{"en", "switch the bluetooth on until we get home", "ACTIVATE", []string{`"feature":"bluetooth"`}},
+		{"en", "put the wifi on until i leave", "ACTIVATE", []string{`"feature":"wifi"`}},
+		{"es", "activa el wifi hasta que me vaya", "ACTIVATE", nil},
+		{"en", "text mom I'll be out until we finish dinner", "SEND_SMS", []string{`"text":"I'll be out until we finish dinner"`}},
+		{"en", "meeting with Sam tomorrow from 2 until 3 pm", "SET_APPOINTMENT", []string{msAt(h.loc, 2026, 3, 5, 15, 0)}},
+	})
+}

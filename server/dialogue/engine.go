@@ -14,6 +14,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"maps"
 	"math"
 	"math/rand/v2"
 	"strings"
@@ -528,7 +529,7 @@ func (t *turn) fresh() reply {
 		// reads as nothing, the clause that reads best is the request.
 		// A request wins over the small talk around it ("oh hello dear,
 		// would you tell me what the weather will be like").
-		for _, c := range clauses(t.toks) {
+		for _, c := range t.m.clausesOf(t.toks) {
 			alt, altOK := t.m.understand(c)
 			if !altOK {
 				continue
@@ -539,14 +540,40 @@ func (t *turn) fresh() reply {
 			}
 		}
 	}
-	if ok && short && mt.skipped > 0 {
-		// "oh and before I forget, call my sister", "would you call my
-		// daughter for me, please, my daughter": the whole reads as the
-		// request with words left over and a value missing, one clause
-		// reads as the same request with nothing left over and the value
-		// there. The clause says it; the rest is the speaker's own.
-		for _, c := range clauses(t.toks) {
-			if alt, altOK := t.m.understand(c); altOK && alt.intent == mt.intent && alt.skipped == 0 && len(alt.slots) > len(mt.slots) {
+	if ok && short {
+		// A request said in one clause of several: the whole reads as it
+		// with words left over ("okay so I have a flight at 6 am, wake me
+		// at 4 am please" took the flight's time) or would have to ask for
+		// something ("would you call my daughter for me, please, my
+		// daughter", "put on some jazz for the line, it's a slow night"
+		// read as an entry with no time). A clause that reads with nothing
+		// left over and asks for nothing is the request: of the same
+		// intent with every value the whole had, or of any intent with two
+		// anchors (or read closer) when the whole would ask.
+		asks := -1 // unknown until needed
+		// (the clauses of the words as said: a second reading above may
+		// have moved them)
+		for _, c := range t.m.clausesOf(t.said) {
+			if mt.skipped == 0 && asks == 0 {
+				break
+			}
+			alt, altOK := t.m.understand(c)
+			if !altOK || alt.skipped > 0 {
+				continue
+			}
+			same := alt.intent == mt.intent && mt.skipped > 0 && hasSlotsOf(alt, mt) && overrides(alt, mt, c)
+			if !same {
+				if asks < 0 {
+					asks = 0
+					if t.wouldAsk(mt, t.toks) {
+						asks = 1
+					}
+				}
+				if asks == 0 || t.m.anchors(alt) < 2 && alt.cost >= mt.cost {
+					continue
+				}
+			}
+			if !t.wouldAsk(alt, c) {
 				t.toks, mt = c, alt
 				break
 			}
@@ -944,6 +971,52 @@ func (t *turn) findClock() (slotVal, bool) {
 		}
 	}
 	return slotVal{}, false
+}
+
+// wouldAsk reports whether answering the reading mt of toks would ask for
+// something still missing. It changes nothing (a dry run, as Understand
+// reads) and asks no information source.
+func (t *turn) wouldAsk(mt match, toks []token) bool {
+	probe := *t
+	probe.dry, probe.toks, probe.read = true, toks, nil
+	probe.completeTime(&mt)
+	return probe.handle(mt.intent, maps.Clone(mt.slots)).ask != ""
+}
+
+// overrides reports whether the clause's reading alt says again, in its
+// own words, a value the whole's reading mt took from words outside the
+// clause ("6 am" of "I have a flight at 6 am, wake me at 4 am"). A value
+// the clause only completes is no such thing: "the friday alarm, set it
+// for 5:45 am" keeps its Friday, the whole's reading merging both.
+func overrides(alt, mt match, clause []token) bool {
+	words := " " + joinNorm(clause) + " "
+	for name, v := range mt.slots {
+		w := joinNorm(tokenize(v.text))
+		if w == "" || strings.Contains(words, " "+w+" ") {
+			continue
+		}
+		a := alt.slots[name]
+		if name == "time" {
+			if a.when.hasClock && v.when.hasClock || a.when.day != dayNone && v.when.day != dayNone {
+				return true
+			}
+			continue
+		}
+		if !strings.EqualFold(a.text, v.text) {
+			return true
+		}
+	}
+	return false
+}
+
+// hasSlotsOf reports whether a holds a value for every slot b holds.
+func hasSlotsOf(a, b match) bool {
+	for name := range b.slots {
+		if _, ok := a.slots[name]; !ok {
+			return false
+		}
+	}
+	return true
 }
 
 // findDuration gives a length said anywhere in the query ("…needs

@@ -553,6 +553,15 @@ func TestClauseCompletesTheRequest(t *testing.T) {
 		{"en", "and while I think of it, call my aunt", "MAKE_CALL", []string{`"contact":"my aunt"`}},
 	})
 	h := newHarness(t)
+	// the request's own value, not one said in another clause; a value the
+	// other clause only completes is kept
+	checkReadings(t, []readCase{
+		{"en", "ok I have a train at 8 am, wake me at 6 am please", "SET_ALARM", []string{msAt(h.loc, 2026, 3, 5, 6, 0)}},
+		{"en", "the bakery van arrives at 6 am tomorrow so I need an alarm at 5 am", "SET_ALARM", []string{msAt(h.loc, 2026, 3, 5, 5, 0)}},
+		{"en", "my shift starts at 7 am so wake me at 5 am", "SET_ALARM", []string{msAt(h.loc, 2026, 3, 5, 5, 0)}},
+		{"en", "the saturday alarm, set it for 7:15 am", "SET_ALARM", []string{msAt(h.loc, 2026, 3, 7, 7, 15)}},
+		{"en", "put on some blues for the bar, it is a slow night", "PLAY_MUSIC", nil},
+	})
 	r := h.ask("en", "what's the weather like", 0)
 	r = h.ask("en", "and while I think of it, call my aunt", r.Context.Ref)
 	if a, d := actionJSON(t, r); a != "MAKE_CALL" || !strings.Contains(d, `"contact":"my aunt"`) {

@@ -486,10 +486,22 @@ func compileModel(lang string, f langFile) (*langModel, error) {
 			}
 			firsts := map[string]bool{}
 			for p := range def.values {
-				first, _, _ := strings.Cut(p, " ")
-				if !firsts[first] {
-					firsts[first] = true
-					def.firsts = append(def.firsts, first)
+				words := strings.Fields(p)
+				// The index leaves fillers out, so a phrase that opens with
+				// one ("do not disturb") is found by its first other word
+				// too: "do not disturb on" was no candidate of "{feature} on".
+				lead := []string{words[0]}
+				for _, w := range words {
+					if !m.fillers[w] {
+						lead = append(lead, w)
+						break
+					}
+				}
+				for _, w := range lead {
+					if !firsts[w] {
+						firsts[w] = true
+						def.firsts = append(def.firsts, w)
+					}
 				}
 			}
 			sort.Strings(def.firsts)

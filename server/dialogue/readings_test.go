@@ -701,3 +701,12 @@ func TestUntilClause(t *testing.T) {
 		{"en", "meeting with Sam tomorrow from 2 until 3 pm", "SET_APPOINTMENT", []string{msAt(h.loc, 2026, 3, 5, 15, 0)}},
 	})
 }
+
+// A closed value that opens with a filler ("do not disturb") still finds
+// the patterns it belongs to.
+func TestClosedValueOpeningWithFiller(t *testing.T) {
+	checkReadings(t, []readCase{
+		{"en", "do not disturb on please", "ACTIVATE", []string{`"feature":"do_not_disturb"`}},
+		{"en", "do not disturb off", "DEACTIVATE", []string{`"feature":"do_not_disturb"`}},
+	})
+}

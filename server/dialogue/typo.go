@@ -88,7 +88,7 @@ func (s *speller) correct(w string) string {
 	if len(w) >= 8 {
 		maxDist = 2
 	}
-	best, bestDist := "", maxDist+1
+	best, bestDist, bestKind := "", maxDist+1, 0
 	for _, t := range s.targets[w[0]] {
 		if d := len(t.word) - len(w); d > maxDist || -d > maxDist {
 			continue
@@ -98,8 +98,12 @@ func (s *speller) correct(w string) string {
 		if len(w) == 3 && len(t.word) != 4 {
 			continue
 		}
-		if d := osaDistance(w, t.word, bestDist-1); d < bestDist && !inflected(w, t.word) && !stemOf(w, t.word) && (d > 1 || likelySlip(w, t.word)) {
-			best, bestDist = t.word, d
+		// Among words as near, a letter left out is the likelier slip
+		// than one typed too many: "navegaor" is "navegador", not the
+		// more used "navegar" (the patterns' frequency breaks the rest).
+		kind := slipKind(w, t.word)
+		if d := osaDistance(w, t.word, bestDist); (d < bestDist || d == bestDist && kind < bestKind) && !inflected(w, t.word) && !stemOf(w, t.word) && (d > 1 || likelySlip(w, t.word)) {
+			best, bestDist, bestKind = t.word, d, kind
 		}
 	}
 	if best != "" || len(w) < 4 {
@@ -116,6 +120,18 @@ func (s *speller) correct(w string) string {
 		}
 	}
 	return ""
+}
+
+// slipKind orders the slips that turn typed into word: a letter left out
+// (0), one changed or two swapped (1), one typed too many (2).
+func slipKind(typed, word string) int {
+	switch {
+	case len(word) > len(typed):
+		return 0
+	case len(word) == len(typed):
+		return 1
+	}
+	return 2
 }
 
 // osaDistance is the optimal string alignment distance of a and b (edits:

@@ -27,7 +27,8 @@ func TestSpellerCorrects(t *testing.T) {
 		{"es", "habre", "abre"},        // a silent first letter added
 		{"en", "vol", "volume"},        // shorthand of the language file
 		{"es", "crono", "cronometro"},
-		{"en", "newz", "news"}, // a closing s written as z (texting)
+		{"es", "navegaor", "navegador"}, // a letter left out before one too many ("navegar")
+		{"en", "newz", "news"},          // a closing s written as z (texting)
 		{"en", "tunez", "tunes"},
 		// Known words are never turned into others, however close.
 		{"en", "set", ""}, {"en", "of", ""}, {"en", "sam", ""},

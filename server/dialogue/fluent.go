@@ -26,7 +26,7 @@ func (m *langModel) fluent(toks []token) []token {
 		if m.hesitations[toks[j].norm] {
 			continue
 		}
-		if n := m.discourseAt(toks, j, i, len(out) == 0); n > 0 {
+		if n := m.discourseAt(toks, j, i, m.allFillers(out)); n > 0 {
 			j += n - 1
 			continue
 		}
@@ -53,4 +53,26 @@ func (m *langModel) discourseAt(toks []token, j, from int, first bool) int {
 		}
 	}
 	return 0
+}
+
+// mannerBefore gives the length of a manner phrase ("real quick", "al
+// toque") that ends toks, 0 when none does.
+func (m *langModel) mannerBefore(toks []token) int {
+	for _, phrase := range m.manner {
+		if n := len(phrase); n <= len(toks) && wordsAt(toks[len(toks)-n:], phrase) {
+			return n
+		}
+	}
+	return 0
+}
+
+// allFillers reports whether every word of toks is a filler ("so" before
+// "like," in "so like, tell Jo…"): nothing of the request yet.
+func (m *langModel) allFillers(toks []token) bool {
+	for _, t := range toks {
+		if !m.fillers[t.norm] {
+			return false
+		}
+	}
+	return true
 }

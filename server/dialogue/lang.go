@@ -44,6 +44,9 @@ type langFile struct {
 	Exclamations []string `json:"exclamations"`
 	Exclaimed    []string `json:"exclaimed"`
 	Discourse    []string `json:"discourse"`
+	// Manner phrases say how soon the speaker wants something ("real
+	// quick", "al toque"): never the end of a name.
+	Manner []string `json:"manner"`
 	// Shorthand maps words people shorten when they type ("vol", "nav",
 	// "rst") to the word the patterns use; read like a typing slip.
 	Shorthand map[string]string `json:"shorthand"`
@@ -129,7 +132,7 @@ type langModel struct {
 	notPlaces map[string]bool
 	// spoken disfluencies (fluent.go)
 	hesitations, exclamations, exclaimed map[string]bool
-	discourse                            [][]string
+	discourse, manner                    [][]string
 	numbers                              map[string]int
 	timeWords                            phraseTable
 	spoken                               map[string]string
@@ -359,6 +362,9 @@ func compileModel(lang string, f langFile) (*langModel, error) {
 	}
 	for _, p := range f.Discourse {
 		m.discourse = append(m.discourse, strings.Fields(fold(p)))
+	}
+	for _, p := range f.Manner {
+		m.manner = append(m.manner, strings.Fields(fold(p)))
 	}
 	for _, c := range f.Courtesy {
 		seq, err := parsePattern(c)

@@ -473,6 +473,17 @@ func (q *queryCtx) align(v *variant, bound float32) (match, bool) {
 					for end > pj+1 && (q.m.fillers[q.toks[end-1].norm] || iw[q.toks[end-1].norm]) {
 						end--
 					}
+					// "call Marco real quick", "márcale a Jhonatan al
+					// toque": how soon is no part of a name.
+					if n := q.m.mannerBefore(q.toks[pj:end]); n > 0 && end-n > pj {
+						end -= n
+					}
+				}
+				// A name does not run across a clause: "what's going on in
+				// the world, headlines please" names no place "the world,
+				// headlines". Messages and titles take any words.
+				if !def.verbatim && spansComma(q.toks[pj:end]) {
+					return match{}, false
 				}
 				// A name is a few words: "start a stopwatch for me so I
 				// can time my walk" names no app, it asks for something
@@ -680,3 +691,13 @@ const maxPersonWords = 5
 // maxTimeWords is the longest day or time said after a name that the
 // name gives back ("on friday the 6th at half past ten").
 const maxTimeWords = 8
+
+// spansComma reports whether a comma was typed between two of toks.
+func spansComma(toks []token) bool {
+	for _, t := range toks[:max(0, len(toks)-1)] {
+		if commaAfter(t) {
+			return true
+		}
+	}
+	return false
+}

@@ -710,3 +710,24 @@ func TestClosedValueOpeningWithFiller(t *testing.T) {
 		{"en", "do not disturb off", "DEACTIVATE", []string{`"feature":"do_not_disturb"`}},
 	})
 }
+
+// How soon ("real quick", "al toque") ends no name; a name does not run
+// across a comma; a filler that opens the query before "like," leaves it
+// a filler; dialect particles ("pe", "illo") are fillers.
+func TestNameBoundaries(t *testing.T) {
+	checkReadings(t, []readCase{
+		{"en", "ring Dana real quick", "MAKE_CALL", []string{`"contact":"Dana"`}},
+		{"es", "llama a Rocío al toque", "MAKE_CALL", []string{`"contact":"Rocío"`}},
+		{"en", "okay like, text Sam I'm on the bus", "SEND_SMS", []string{`"contact":"Sam"`}},
+		{"es", "illo, pon música de rock pe", "PLAY_MUSIC", nil},
+		{"es", "maneja hasta el aeropuerto", "NAVIGATE", nil},
+		{"en", "you doing alright?", "", nil},
+	})
+	h := newHarness(t)
+	if r := h.ask("en", "what's going on in the world, the headlines", 0); r.Intent != "news" {
+		t.Errorf("the world, the headlines: %s", r.Intent)
+	}
+	if r := h.ask("en", "you doing alright?", 0); r.Intent != "how_are_you" {
+		t.Errorf("you doing alright: %s", r.Intent)
+	}
+}

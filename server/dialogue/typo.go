@@ -404,7 +404,7 @@ func spellingData(f langFile) (known map[string]bool, freq map[string]int) {
 	}
 	// words of the language's own lists are words, never slips: known,
 	// but no target of a correction
-	for _, w := range append(append(append(append([]string(nil), f.Asides...), f.NotPlaces...), f.Hesitations...), f.Exclamations...) {
+	for _, w := range append(append(append(append(append([]string(nil), f.Asides...), f.NotPlaces...), f.Hesitations...), f.Exclamations...), f.Manner...) {
 		words(w, false)
 	}
 	return known, freq

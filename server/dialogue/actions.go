@@ -149,6 +149,9 @@ func (t *turn) handle(intent string, slots map[string]slotVal) reply {
 		r = t.feature(intent, slots)
 	case "OPEN_APP":
 		r = t.openApp(slots)
+		if len(r.actions) > 0 {
+			intent = r.actions[0].Action // a web site after all ("open up wikipedia.org")
+		}
 	case "OPEN_BROWSER":
 		r = t.reply("browser_opened", nil)
 		r.actions = act(intent, EmptyData{})
@@ -634,9 +637,10 @@ func (t *turn) feature(intent string, slots map[string]slotVal) reply {
 
 func (t *turn) openApp(slots map[string]slotVal) reply {
 	app := strings.TrimSpace(slots["app"].text)
-	if first, rest, ok := strings.Cut(app, " "); ok && articles[fold(first)] {
+	if first, rest, ok := strings.Cut(app, " "); ok && (articles[fold(first)] || fold(first) == "up") {
 		// "la aplicación de la cámara": an app's name has no article,
-		// unlike a person's or a place's ("the office").
+		// unlike a person's or a place's ("the office"); nor the particle
+		// of "open up", "pull up".
 		app = strings.TrimSpace(rest)
 	}
 	if app == "" {

@@ -377,7 +377,7 @@ func (t *turn) respond(conv *conversation) reply {
 		mt, understood := t.m.understand(t.toks)
 		// "never mind" cancels; "practice is cancelled" answering "what
 		// should it say?" is the message.
-		if understood && mt.intent == "cancel" && (!t.awaitsFreeText(conv) || mt.skipped == 0) {
+		if understood && mt.intent == "cancel" && (!t.awaitsFreeText(conv) || mt.skipped == 0 || t.onlyCancels()) {
 			return t.handle("cancel", nil)
 		}
 		// "never mind, play some jazz instead", "forget the email, what's
@@ -973,6 +973,19 @@ func (t *turn) findClock() (slotVal, bool) {
 	return slotVal{}, false
 }
 
+// onlyCancels reports whether every clause of the query, each read whole,
+// calls the request off ("never mind, forget it"): no message says only
+// that.
+func (t *turn) onlyCancels() bool {
+	cs := t.m.clausesOf(t.toks)
+	for _, c := range cs {
+		if mt, ok := t.m.understand(c); !ok || mt.intent != "cancel" || mt.skipped > 0 {
+			return false
+		}
+	}
+	return len(cs) > 1
+}
+
 // wouldAsk reports whether answering the reading mt of toks would ask for
 // something still missing. It changes nothing (a dry run, as Understand
 // reads) and asks no information source.
@@ -1303,6 +1316,12 @@ var messageLeads = [][]string{{"the", "message", "should", "say"}, {"the", "emai
 // least one word.
 func (m *langModel) messageLeadOff(toks []token) []token {
 	for len(toks) > 1 && (interjections[toks[0].norm] || messageOpeners[toks[0].norm]) {
+		if politeWords[toks[0].norm] && !commaAfter(toks[0]) && !m.leadsMessage(toks[1:]) {
+			// "please send me the March receipts" asks the reader: the
+			// "please" is the message's own, unless it hands the message
+			// over ("please, …", "please tell her …").
+			break
+		}
 		toks = toks[1:]
 	}
 	for _, lead := range messageLeads {
@@ -1315,6 +1334,20 @@ func (m *langModel) messageLeadOff(toks []token) []token {
 		}
 	}
 	return toks
+}
+
+// politeWords ask politely; before a message they may be its own.
+var politeWords = map[string]bool{"please": true, "porfa": true}
+
+// leadsMessage reports whether toks start with words that hand a message
+// over ("tell her", "say").
+func (m *langModel) leadsMessage(toks []token) bool {
+	for _, lead := range messageLeads {
+		if len(toks) > len(lead) && phraseNorms(toks, lead) {
+			return true
+		}
+	}
+	return false
 }
 
 func phraseNorms(toks []token, words []string) bool {

@@ -731,3 +731,22 @@ func TestNameBoundaries(t *testing.T) {
 		t.Errorf("you doing alright: %s", r.Intent)
 	}
 }
+
+// "open up" opens what follows (a web site too); an answer made only of
+// ways to call the request off calls it off, even where a message is
+// asked for; a "please" that opens a message is the message's own.
+func TestAnswersThatCallOffOrAsk(t *testing.T) {
+	checkReadings(t, []readCase{
+		{"en", "open up example.org", "OPEN_URL", []string{`example.org`}},
+	})
+	h := newHarness(t)
+	r := h.ask("en", "text grandma", 0)
+	if r = h.ask("en", "forget it, never mind", r.Context.Ref); r.Intent != "cancel" {
+		t.Errorf("forget it, never mind: %s", r.Intent)
+	}
+	r = h.ask("en", "email bo@example.com", 0)
+	r = h.ask("en", "please call me back tonight", r.Context.Ref)
+	if _, d := actionJSON(t, r); !strings.Contains(d, `"body":"please call me back tonight"`) {
+		t.Errorf("please opening a body: %s", d)
+	}
+}

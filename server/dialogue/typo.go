@@ -78,6 +78,13 @@ func (s *speller) correct(w string) string {
 	if s.silentH && w[0] != 'h' && s.freq["h"+w] > 0 {
 		return "h" + w
 	}
+	// "yama", "yévame", "cabayo": most Spanish speakers say ll and y
+	// alike (yeísmo) and write one for the other.
+	if s.silentH {
+		if c := s.yeismo(w); c != "" {
+			return c
+		}
+	}
 	// "pondría", "cambiaría", "abriría": the conditional asks politely
 	// for what the imperative does; read before slips, which would make
 	// "pondria" "podria".
@@ -117,6 +124,26 @@ func (s *speller) correct(w string) string {
 	for c := byte('a'); c <= 'z'; c++ {
 		if word := string(c) + w; len(word) >= 5 && s.freq[word] > 0 && !s.known[w] {
 			return word
+		}
+	}
+	return ""
+}
+
+// yeismo gives the word w is with one "y" written as "ll" or one "ll" as
+// "y", when the patterns use it, else "".
+func (s *speller) yeismo(w string) string {
+	for i := 0; i < len(w); i++ {
+		var c string
+		switch {
+		case w[i] == 'y':
+			c = w[:i] + "ll" + w[i+1:]
+		case strings.HasPrefix(w[i:], "ll"):
+			c = w[:i] + "y" + w[i+2:]
+		default:
+			continue
+		}
+		if s.freq[c] > 0 {
+			return c
 		}
 	}
 	return ""

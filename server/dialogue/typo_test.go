@@ -25,7 +25,9 @@ func TestSpellerCorrects(t *testing.T) {
 		{"es", "emvia", "envia"},       // keys that touch
 		{"es", "larma", "alarma"},      // a first letter lost
 		{"es", "habre", "abre"},        // a silent first letter added
-		{"en", "vol", "volume"},        // shorthand of the language file
+		{"es", "yama", "llama"},        // y written for ll (yeísmo)
+		{"es", "yevame", "llevame"},
+		{"en", "vol", "volume"}, // shorthand of the language file
 		{"es", "crono", "cronometro"},
 		{"es", "navegaor", "navegador"}, // a letter left out before one too many ("navegar")
 		{"en", "newz", "news"},          // a closing s written as z (texting)

@@ -621,11 +621,25 @@ func (t *turn) secondReading(mt match) match {
 	if t.e.isChannel(song.text) || t.m.isChannelName(song.text) {
 		return match{intent: "CHANNEL_SELECT", rule: "a channel after \"play\"", slots: map[string]slotVal{"channel": {text: strings.TrimSpace(song.text)}}}
 	}
+	words := tokenize(song.text)
+	if len(words) > 2 && articles[words[0].norm] {
+		words = words[1:]
+	}
+	if len(words) > 1 && channelWords[words[0].norm] {
+		// "put on channel 7 for the game": the channel's number, whatever
+		// is said after it.
+		if _, n := t.m.parseNumber(words[1:]); n > 0 {
+			return match{intent: "CHANNEL_SELECT", rule: "a channel after \"play\"", slots: map[string]slotVal{"channel": {text: joinOrig(words[1 : 1+n])}}}
+		}
+	}
 	if alt, ok := t.m.understandExcept(t.toks, "PLAY_MUSIC"); ok && alt.literals >= 2 && alt.cost <= mt.cost+1.5 {
 		return alt
 	}
 	return mt
 }
+
+// channelWords name a TV channel before its number.
+var channelWords = map[string]bool{"channel": true, "canal": true}
 
 // titledTime reads a query that is nothing but a few words and a time
 // with a day or a part of the day ("dentist tmrw 3pm", "tomorrow 9am team

@@ -750,3 +750,12 @@ func TestAnswersThatCallOffOrAsk(t *testing.T) {
 		t.Errorf("please opening a body: %s", d)
 	}
 }
+
+// A channel asked for with "put on" and a reason after its number is the
+// channel, not music.
+func TestChannelWithAReason(t *testing.T) {
+	checkReadings(t, []readCase{
+		{"en", "put on channel 4 for the news", "CHANNEL_SELECT", []string{`"channel":"4"`}},
+		{"es", "pon el canal 5 para ver el partido", "CHANNEL_SELECT", []string{`"channel":"5"`}},
+	})
+}

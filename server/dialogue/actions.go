@@ -1015,7 +1015,7 @@ func (m *langModel) displayName(slot, canon string) string {
 // review"), or the title as it is.
 func calledTitle(title string) string {
 	words := strings.Fields(title)
-	for i := 1; i+1 < len(words) && i <= 3; i++ {
+	for i := 0; i+1 < len(words) && i <= 3; i++ {
 		switch fold(words[i]) {
 		case "called", "named", "titled", "llamada", "llamado", "titulada", "titulado":
 			return strings.Join(words[i+1:], " ")

@@ -759,3 +759,15 @@ func TestChannelWithAReason(t *testing.T) {
 		{"es", "pon el canal 5 para ver el partido", "CHANNEL_SELECT", []string{`"channel":"5"`}},
 	})
 }
+
+// An entry made with its kind, a title, a day and a range starts at the
+// range's start; "called X" names it X wherever it stands.
+func TestEntryWithARange(t *testing.T) {
+	h := newHarness(t)
+	checkReadings(t, []readCase{
+		{"en", "make an appointment with the plumber on friday from 10 am to 11 am", "SET_APPOINTMENT",
+			[]string{`"title":"Appointment with the plumber"`, `"start":"` + msAt(h.loc, 2026, 3, 6, 10, 0), `"end":"` + msAt(h.loc, 2026, 3, 6, 11, 0)}},
+		{"en", "create an event called choir on monday from 7 to 9 pm", "SET_APPOINTMENT",
+			[]string{`"title":"choir"`, `"start":"` + msAt(h.loc, 2026, 3, 9, 19, 0)}},
+	})
+}

@@ -372,6 +372,20 @@ func (t *turn) appointment(slots map[string]slotVal) reply {
 		title = kindName + " " + title
 		slots["title"] = slotVal{text: title}
 	}
+	if first, _, _ := strings.Cut(title, " "); t.filled == "" && referringTitle[fold(first)] {
+		title = "" // "put it in my calendar" names nothing itself
+	}
+	if title == "" && t.filled == "" {
+		// "I need to see the bank manager on Tuesday at 11 am, can you add
+		// that": the entry is what the other clause said.
+		if ttl, w, ok := t.referredEntry(); ok {
+			title = ttl
+			slots["title"] = slotVal{text: title}
+			if v, has := slots["time"]; !has || !v.when.complete() {
+				slots["time"] = w
+			}
+		}
+	}
 	if person := strings.TrimSpace(slots["person"].text); title == "" && person != "" {
 		title, _ = t.say("meeting_with", map[string]phr{"person": same(person), "kind": same(kindName)})
 		slots["title"] = slotVal{text: title}
@@ -1009,6 +1023,58 @@ func (m *langModel) displayName(slot, canon string) string {
 	}
 	return strings.ReplaceAll(canon, "_", " ")
 }
+
+// referredEntry reads a request that takes up with a pronoun ("can you
+// add that", "ponlo en el calendario") an entry another clause said: its
+// words before their time are the title. ok is false unless one clause
+// has the pronoun and another a title and a complete time.
+func (t *turn) referredEntry() (string, slotVal, bool) {
+	toks := t.toks
+	if t.said != nil {
+		toks = t.said
+	}
+	cs := t.m.clausesOf(toks)
+	refers := -1
+	for i, c := range cs {
+		for _, tok := range c {
+			if referringWords[tok.norm] {
+				refers = i
+			}
+		}
+	}
+	if refers < 0 {
+		return "", slotVal{}, false
+	}
+	for i, c := range cs {
+		if i == refers {
+			continue
+		}
+		for j := 1; j < len(c); j++ {
+			w, n := t.m.parseWhen(c[j:])
+			if n == 0 || !w.complete() || w.hasRel {
+				continue
+			}
+			words := c[:j]
+			for len(words) > 0 && t.m.fillers[words[0].norm] {
+				words = words[1:]
+			}
+			for len(words) > 0 && t.m.fillers[words[len(words)-1].norm] {
+				words = words[:len(words)-1]
+			}
+			if len(words) == 0 || len(words) > maxJotTitle+3 {
+				break
+			}
+			return spanText(words), slotVal{when: w}, true
+		}
+	}
+	return "", slotVal{}, false
+}
+
+// referringTitle are pronouns that open no title of their own.
+var referringTitle = map[string]bool{"it": true, "that": true, "eso": true, "esto": true}
+
+// referringWords take up what another clause said.
+var referringWords = map[string]bool{"that": true, "it": true, "this": true, "eso": true, "esto": true}
 
 // calledTitle gives the name after "called", "named" ("llamada", "que se
 // llame") in a title that says what it is first ("meeting called budget

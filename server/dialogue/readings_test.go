@@ -771,3 +771,16 @@ func TestEntryWithARange(t *testing.T) {
 			[]string{`"title":"choir"`, `"start":"` + msAt(h.loc, 2026, 3, 9, 19, 0)}},
 	})
 }
+
+// "can you add that", "put it in my calendar": the entry is what another
+// clause said, its words before their time the title.
+func TestEntryTakenUpByAPronoun(t *testing.T) {
+	h := newHarness(t)
+	checkReadings(t, []readCase{
+		{"en", "I need to drop off the suits on Monday at 5 pm, can you add that", "SET_APPOINTMENT",
+			[]string{`"title":"drop off the suits"`, msAt(h.loc, 2026, 3, 9, 17, 0)}},
+		{"en", "vet on saturday at 10 am, put it in my calendar", "SET_APPOINTMENT",
+			[]string{`"title":"vet"`, msAt(h.loc, 2026, 3, 7, 10, 0)}},
+		{"en", "put it in my calendar", "OPEN_ASR", nil},
+	})
+}

@@ -108,8 +108,11 @@ func (s *speller) correct(w string) string {
 		// Among words as near, a letter left out is the likelier slip
 		// than one typed too many: "navegaor" is "navegador", not the
 		// more used "navegar" (the patterns' frequency breaks the rest).
-		kind := slipKind(w, t.word)
-		if d := osaDistance(w, t.word, bestDist); (d < bestDist || d == bestDist && kind < bestKind) && !inflected(w, t.word) && !stemOf(w, t.word) && (d > 1 || likelySlip(w, t.word)) {
+		kind, limit := slipKind(w, t.word), bestDist-1
+		if kind < bestKind {
+			limit = bestDist // a tie would do
+		}
+		if d := osaDistance(w, t.word, limit); (d < bestDist || d == bestDist && kind < bestKind) && !inflected(w, t.word) && !stemOf(w, t.word) && (d > 1 || likelySlip(w, t.word)) {
 			best, bestDist, bestKind = t.word, d, kind
 		}
 	}

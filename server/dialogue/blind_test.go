@@ -75,41 +75,45 @@ var dev2Targets = map[string]blindTarget{
 }
 
 // dev3Targets sit just below what dev3 reaches (README, "Dialogue"):
-// round 3, en 1.000 / 0.985 / 11 of 11, es 0.992 / 0.985 / 6 of 6.
+// round 9, en 1.000 / 1.000 / 11 of 11, es 0.992 / 0.985 / 6 of 6.
 var dev3Targets = map[string]blindTarget{
-	"en": {action: 0.99, slots: 0.98, sequences: 0.90},
+	"en": {action: 0.99, slots: 0.99, sequences: 0.90},
 	"es": {action: 0.98, slots: 0.97, sequences: 0.83},
 }
 
 // dev4Targets sit just below what dev4 reaches (README, "Dialogue"):
-// round 4, en 0.984 / 0.972 / 24 of 24, es 0.992 / 0.959 / 9 of 9.
+// round 9, en 0.996 / 1.000 / 24 of 24, es 0.992 / 1.000 / 9 of 9 (each
+// with room for one more miss where the set is large enough).
 var dev4Targets = map[string]blindTarget{
-	"en": {action: 0.98, slots: 0.96, sequences: 0.95},
-	"es": {action: 0.99, slots: 0.95, sequences: 0.95},
+	"en": {action: 0.99, slots: 0.99, sequences: 0.95},
+	"es": {action: 0.99, slots: 0.98, sequences: 0.95},
 }
 
 // dev5Targets sit just below what dev5 reaches (README, "Dialogue"):
-// round 8, en 0.997 / 0.991 / 15 of 16, es 1.000 / 0.989 / 8 of 8.
+// round 9, en 0.997 / 0.995 / 16 of 16, es 1.000 / 1.000 / 8 of 8.
 var dev5Targets = map[string]blindTarget{
-	"en": {action: 0.99, slots: 0.98, sequences: 0.90},
+	"en": {action: 0.99, slots: 0.99, sequences: 0.93},
 	"es": {action: 0.99, slots: 0.98, sequences: 0.95},
 }
 
 // dev6Targets sit just below what dev6 reaches (README, "Dialogue"):
-// round 8, en 0.992 / 0.966 / 31 of 32, es 1.000 / 0.984 / 21 of 22.
+// round 9, en 1.000 / 0.993 / 32 of 32, es 1.000 / 1.000 / 22 of 22.
 var dev6Targets = map[string]blindTarget{
-	"en": {action: 0.98, slots: 0.96, sequences: 0.93},
-	"es": {action: 0.99, slots: 0.97, sequences: 0.93},
+	"en": {action: 0.99, slots: 0.98, sequences: 0.96},
+	"es": {action: 0.99, slots: 0.99, sequences: 0.95},
 }
 
 // dev7Target sits just below what dev7 reaches (README, "Dialogue"):
-// round 8, 0.990 / 0.967 / 41 of 43.
-var dev7Target = blindTarget{action: 0.98, slots: 0.96, sequences: 0.95}
+// round 9, 1.000 / 1.000 / 43 of 43.
+var dev7Target = blindTarget{action: 0.99, slots: 0.99, sequences: 0.97}
 
-// dev8Targets sit just below what dev8 reaches (README, "Dialogue").
+// dev8Targets sit just below what dev8 reaches (README, "Dialogue"):
+// round 9, en 0.997 / 0.994 / 32 of 32, es 1.000 / 1.000 / 12 of 12
+// (before tuning on it: en 0.968 / 0.935 / 30 of 32, es 0.980 / 0.961 /
+// 11 of 12).
 var dev8Targets = map[string]blindTarget{
-	"en": {action: 0.96, slots: 0.92, sequences: 0.87},
-	"es": {action: 0.97, slots: 0.95, sequences: 0.90},
+	"en": {action: 0.99, slots: 0.98, sequences: 0.96},
+	"es": {action: 0.99, slots: 0.98, sequences: 0.91},
 }
 
 func runBlind(t *testing.T, part, lang string, showFailures bool) {

@@ -784,3 +784,21 @@ func TestEntryTakenUpByAPronoun(t *testing.T) {
 		{"en", "put it in my calendar", "OPEN_ASR", nil},
 	})
 }
+
+// "tell X …" without "that" tells a message when a clause with its
+// subject follows; a thing told ("a joke", "the weather") or the speaker
+// as the one told is no message.
+func TestTellWithoutThat(t *testing.T) {
+	checkReadings(t, []readCase{
+		{"en", "tell Priya I'm stuck in traffic", "SEND_SMS", []string{`"contact":"Priya"`, `"text":"I'm stuck in traffic"`}},
+		{"en", "tell the team we're done for today", "SEND_SMS", []string{`"contact":"the team"`, `"text":"we're done for today"`}},
+		{"en", "tell me the weather in London", "", nil},
+		{"en", "tell the kids a joke", "", nil},
+	})
+	h := newHarness(t)
+	for q, want := range map[string]string{"tell me the weather in London": "weather", "tell the kids a joke": "joke", "please tell me who you are": "who_are_you"} {
+		if r := h.ask("en", q, 0); r.Intent != want {
+			t.Errorf("%q: %s, want %s", q, r.Intent, want)
+		}
+	}
+}

@@ -14,7 +14,7 @@ type blindTarget struct {
 }
 
 // Thresholds sit just below what the holdout set reached (README,
-// "Dialogue"): en 0.950 / 0.919 / 11 of 11, es 0.960 / 0.908 / 6 of 6,
+// "Dialogue"): en 0.950 / 0.927 / 11 of 11, es 0.960 / 0.908 / 6 of 6,
 // which meets the goal of 0.95 / 0.90 / 90 %. Dev must not fall below
 // them either.
 var blindTargets = map[string]blindTarget{
@@ -23,10 +23,10 @@ var blindTargets = map[string]blindTarget{
 }
 
 // holdout3Targets sit just below what the third author's held-back part
-// reached: en 0.942 / 0.940 / 4 of 6, es 0.975 / 0.953 / 3 of 3.
+// reached: round 9, en 0.955 / 0.964 / 5 of 6, es 0.975 / 0.977 / 3 of 3.
 var holdout3Targets = map[string]blindTarget{
-	"en": {action: 0.94, slots: 0.935, sequences: 0.66},
-	"es": {action: 0.97, slots: 0.95, sequences: 1.00},
+	"en": {action: 0.95, slots: 0.96, sequences: 0.83},
+	"es": {action: 0.97, slots: 0.97, sequences: 1.00},
 }
 
 func TestBlindDev(t *testing.T) {

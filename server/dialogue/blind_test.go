@@ -90,7 +90,7 @@ var dev4Targets = map[string]blindTarget{
 }
 
 // dev5Targets sit just below what dev5 reaches (README, "Dialogue"):
-// round 9, en 0.997 / 0.995 / 16 of 16, es 1.000 / 1.000 / 8 of 8.
+// round 9, en 1.000 / 1.000 / 16 of 16, es 1.000 / 1.000 / 8 of 8.
 var dev5Targets = map[string]blindTarget{
 	"en": {action: 0.99, slots: 0.99, sequences: 0.93},
 	"es": {action: 0.99, slots: 0.98, sequences: 0.95},
@@ -108,11 +108,11 @@ var dev6Targets = map[string]blindTarget{
 var dev7Target = blindTarget{action: 0.99, slots: 0.99, sequences: 0.97}
 
 // dev8Targets sit just below what dev8 reaches (README, "Dialogue"):
-// round 9, en 0.997 / 0.994 / 32 of 32, es 1.000 / 1.000 / 12 of 12
+// round 9, en 1.000 / 1.000 / 32 of 32, es 1.000 / 1.000 / 12 of 12
 // (before tuning on it: en 0.968 / 0.935 / 30 of 32, es 0.980 / 0.961 /
 // 11 of 12).
 var dev8Targets = map[string]blindTarget{
-	"en": {action: 0.99, slots: 0.98, sequences: 0.96},
+	"en": {action: 0.99, slots: 0.99, sequences: 0.96},
 	"es": {action: 0.99, slots: 0.98, sequences: 0.91},
 }
 

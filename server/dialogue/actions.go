@@ -130,6 +130,9 @@ func (t *turn) handle(intent string, slots map[string]slotVal) reply {
 		r.actions = act(intent, CancelTimerData{Label: label})
 	case "SET_APPOINTMENT":
 		r = t.appointment(slots)
+		if r.intent != "" {
+			intent = r.intent // an alarm after all ("a reminder alarm")
+		}
 	case "PLAY_MUSIC":
 		r = t.playMusic(slots)
 	case "POWER":
@@ -146,6 +149,9 @@ func (t *turn) handle(intent string, slots map[string]slotVal) reply {
 		r = t.feature(intent, slots)
 	case "OPEN_APP":
 		r = t.openApp(slots)
+		if len(r.actions) > 0 {
+			intent = r.actions[0].Action // a web site after all ("open up wikipedia.org")
+		}
 	case "OPEN_BROWSER":
 		r = t.reply("browser_opened", nil)
 		r.actions = act(intent, EmptyData{})
@@ -251,6 +257,11 @@ func (t *turn) timer(slots map[string]slotVal) reply {
 		if w, ok := slots["time"]; ok && w.when.complete() {
 			d.dur = w.when.resolve(t.now, t.loc, biasNone).Sub(t.now)
 		}
+		if d.dur <= 0 && t.filled == "" {
+			// "the patient in room 4 needs checking in 15 minutes, timer
+			// please": the length was said elsewhere in the query.
+			d.dur = t.findDuration()
+		}
 		if d.dur <= 0 {
 			return t.ask("duration", "ask_timer_duration", nil, slots)
 		}
@@ -264,6 +275,19 @@ func (t *turn) timer(slots map[string]slotVal) reply {
 // indefinite articles open a title without being part of it ("a call
 // with Marco").
 var indefinite = map[string]bool{"a": true, "an": true, "un": true, "una": true}
+
+// titleKinds are kinds of entry that belong to the title before them
+// ("team meeting", "board meeting"); "appointment" and "event" only say
+// that it is a calendar entry.
+var titleKinds = map[string]bool{"meeting": true}
+
+// alarmKinds end a title that names an alarm ("a reminder alarm").
+var alarmKinds = map[string]bool{"alarm": true, "alarma": true, "despertador": true}
+
+// kindOnly are words that name the kind of a calendar entry and nothing
+// else: a title of only that word is no title.
+var kindOnly = map[string]bool{"event": true, "appointment": true, "entry": true, "calendar event": true,
+	"evento": true, "cita": true, "entrada": true}
 
 // timeInTitle takes a time said inside a title out of it when the
 // appointment has no complete time: "apúntame que el jueves a las diez
@@ -304,6 +328,30 @@ func (t *turn) appointment(slots map[string]slotVal) reply {
 	if first, rest, ok := strings.Cut(title, " "); ok && indefinite[fold(first)] {
 		title = strings.TrimSpace(rest)
 	}
+	if tv, ok := slots["title"]; ok && t.filled == "" && title != "" && tv.end > tv.start && tv.end < len(t.toks) &&
+		titleKinds[t.toks[tv.end].norm] && strings.HasSuffix(spanText(t.toks[tv.start:tv.end]), title) {
+		// "put team meeting on my calendar", "a staff meeting on monday":
+		// a meeting is named with its kind, which the pattern read as its
+		// own word.
+		title += " " + t.toks[tv.end].orig
+		slots["title"] = slotVal{text: title}
+	}
+	if words := strings.Fields(fold(title)); t.filled == "" && len(words) > 0 && alarmKinds[words[len(words)-1]] {
+		// "put a reminder alarm for thursday at 6:10 pm": what is put in
+		// is an alarm, not a calendar entry called so.
+		alarm := map[string]slotVal{}
+		if w, ok := slots["time"]; ok {
+			alarm["time"] = w
+		}
+		return t.handle("SET_ALARM", alarm)
+	}
+	if t.filled == "" && kindOnly[fold(title)] {
+		// "add an event to my calendar", "apunta una cita": the kind of
+		// entry is no title; the title is asked for (or, with a time, the
+		// kind stands for it below).
+		title = ""
+		delete(slots, "title")
+	}
 	if named := calledTitle(title); named != title {
 		// "a meeting called budget review": the title is the name
 		title = named
@@ -323,6 +371,20 @@ func (t *turn) appointment(slots map[string]slotVal) reply {
 		// "add a meeting with the bank manager": the kind leads its title
 		title = kindName + " " + title
 		slots["title"] = slotVal{text: title}
+	}
+	if first, _, _ := strings.Cut(title, " "); t.filled == "" && referringTitle[fold(first)] {
+		title = "" // "put it in my calendar" names nothing itself
+	}
+	if title == "" && t.filled == "" {
+		// "I need to see the bank manager on Tuesday at 11 am, can you add
+		// that": the entry is what the other clause said.
+		if ttl, w, ok := t.referredEntry(); ok {
+			title = ttl
+			slots["title"] = slotVal{text: title}
+			if v, has := slots["time"]; !has || !v.when.complete() {
+				slots["time"] = w
+			}
+		}
 	}
 	if person := strings.TrimSpace(slots["person"].text); title == "" && person != "" {
 		title, _ = t.say("meeting_with", map[string]phr{"person": same(person), "kind": same(kindName)})
@@ -426,7 +488,11 @@ func (t *turn) call(slots map[string]slotVal) reply {
 	t.withPossessive(slots, "contact", "")
 	t.resolvePronoun(slots, "contact")
 	number := slots["phone"].text
-	contact := strings.TrimSpace(slots["contact"].text)
+	contact := phoneOwner(strings.TrimSpace(slots["contact"].text))
+	if cv := slots["contact"]; t.filled == "" && cv.end > cv.start && cv.end < len(t.toks) && phoneWords[t.toks[cv.end].norm] {
+		// "call my sister's mobile": the phone word ended the name
+		contact = strings.TrimSuffix(contact, "'s")
+	}
 	if number == "" && contact == "" {
 		return t.ask("contact", "ask_call_contact", nil, slots)
 	}
@@ -438,6 +504,35 @@ func (t *turn) call(slots map[string]slotVal) reply {
 	r.actions = act("MAKE_CALL", CallData{Contact: contact, Number: number})
 	return r
 }
+
+// phoneOwner gives the person whose phone a contact names: "el celular de
+// Mariana" and "mom's cell" call Mariana and mom, as the address book
+// knows them ("del vecino" keeps its article: "el vecino").
+func phoneOwner(contact string) string {
+	toks := tokenize(contact)
+	i := 0
+	if len(toks) > 0 && articles[toks[0].norm] {
+		i++
+	}
+	if i+2 < len(toks) && phoneWords[toks[i].norm] {
+		switch toks[i+1].norm {
+		case "de", "of":
+			return spanText(toks[i+2:])
+		case "del":
+			return "el " + spanText(toks[i+2:])
+		}
+	}
+	if n := len(toks); n >= 2 && phoneWords[toks[n-1].norm] {
+		if owner, ok := strings.CutSuffix(toks[n-2].orig, "'s"); ok && owner != "" {
+			return strings.TrimSuffix(spanText(toks[:n-1]), "'s")
+		}
+	}
+	return contact
+}
+
+// phoneWords name a person's phone.
+var phoneWords = map[string]bool{"phone": true, "cell": true, "cellphone": true, "mobile": true, "number": true,
+	"landline": true, "celular": true, "cel": true, "movil": true, "telefono": true, "fijo": true, "numero": true}
 
 // levelAfter finds, after the direction words, where the level ends: a
 // number after "to"/"al"/"hasta", or a word of the direction slot for the
@@ -556,9 +651,10 @@ func (t *turn) feature(intent string, slots map[string]slotVal) reply {
 
 func (t *turn) openApp(slots map[string]slotVal) reply {
 	app := strings.TrimSpace(slots["app"].text)
-	if first, rest, ok := strings.Cut(app, " "); ok && articles[fold(first)] {
+	if first, rest, ok := strings.Cut(app, " "); ok && (articles[fold(first)] || fold(first) == "up") {
 		// "la aplicación de la cámara": an app's name has no article,
-		// unlike a person's or a place's ("the office").
+		// unlike a person's or a place's ("the office"); nor the particle
+		// of "open up", "pull up".
 		app = strings.TrimSpace(rest)
 	}
 	if app == "" {
@@ -567,9 +663,41 @@ func (t *turn) openApp(slots map[string]slotVal) reply {
 	if u, n := t.m.parseURL(tokenize(app)); n > 0 {
 		return t.openURL(map[string]slotVal{"url": {text: u}})
 	}
+	app = knownApp(app)
 	r := t.reply("app_opened", map[string]phr{"app": same(app)})
 	r.actions = act("OPEN_APP", AppData{App: app})
 	return r
+}
+
+// knownApp gives the name of the app a request names (apps.json): by a
+// short name ("insta" -> instagram) or with a typing slip in a name of
+// five letters or more ("spotfy" -> spotify, the speller's rule for a
+// word it does not know); any other name as said.
+func knownApp(app string) string {
+	key := joinNorm(tokenize(app))
+	if name, ok := appNames[key]; ok {
+		if key == name {
+			return app // the name itself, as the person wrote it
+		}
+		return name
+	}
+	if len(key) < 5 || !lettersOnly(key) {
+		return app
+	}
+	best, ties := "", 0
+	for k, name := range appNames {
+		if len(k) >= 5 && k[0] == key[0] && osaDistance(key, k, 1) == 1 && likelySlip(key, k) {
+			if name != best {
+				ties++
+			}
+			best = name
+		}
+	}
+	if ties != 1 {
+		// near nothing, or near two apps: the name as said
+		return app
+	}
+	return best
 }
 
 func (t *turn) openURL(slots map[string]slotVal) reply {
@@ -896,12 +1024,64 @@ func (m *langModel) displayName(slot, canon string) string {
 	return strings.ReplaceAll(canon, "_", " ")
 }
 
+// referredEntry reads a request that takes up with a pronoun ("can you
+// add that", "ponlo en el calendario") an entry another clause said: its
+// words before their time are the title. ok is false unless one clause
+// has the pronoun and another a title and a complete time.
+func (t *turn) referredEntry() (string, slotVal, bool) {
+	toks := t.toks
+	if t.said != nil {
+		toks = t.said
+	}
+	cs := t.m.clausesOf(toks)
+	refers := -1
+	for i, c := range cs {
+		for _, tok := range c {
+			if referringWords[tok.norm] {
+				refers = i
+			}
+		}
+	}
+	if refers < 0 {
+		return "", slotVal{}, false
+	}
+	for i, c := range cs {
+		if i == refers {
+			continue
+		}
+		for j := 1; j < len(c); j++ {
+			w, n := t.m.parseWhen(c[j:])
+			if n == 0 || !w.complete() || w.hasRel {
+				continue
+			}
+			words := c[:j]
+			for len(words) > 0 && t.m.fillers[words[0].norm] {
+				words = words[1:]
+			}
+			for len(words) > 0 && t.m.fillers[words[len(words)-1].norm] {
+				words = words[:len(words)-1]
+			}
+			if len(words) == 0 || len(words) > maxJotTitle+3 {
+				break
+			}
+			return spanText(words), slotVal{when: w}, true
+		}
+	}
+	return "", slotVal{}, false
+}
+
+// referringTitle are pronouns that open no title of their own.
+var referringTitle = map[string]bool{"it": true, "that": true, "eso": true, "esto": true}
+
+// referringWords take up what another clause said.
+var referringWords = map[string]bool{"that": true, "it": true, "this": true, "eso": true, "esto": true}
+
 // calledTitle gives the name after "called", "named" ("llamada", "que se
 // llame") in a title that says what it is first ("meeting called budget
 // review"), or the title as it is.
 func calledTitle(title string) string {
 	words := strings.Fields(title)
-	for i := 1; i+1 < len(words) && i <= 3; i++ {
+	for i := 0; i+1 < len(words) && i <= 3; i++ {
 		switch fold(words[i]) {
 		case "called", "named", "titled", "llamada", "llamado", "titulada", "titulado":
 			return strings.Join(words[i+1:], " ")

@@ -14,7 +14,7 @@ type blindTarget struct {
 }
 
 // Thresholds sit just below what the holdout set reached (README,
-// "Dialogue"): en 0.950 / 0.919 / 11 of 11, es 0.960 / 0.908 / 6 of 6,
+// "Dialogue"): en 0.950 / 0.927 / 11 of 11, es 0.960 / 0.908 / 6 of 6,
 // which meets the goal of 0.95 / 0.90 / 90 %. Dev must not fall below
 // them either.
 var blindTargets = map[string]blindTarget{
@@ -23,10 +23,10 @@ var blindTargets = map[string]blindTarget{
 }
 
 // holdout3Targets sit just below what the third author's held-back part
-// reached: en 0.942 / 0.940 / 4 of 6, es 0.975 / 0.953 / 3 of 3.
+// reached: round 9, en 0.955 / 0.964 / 5 of 6, es 0.975 / 0.977 / 3 of 3.
 var holdout3Targets = map[string]blindTarget{
-	"en": {action: 0.94, slots: 0.935, sequences: 0.66},
-	"es": {action: 0.97, slots: 0.95, sequences: 1.00},
+	"en": {action: 0.95, slots: 0.96, sequences: 0.83},
+	"es": {action: 0.97, slots: 0.97, sequences: 1.00},
 }
 
 func TestBlindDev(t *testing.T) {
@@ -35,7 +35,7 @@ func TestBlindDev(t *testing.T) {
 	}
 }
 
-// The later authors' development sets (dev2 to dev7; who wrote each and
+// The later authors' development sets (dev2 to dev8; who wrote each and
 // how: testdata/blind/README.md), each scored apart so that what was tuned
 // on one does not hide how it generalises, each tunable.
 func TestBlindLaterDevs(t *testing.T) {
@@ -43,7 +43,7 @@ func TestBlindLaterDevs(t *testing.T) {
 		part    string
 		targets map[string]blindTarget
 	}{{"dev2", dev2Targets}, {"dev3", dev3Targets}, {"dev4", dev4Targets}, {"dev5", dev5Targets},
-		{"dev6", dev6Targets}, {"dev7", map[string]blindTarget{"en": dev7Target}}}
+		{"dev6", dev6Targets}, {"dev7", map[string]blindTarget{"en": dev7Target}}, {"dev8", dev8Targets}}
 	for _, set := range sets {
 		for _, lang := range languages {
 			if want, ok := set.targets[lang]; ok {
@@ -75,36 +75,46 @@ var dev2Targets = map[string]blindTarget{
 }
 
 // dev3Targets sit just below what dev3 reaches (README, "Dialogue"):
-// round 3, en 1.000 / 0.985 / 11 of 11, es 0.992 / 0.985 / 6 of 6.
+// round 9, en 1.000 / 1.000 / 11 of 11, es 0.992 / 0.985 / 6 of 6.
 var dev3Targets = map[string]blindTarget{
-	"en": {action: 0.99, slots: 0.98, sequences: 0.90},
+	"en": {action: 0.99, slots: 0.99, sequences: 0.90},
 	"es": {action: 0.98, slots: 0.97, sequences: 0.83},
 }
 
 // dev4Targets sit just below what dev4 reaches (README, "Dialogue"):
-// round 4, en 0.984 / 0.972 / 24 of 24, es 0.992 / 0.959 / 9 of 9.
+// round 9, en 0.996 / 1.000 / 24 of 24, es 0.992 / 1.000 / 9 of 9 (each
+// with room for one more miss where the set is large enough).
 var dev4Targets = map[string]blindTarget{
-	"en": {action: 0.98, slots: 0.96, sequences: 0.95},
-	"es": {action: 0.99, slots: 0.95, sequences: 0.95},
+	"en": {action: 0.99, slots: 0.99, sequences: 0.95},
+	"es": {action: 0.99, slots: 0.98, sequences: 0.95},
 }
 
 // dev5Targets sit just below what dev5 reaches (README, "Dialogue"):
-// round 8, en 0.997 / 0.991 / 15 of 16, es 1.000 / 0.989 / 8 of 8.
+// round 9, en 1.000 / 1.000 / 16 of 16, es 1.000 / 1.000 / 8 of 8.
 var dev5Targets = map[string]blindTarget{
-	"en": {action: 0.99, slots: 0.98, sequences: 0.90},
+	"en": {action: 0.99, slots: 0.99, sequences: 0.93},
 	"es": {action: 0.99, slots: 0.98, sequences: 0.95},
 }
 
 // dev6Targets sit just below what dev6 reaches (README, "Dialogue"):
-// round 8, en 0.992 / 0.966 / 31 of 32, es 1.000 / 0.984 / 21 of 22.
+// round 9, en 1.000 / 0.993 / 32 of 32, es 1.000 / 1.000 / 22 of 22.
 var dev6Targets = map[string]blindTarget{
-	"en": {action: 0.98, slots: 0.96, sequences: 0.93},
-	"es": {action: 0.99, slots: 0.97, sequences: 0.93},
+	"en": {action: 0.99, slots: 0.98, sequences: 0.96},
+	"es": {action: 0.99, slots: 0.99, sequences: 0.95},
 }
 
 // dev7Target sits just below what dev7 reaches (README, "Dialogue"):
-// round 8, 0.990 / 0.967 / 41 of 43.
-var dev7Target = blindTarget{action: 0.98, slots: 0.96, sequences: 0.95}
+// round 9, 1.000 / 1.000 / 43 of 43.
+var dev7Target = blindTarget{action: 0.99, slots: 0.99, sequences: 0.97}
+
+// dev8Targets sit just below what dev8 reaches (README, "Dialogue"):
+// round 9, en 1.000 / 1.000 / 32 of 32, es 1.000 / 1.000 / 12 of 12
+// (before tuning on it: en 0.968 / 0.935 / 30 of 32, es 0.980 / 0.961 /
+// 11 of 12).
+var dev8Targets = map[string]blindTarget{
+	"en": {action: 0.99, slots: 0.99, sequences: 0.96},
+	"es": {action: 0.99, slots: 0.98, sequences: 0.91},
+}
 
 func runBlind(t *testing.T, part, lang string, showFailures bool) {
 	runBlindWant(t, part, lang, showFailures, blindTargets[lang])

@@ -14,6 +14,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"maps"
 	"math"
 	"math/rand/v2"
 	"strings"
@@ -248,6 +249,7 @@ func (e *Engine) begin(ctx context.Context, req Request) (t *turn, q, unread str
 	}
 	toks := m.joinSplit(tokenize(q))
 	m.correctTokens(toks)
+	toks = m.fluent(toks)
 	t = &turn{e: e, ctx: ctx, m: m, req: req, lang: lang, now: now, loc: loc, toks: toks, langFrom: langFrom}
 	if req.Ref == 0 && strings.TrimSpace(req.Lang) != "" {
 		if other := e.detectLang(q); other != lang {
@@ -256,6 +258,7 @@ func (e *Engine) begin(ctx context.Context, req Request) (t *turn, q, unread str
 			if _, ok := m.understand(toks); !ok {
 				otoks := e.models[other].joinSplit(tokenize(q))
 				e.models[other].correctTokens(otoks)
+				otoks = e.models[other].fluent(otoks)
 				if _, ok := e.models[other].understand(otoks); ok {
 					lang, m = other, e.models[other]
 					t.lang, t.m, t.toks, t.langFrom = lang, m, otoks, "detected over the request's "+t.lang
@@ -374,7 +377,7 @@ func (t *turn) respond(conv *conversation) reply {
 		mt, understood := t.m.understand(t.toks)
 		// "never mind" cancels; "practice is cancelled" answering "what
 		// should it say?" is the message.
-		if understood && mt.intent == "cancel" && (!t.awaitsFreeText(conv) || mt.skipped == 0) {
+		if understood && mt.intent == "cancel" && (!t.awaitsFreeText(conv) || mt.skipped == 0 || t.onlyCancels()) {
 			return t.handle("cancel", nil)
 		}
 		// "never mind, play some jazz instead", "forget the email, what's
@@ -402,7 +405,13 @@ func (t *turn) respond(conv *conversation) reply {
 			}
 		}
 		if i, open := t.m.slotIndex[conv.awaiting]; understood && mt.intent == conv.intent && open && !t.m.slots[i].verbatim {
-			if _, has := mt.slots[conv.awaiting]; has && mt.literals >= 1 {
+			_, has := mt.slots[conv.awaiting]
+			if typed, ok := preferTyped[conv.awaiting]; ok && !has {
+				// "Who do you want to call?" - "call the number five five
+				// five, ...": a number stands for the contact asked for.
+				_, has = mt.slots[typed]
+			}
+			if has && mt.literals >= 1 {
 				// "Who do you want to call?" - "call to my friend Carlos":
 				// the answer says the request again, with what was missing.
 				for name, v := range conv.slots {
@@ -506,13 +515,21 @@ func (t *turn) fresh() reply {
 			}
 		}
 	}
+	if moved := objectFirst(t.toks); short && moved != nil {
+		// "the stopwatch, restart it from zero", "the kitchen timer, set
+		// it for 12 minutes": the object said first and taken up by a
+		// pronoun is read in its place, as the patterns have it.
+		if alt, altOK := t.m.understand(moved); altOK && alt.literals+alt.optional >= 2 && (!ok || alt.cost < mt.cost) {
+			t.toks, mt, ok = moved, alt, true
+		}
+	}
 	if !ok && short {
 		// "well hello, good morning to you, lovely to hear your voice":
 		// people wrap a request in clauses of their own. When the whole
 		// reads as nothing, the clause that reads best is the request.
 		// A request wins over the small talk around it ("oh hello dear,
 		// would you tell me what the weather will be like").
-		for _, c := range clauses(t.toks) {
+		for _, c := range t.m.clausesOf(t.toks) {
 			alt, altOK := t.m.understand(c)
 			if !altOK {
 				continue
@@ -523,13 +540,58 @@ func (t *turn) fresh() reply {
 			}
 		}
 	}
+	if ok && short {
+		// A request said in one clause of several: the whole reads as it
+		// with words left over ("okay so I have a flight at 6 am, wake me
+		// at 4 am please" took the flight's time) or would have to ask for
+		// something ("would you call my daughter for me, please, my
+		// daughter", "put on some jazz for the line, it's a slow night"
+		// read as an entry with no time). A clause that reads with nothing
+		// left over and asks for nothing is the request: of the same
+		// intent with every value the whole had, or of any intent with two
+		// anchors (or read closer) when the whole would ask.
+		asks := -1 // unknown until needed
+		// (the clauses of the words as said: a second reading above may
+		// have moved them)
+		for _, c := range t.m.clausesOf(t.said) {
+			if mt.skipped == 0 && asks == 0 {
+				break
+			}
+			alt, altOK := t.m.understand(c)
+			if !altOK || alt.skipped > 0 {
+				continue
+			}
+			same := alt.intent == mt.intent && mt.skipped > 0 && hasSlotsOf(alt, mt) && overrides(alt, mt, c)
+			if !same {
+				if asks < 0 {
+					asks = 0
+					if t.wouldAsk(mt, t.toks) {
+						asks = 1
+					}
+				}
+				if asks == 0 || t.m.anchors(alt) < 2 && alt.cost >= mt.cost {
+					continue
+				}
+			}
+			if !t.wouldAsk(alt, c) {
+				t.toks, mt = c, alt
+				break
+			}
+		}
+	}
 	if short {
 		// "wake me at 6 if that's not too much trouble", "start a
 		// stopwatch for me so I can time my walk": a closing condition or
 		// purpose is the speaker's own, not part of the request, unless
 		// the reading carries it in a message or a title.
-		if cut := t.m.sideClause(t.toks); cut != nil && (!ok || !t.carriesFrom(mt, len(cut))) {
-			if alt, altOK := t.m.understand(cut); altOK && (!ok || alt.literals+alt.optional >= 2) {
+		// A title or message that carries the clause keeps it, unless
+		// without it the words read more closely as another request
+		// ("put do not disturb mode on until I wake" is no entry titled
+		// so).
+		if cut := t.m.sideClause(t.toks); cut != nil {
+			carried := ok && t.carriesFrom(mt, len(cut))
+			if alt, altOK := t.m.understand(cut); altOK && (!ok || alt.literals+alt.optional >= 2) &&
+				(!carried || alt.intent != mt.intent && alt.cost < mt.cost) {
 				t.toks, mt, ok = cut, alt, true
 			}
 		}
@@ -559,11 +621,25 @@ func (t *turn) secondReading(mt match) match {
 	if t.e.isChannel(song.text) || t.m.isChannelName(song.text) {
 		return match{intent: "CHANNEL_SELECT", rule: "a channel after \"play\"", slots: map[string]slotVal{"channel": {text: strings.TrimSpace(song.text)}}}
 	}
+	words := tokenize(song.text)
+	if len(words) > 2 && articles[words[0].norm] {
+		words = words[1:]
+	}
+	if len(words) > 1 && channelWords[words[0].norm] {
+		// "put on channel 7 for the game": the channel's number, whatever
+		// is said after it.
+		if _, n := t.m.parseNumber(words[1:]); n > 0 {
+			return match{intent: "CHANNEL_SELECT", rule: "a channel after \"play\"", slots: map[string]slotVal{"channel": {text: joinOrig(words[1 : 1+n])}}}
+		}
+	}
 	if alt, ok := t.m.understandExcept(t.toks, "PLAY_MUSIC"); ok && alt.literals >= 2 && alt.cost <= mt.cost+1.5 {
 		return alt
 	}
 	return mt
 }
+
+// channelWords name a TV channel before its number.
+var channelWords = map[string]bool{"channel": true, "canal": true}
 
 // titledTime reads a query that is nothing but a few words and a time
 // with a day or a part of the day ("dentist tmrw 3pm", "tomorrow 9am team
@@ -817,6 +893,36 @@ func (m *langModel) verbInside(toks []token) [][]token {
 	return out
 }
 
+// objectFirst gives "the stopwatch, restart it from zero" as "restart the
+// stopwatch from zero": a few words set off by a comma, then a verb whose
+// object pronoun ("it", "them") stands for them, within two words of it;
+// nil when the query is not so.
+func objectFirst(toks []token) []token {
+	for k := 1; k <= maxObjectWords && k < len(toks)-1; k++ {
+		if !commaAfter(toks[k-1]) {
+			continue
+		}
+		for p := k + 1; p <= k+2 && p < len(toks); p++ {
+			if objectPronouns[toks[p].norm] {
+				out := make([]token, 0, len(toks))
+				out = append(out, toks[k:p]...)
+				out = append(out, toks[:k]...)
+				return append(out, toks[p+1:]...)
+			}
+		}
+		return nil
+	}
+	return nil
+}
+
+// objectPronouns take up an object said before the verb (Spanish joins
+// its pronoun to the verb, which the speller takes off).
+var objectPronouns = map[string]bool{"it": true, "them": true}
+
+// maxObjectWords is the longest object said first ("the timer for the
+// pasta").
+const maxObjectWords = 5
+
 // maxVerbMoves bounds the second readings verbInside offers.
 const maxVerbMoves = 2
 
@@ -839,8 +945,12 @@ func (m *langModel) sideClause(toks []token) []token {
 }
 
 // clauseOpeners start a condition or a purpose (one word, or two).
+// "Until" with a person ("until I wake", "hasta que llegue") says how long
+// the speaker wants something, which no action carries; "until 3 pm" is a
+// time and stays.
 var clauseOpeners = map[string]bool{"if": true, "so that": true, "so i": true, "so we": true, "because": true,
-	"si": true, "para que": true, "porque": true}
+	"until i": true, "until we": true, "till i": true, "till we": true,
+	"si": true, "para que": true, "porque": true, "hasta que": true}
 
 // maxSideClause is the most words a closing side clause has.
 const maxSideClause = 10
@@ -875,6 +985,81 @@ func (t *turn) findClock() (slotVal, bool) {
 		}
 	}
 	return slotVal{}, false
+}
+
+// onlyCancels reports whether every clause of the query, each read whole,
+// calls the request off ("never mind, forget it"): no message says only
+// that.
+func (t *turn) onlyCancels() bool {
+	cs := t.m.clausesOf(t.toks)
+	for _, c := range cs {
+		if mt, ok := t.m.understand(c); !ok || mt.intent != "cancel" || mt.skipped > 0 {
+			return false
+		}
+	}
+	return len(cs) > 1
+}
+
+// wouldAsk reports whether answering the reading mt of toks would ask for
+// something still missing. It changes nothing (a dry run, as Understand
+// reads) and asks no information source.
+func (t *turn) wouldAsk(mt match, toks []token) bool {
+	probe := *t
+	probe.dry, probe.toks, probe.read = true, toks, nil
+	probe.completeTime(&mt)
+	return probe.handle(mt.intent, maps.Clone(mt.slots)).ask != ""
+}
+
+// overrides reports whether the clause's reading alt says again, in its
+// own words, a value the whole's reading mt took from words outside the
+// clause ("6 am" of "I have a flight at 6 am, wake me at 4 am"). A value
+// the clause only completes is no such thing: "the friday alarm, set it
+// for 5:45 am" keeps its Friday, the whole's reading merging both.
+func overrides(alt, mt match, clause []token) bool {
+	words := " " + joinNorm(clause) + " "
+	for name, v := range mt.slots {
+		w := joinNorm(tokenize(v.text))
+		if w == "" || strings.Contains(words, " "+w+" ") {
+			continue
+		}
+		a := alt.slots[name]
+		if name == "time" {
+			if a.when.hasClock && v.when.hasClock || a.when.day != dayNone && v.when.day != dayNone {
+				return true
+			}
+			continue
+		}
+		if !strings.EqualFold(a.text, v.text) {
+			return true
+		}
+	}
+	return false
+}
+
+// hasSlotsOf reports whether a holds a value for every slot b holds.
+func hasSlotsOf(a, b match) bool {
+	for name := range b.slots {
+		if _, ok := a.slots[name]; !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// findDuration gives a length said anywhere in the query ("…needs
+// checking in 15 minutes, timer please"), 0 when there is none: a
+// timer asked for without one takes it, as an alarm takes a clock.
+func (t *turn) findDuration() time.Duration {
+	toks := t.toks
+	if t.said != nil {
+		toks = t.said
+	}
+	for j := range toks {
+		if d, n := t.m.parseDuration(toks[j:]); n > 0 && d > 0 {
+			return d
+		}
+	}
+	return 0
 }
 
 // findDay takes a day named outside the pattern's slots ("what's the
@@ -1017,15 +1202,12 @@ func (t *turn) followUp(conv *conversation) reply {
 			break
 		}
 	}
-	switch {
-	case changed:
+	if changed {
 		return t.handle(conv.intent, slots)
-	case understood:
-		t.completeTime(&mt)
-		return t.handleMatch(mt)
 	}
-	// not a refinement: a new request, read as any other ("my train
-	// leaves at 7:40, set an alarm for then" after a weather answer)
+	// not a refinement: a new request, read as any other, with its second
+	// readings ("my train leaves at 7:40, set an alarm for then", "oh and
+	// before I forget, call my sister" after a weather answer)
 	return t.fresh()
 }
 
@@ -1148,6 +1330,12 @@ var messageLeads = [][]string{{"the", "message", "should", "say"}, {"the", "emai
 // least one word.
 func (m *langModel) messageLeadOff(toks []token) []token {
 	for len(toks) > 1 && (interjections[toks[0].norm] || messageOpeners[toks[0].norm]) {
+		if politeWords[toks[0].norm] && !commaAfter(toks[0]) && !m.leadsMessage(toks[1:]) {
+			// "please send me the March receipts" asks the reader: the
+			// "please" is the message's own, unless it hands the message
+			// over ("please, …", "please tell her …").
+			break
+		}
 		toks = toks[1:]
 	}
 	for _, lead := range messageLeads {
@@ -1160,6 +1348,20 @@ func (m *langModel) messageLeadOff(toks []token) []token {
 		}
 	}
 	return toks
+}
+
+// politeWords ask politely; before a message they may be its own.
+var politeWords = map[string]bool{"please": true, "porfa": true}
+
+// leadsMessage reports whether toks start with words that hand a message
+// over ("tell her", "say").
+func (m *langModel) leadsMessage(toks []token) bool {
+	for _, lead := range messageLeads {
+		if len(toks) > len(lead) && phraseNorms(toks, lead) {
+			return true
+		}
+	}
+	return false
 }
 
 func phraseNorms(toks []token, words []string) bool {

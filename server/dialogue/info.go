@@ -65,6 +65,11 @@ func (t *turn) where(slots map[string]slotVal) (Where, bool) {
 			toks = toks[:len(toks)-1]
 		}
 		if len(toks) > 0 && named {
+			// A well-known place goes by its listed name ("París",
+			// "paris" -> "Paris"), as the city files' names do.
+			if name, ok := worldPlaces[foldedWords(toks)]; ok {
+				return Where{City: name}, true
+			}
 			return Where{City: joinOrig(toks)}, true
 		}
 		// the words were not a place: a city named elsewhere in the query
@@ -447,11 +452,7 @@ func (t *turn) timeNow(slots map[string]slotVal) reply {
 // a pronoun, possessive, question word or auxiliary among them
 // (notPlaces in the language file) means the speaker went on talking.
 func (m *langModel) notPlace(toks []token) bool {
-	words := make([]string, len(toks))
-	for i, tok := range toks {
-		words[i] = fold(tok.orig)
-	}
-	if _, ok := worldPlaces[strings.Join(words, " ")]; ok {
+	if _, ok := worldPlaces[foldedWords(toks)]; ok {
 		return false
 	}
 	for _, tok := range toks {
@@ -460,4 +461,13 @@ func (m *langModel) notPlace(toks []token) bool {
 		}
 	}
 	return false
+}
+
+// foldedWords gives the words as typed, folded, as places.json is keyed.
+func foldedWords(toks []token) string {
+	words := make([]string, len(toks))
+	for i, tok := range toks {
+		words[i] = fold(tok.orig)
+	}
+	return strings.Join(words, " ")
 }

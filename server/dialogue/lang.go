@@ -35,6 +35,18 @@ type langFile struct {
 	// cold outside, would I need my coat", "the temperature going to be")
 	// is not a place, and the question is about where the user is.
 	NotPlaces []string `json:"notPlaces"`
+	// Hesitations are sounds a speaker makes while thinking ("um", "uh",
+	// "eh"); Exclamations open a query with a reaction ("oh", "oops",
+	// "ay"), carried on by the Exclaimed words after them ("oh shoot",
+	// "ay no"); Discourse phrases are fillers when commas set them off
+	// (", like,", ", you know,"). None is part of a request (fluent.go).
+	Hesitations  []string `json:"hesitations"`
+	Exclamations []string `json:"exclamations"`
+	Exclaimed    []string `json:"exclaimed"`
+	Discourse    []string `json:"discourse"`
+	// Manner phrases say how soon the speaker wants something ("real
+	// quick", "al toque"): never the end of a name.
+	Manner []string `json:"manner"`
 	// Shorthand maps words people shorten when they type ("vol", "nav",
 	// "rst") to the word the patterns use; read like a typing slip.
 	Shorthand map[string]string `json:"shorthand"`
@@ -118,16 +130,19 @@ type langModel struct {
 	fillers   map[string]bool
 	asides    map[string]bool
 	notPlaces map[string]bool
-	numbers   map[string]int
-	timeWords phraseTable
-	spoken    map[string]string
-	display   map[string]map[string]string
-	slots     []*slotDef
-	slotIndex map[string]int
-	patterns  []Pattern
-	variants  []variant
-	index     map[string][]int32 // indexed word -> variants containing it
-	leads     map[string]bool    // words a pattern starts with ("set", "pon")
+	// spoken disfluencies (fluent.go)
+	hesitations, exclamations, exclaimed map[string]bool
+	discourse, manner                    [][]string
+	numbers                              map[string]int
+	timeWords                            phraseTable
+	spoken                               map[string]string
+	display                              map[string]map[string]string
+	slots                                []*slotDef
+	slotIndex                            map[string]int
+	patterns                             []Pattern
+	variants                             []variant
+	index                                map[string][]int32 // indexed word -> variants containing it
+	leads                                map[string]bool    // words a pattern starts with ("set", "pon")
 	// intentWords holds the words of each intent's patterns, which end
 	// no name of that intent ("channel 3 on the tv", "photos application")
 	intentWords map[string]map[string]bool
@@ -149,10 +164,13 @@ var (
 	// worldPlaces maps the folded names of well-known places outside
 	// the sandbox (places.json) to their written names.
 	worldPlaces map[string]string
-	loadOnce    sync.Once
-	models      map[string]*langModel
-	cityTable   []city
-	loadErr     error
+	// appNames maps the folded names and short names of apps.json to the
+	// app's name.
+	appNames  map[string]string
+	loadOnce  sync.Once
+	models    map[string]*langModel
+	cityTable []city
+	loadErr   error
 )
 
 // loadModels compiles the embedded language files once per process; the
@@ -165,6 +183,9 @@ func loadModels() (map[string]*langModel, error) {
 		}
 		fsys := assets.Sub("dialogue")
 		if worldPlaces, loadErr = loadPlaces(fsys); loadErr != nil {
+			return
+		}
+		if appNames, loadErr = loadApps(fsys); loadErr != nil {
 			return
 		}
 		for _, lang := range languages {
@@ -197,6 +218,32 @@ func loadPlaces(fsys fs.FS) (map[string]string, error) {
 		// before "París").
 		if k := joinNorm(tokenize(n)); out[k] == "" {
 			out[k] = n
+		}
+	}
+	return out, nil
+}
+
+// loadApps reads apps.json: every app's name and short names, folded, to
+// the name.
+func loadApps(fsys fs.FS) (map[string]string, error) {
+	raw, err := fs.ReadFile(fsys, "apps.json")
+	if err != nil {
+		return nil, fmt.Errorf("dialogue data apps: %w", err)
+	}
+	var f struct {
+		Apps map[string][]string `json:"apps"`
+	}
+	if err := json.Unmarshal(raw, &f); err != nil {
+		return nil, fmt.Errorf("dialogue data apps: %w", err)
+	}
+	out := map[string]string{}
+	for name, shorts := range f.Apps {
+		for _, w := range append([]string{name}, shorts...) {
+			k := joinNorm(tokenize(w))
+			if other, dup := out[k]; dup && other != name {
+				return nil, fmt.Errorf("dialogue data apps: %q names both %s and %s", w, other, name)
+			}
+			out[k] = name
 		}
 	}
 	return out, nil
@@ -282,6 +329,7 @@ func compileModel(lang string, f langFile) (*langModel, error) {
 		fillers:     map[string]bool{},
 		asides:      map[string]bool{},
 		notPlaces:   map[string]bool{},
+		hesitations: map[string]bool{}, exclamations: map[string]bool{}, exclaimed: map[string]bool{},
 		numbers:     map[string]int{},
 		slotIndex:   map[string]int{},
 		index:       map[string][]int32{},
@@ -305,6 +353,18 @@ func compileModel(lang string, f langFile) (*langModel, error) {
 	}
 	for _, w := range f.NotPlaces {
 		m.notPlaces[fold(w)] = true
+	}
+	for set, words := range map[*map[string]bool][]string{&m.hesitations: f.Hesitations,
+		&m.exclamations: f.Exclamations, &m.exclaimed: f.Exclaimed} {
+		for _, w := range words {
+			(*set)[fold(w)] = true
+		}
+	}
+	for _, p := range f.Discourse {
+		m.discourse = append(m.discourse, strings.Fields(fold(p)))
+	}
+	for _, p := range f.Manner {
+		m.manner = append(m.manner, strings.Fields(fold(p)))
 	}
 	for _, c := range f.Courtesy {
 		seq, err := parsePattern(c)
@@ -432,10 +492,22 @@ func compileModel(lang string, f langFile) (*langModel, error) {
 			}
 			firsts := map[string]bool{}
 			for p := range def.values {
-				first, _, _ := strings.Cut(p, " ")
-				if !firsts[first] {
-					firsts[first] = true
-					def.firsts = append(def.firsts, first)
+				words := strings.Fields(p)
+				// The index leaves fillers out, so a phrase that opens with
+				// one ("do not disturb") is found by its first other word
+				// too: "do not disturb on" was no candidate of "{feature} on".
+				lead := []string{words[0]}
+				for _, w := range words {
+					if !m.fillers[w] {
+						lead = append(lead, w)
+						break
+					}
+				}
+				for _, w := range lead {
+					if !firsts[w] {
+						firsts[w] = true
+						def.firsts = append(def.firsts, w)
+					}
 				}
 			}
 			sort.Strings(def.firsts)
@@ -575,6 +647,12 @@ func compileModel(lang string, f langFile) (*langModel, error) {
 	m.spell.shorthand = map[string]string{}
 	m.spell.silentH = lang == "es"
 	for k, v := range f.Shorthand {
+		// The speller reads shorthand only in words it does not know, so
+		// an abbreviation a pattern also holds ("how r u") would never be
+		// expanded anywhere else ("what r u" stayed "r", not "are").
+		if _, inPattern := m.vocab[fold(k)]; inPattern {
+			return nil, fmt.Errorf("dialogue data %s: shorthand %q is a word the language file holds; write the full word in the pattern", lang, k)
+		}
 		m.spell.shorthand[fold(k)] = fold(v)
 	}
 	return m, nil

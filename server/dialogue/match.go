@@ -426,6 +426,15 @@ func (q *queryCtx) align(v *variant, bound float32) (match, bool) {
 			if openEnd > pj {
 				def := q.m.slots[v.elems[pi].slot]
 				end := openEnd
+				if tellsMessage(v, pi+1) && def.perWord == costShortWord {
+					// "tell me who you are": the speaker is nobody's
+					// contact, said before the name or at its start.
+					for k := max(0, pj-1); k < end && (k <= pj || q.m.fillers[q.toks[k].norm]); k++ {
+						if selfWords[q.toks[k].norm] {
+							return match{}, false
+						}
+					}
+				}
 				if !def.verbatim {
 					// "phone to Maria", "email to anna@mail.com": a name
 					// starts after the words that lead to it, but keeps
@@ -473,12 +482,29 @@ func (q *queryCtx) align(v *variant, bound float32) (match, bool) {
 					for end > pj+1 && (q.m.fillers[q.toks[end-1].norm] || iw[q.toks[end-1].norm]) {
 						end--
 					}
+					// "call Marco real quick", "márcale a Jhonatan al
+					// toque": how soon is no part of a name.
+					if n := q.m.mannerBefore(q.toks[pj:end]); n > 0 && end-n > pj {
+						end -= n
+					}
+				}
+				// A name does not run across a clause: "what's going on in
+				// the world, headlines please" names no place "the world,
+				// headlines". Messages and titles take any words.
+				if !def.verbatim && spansComma(q.toks[pj:end]) {
+					return match{}, false
 				}
 				// A name is a few words: "start a stopwatch for me so I
 				// can time my walk" names no app, it asks for something
 				// else.
 				if limit, named := nameWords[def.name]; named && end-pj > limit ||
 					def.perWord == costShortWord && end-pj > maxPersonWords {
+					return match{}, false
+				}
+				if messageSlots[def.name] && tellsMessage(v, pi) && !subjects[q.toks[pj].norm] {
+					// "tell Rosa I left the keys under the mat" tells a
+					// message, a clause with its subject; "tell the kids a
+					// joke", "tell me the weather" tell a thing.
 					return match{}, false
 				}
 				text := q.span(pj, end)
@@ -680,3 +706,28 @@ const maxPersonWords = 5
 // maxTimeWords is the longest day or time said after a name that the
 // name gives back ("on friday the 6th at half past ten").
 const maxTimeWords = 8
+
+// spansComma reports whether a comma was typed between two of toks.
+func spansComma(toks []token) bool {
+	for _, t := range toks[:max(0, len(toks)-1)] {
+		if commaAfter(t) {
+			return true
+		}
+	}
+	return false
+}
+
+// tellsMessage reports whether step i of v is a message told right after
+// its contact, without "that" ("tell {contact} {message}").
+func tellsMessage(v *variant, i int) bool {
+	return i >= 2 && i < len(v.elems) && v.elems[i].slot >= 0 && v.elems[i-1].slot >= 0 && containsWord(v.elems[i-2].words, "tell")
+}
+
+// selfWords name the speaker, never the one a message is told to.
+var selfWords = map[string]bool{"me": true, "myself": true, "us": true}
+
+// subjects open a clause: a message told without "that" starts with one.
+var subjects = map[string]bool{"i": true, "i'm": true, "im": true, "i'll": true, "i've": true, "ive": true, "i'd": true,
+	"we": true, "we're": true, "we'll": true, "we've": true, "he": true, "he's": true, "hes": true, "she": true,
+	"she's": true, "shes": true, "they": true, "they're": true, "theyre": true, "it's": true, "you": true,
+	"you're": true, "youre": true, "there's": true, "theres": true}

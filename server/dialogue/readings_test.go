@@ -526,3 +526,279 @@ func TestAnswersAsPeopleGiveThem(t *testing.T) {
 		t.Errorf("a change of mind while asked for a message: %s %q", r.Intent, r.Responses.Text)
 	}
 }
+
+// Spoken disfluencies are no part of a request: an exclamation that opens
+// it, hesitation sounds, fillers set off by commas. Without the commas, or
+// not at the start, the same words are the request's own.
+func TestSpokenDisfluencies(t *testing.T) {
+	checkReadings(t, []readCase{
+		{"en", "oh no stop the egg timer", "DELETE_TIMER", []string{`"label":"egg"`}},
+		{"en", "oops, um, cancel the rice timer", "DELETE_TIMER", []string{`"label":"rice"`}},
+		{"en", "put on some, like, jazz music while i wash up", "PLAY_MUSIC", nil},
+		{"en", "text dad, you know, that i'm on my way", "SEND_SMS", []string{`"contact":"dad"`, `"text":"i'm on my way"`}},
+		{"es", "ay no, cancela el temporizador del arroz", "DELETE_TIMER", []string{`"label":"arroz"`}},
+		{"es", "uy, eh, para el temporizador de los huevos", "DELETE_TIMER", []string{`"label":"huevos"`}},
+		// the words as the request's own
+		{"en", "play music i like", "PLAY_MUSIC", nil},
+		{"en", "shoot Tom a text saying hi", "SEND_SMS", []string{`"text":"hi"`}},
+		{"en", "text anna oh no I missed the bus", "SEND_SMS", []string{`"text":"oh no I missed the bus"`}},
+	})
+}
+
+// A clause that reads as the whole's request with nothing left over and
+// the value the whole lacked is the request.
+func TestClauseCompletesTheRequest(t *testing.T) {
+	checkReadings(t, []readCase{
+		{"en", "could you ring my brother for me, please, my brother", "MAKE_CALL", []string{`"contact":"my brother"`}},
+		{"en", "and while I think of it, call my aunt", "MAKE_CALL", []string{`"contact":"my aunt"`}},
+	})
+	h := newHarness(t)
+	// the request's own value, not one said in another clause; a value the
+	// other clause only completes is kept
+	checkReadings(t, []readCase{
+		{"en", "ok I have a train at 8 am, wake me at 6 am please", "SET_ALARM", []string{msAt(h.loc, 2026, 3, 5, 6, 0)}},
+		{"en", "the bakery van arrives at 6 am tomorrow so I need an alarm at 5 am", "SET_ALARM", []string{msAt(h.loc, 2026, 3, 5, 5, 0)}},
+		{"en", "my shift starts at 7 am so wake me at 5 am", "SET_ALARM", []string{msAt(h.loc, 2026, 3, 5, 5, 0)}},
+		{"en", "the saturday alarm, set it for 7:15 am", "SET_ALARM", []string{msAt(h.loc, 2026, 3, 7, 7, 15)}},
+		{"en", "put on some blues for the bar, it is a slow night", "PLAY_MUSIC", nil},
+	})
+	r := h.ask("en", "what's the weather like", 0)
+	r = h.ask("en", "and while I think of it, call my aunt", r.Context.Ref)
+	if a, d := actionJSON(t, r); a != "MAKE_CALL" || !strings.Contains(d, `"contact":"my aunt"`) {
+		t.Errorf("after a weather answer: %s %s", a, d)
+	}
+}
+
+// An app is named by its short name or with a slip in its name; other
+// names stay as said.
+func TestAppByShortName(t *testing.T) {
+	checkReadings(t, []readCase{
+		{"en", "open fb", "OPEN_APP", []string{`"app":"facebook"`}},
+		{"en", "launch yt please", "OPEN_APP", []string{`"app":"youtube"`}},
+		{"en", "open snapchta", "OPEN_APP", []string{`"app":"snapchat"`}},
+		{"es", "abre el guasap", "OPEN_APP", []string{`"app":"whatsapp"`}},
+		{"en", "open Netflix", "OPEN_APP", []string{`"app":"Netflix"`}},
+		{"en", "open the budget planner app", "OPEN_APP", []string{`"app":"budget planner"`}},
+	})
+}
+
+// A calendar entry's kind is no title ("add an event", "apunta una
+// cita": the title is asked for), except a meeting, named with its kind
+// ("staff meeting"); "drop a text to X" names X, the message is asked.
+func TestEntryKindAndTitle(t *testing.T) {
+	h := newHarness(t)
+	for _, c := range []struct {
+		lang  string
+		turns []string
+		want  []string
+	}{
+		{"en", []string{"put staff meeting on my calendar", "tuesday at 10 am"}, []string{`"title":"staff meeting"`, msAt(h.loc, 2026, 3, 10, 10, 0)}},
+		{"en", []string{"put an event in my calendar", "book club", "friday at 7 pm"}, []string{`"title":"book club"`, msAt(h.loc, 2026, 3, 6, 19, 0)}},
+		{"es", []string{"anota una cita", "peluquería", "el viernes a las 6 de la tarde"}, []string{`"title":"peluquería"`, msAt(h.loc, 2026, 3, 6, 18, 0)}},
+		{"en", []string{"add an appointment", "monday at 11 am"}, []string{msAt(h.loc, 2026, 3, 9, 11, 0)}},
+		{"en", []string{"drop a text to grandpa", "see you on sunday"}, []string{`"contact":"grandpa"`, `"text":"see you on sunday"`}},
+	} {
+		var r Response
+		for i, q := range c.turns {
+			r = h.ask(c.lang, q, r.Context.Ref)
+			if a, _ := actionJSON(t, r); i < len(c.turns)-1 && a != "OPEN_ASR" {
+				t.Errorf("%v: turn %q: %s, want a question", c.turns, q, a)
+			}
+		}
+		_, d := actionJSON(t, r)
+		for _, w := range c.want {
+			if !strings.Contains(d, w) {
+				t.Errorf("%v: %s, want %s", c.turns, d, w)
+			}
+		}
+	}
+}
+
+// A well-known place outside the sandbox is asked about by its listed
+// name, whatever its accents or case.
+func TestWellKnownPlaceByItsName(t *testing.T) {
+	h := newHarness(t)
+	for _, c := range []struct{ lang, q, city string }{
+		{"es", "¿qué tiempo hace en Berlín?", "Berlin"},
+		{"en", "weather in rome", "Rome"},
+		{"es", "el tiempo en Londres", "London"},
+	} {
+		h.ask(c.lang, c.q, 0)
+		if got := h.k.lastQuery("weather")["city"]; got != c.city {
+			t.Errorf("%s %q: city %q, want %q", c.lang, c.q, got, c.city)
+		}
+	}
+}
+
+// An object said first and taken up by a pronoun after the verb is read
+// in its place.
+func TestObjectSaidFirst(t *testing.T) {
+	checkReadings(t, []readCase{
+		{"en", "the chronometer, restart it please", "RESET_CRONO", []string{`"restart":true`}},
+		{"en", "the stopwatch, restart it from the beginning", "RESET_CRONO", []string{`"restart":true`}},
+		{"en", "the wifi, switch it on", "ACTIVATE", []string{`"feature":"wifi"`}},
+		// no pronoun: the words stay where they are
+		{"en", "the stopwatch, reset", "RESET_CRONO", nil},
+	})
+}
+
+// Asked who to call, an answer that says the request again with a number
+// calls the number.
+func TestNumberAnswersWhoToCall(t *testing.T) {
+	h := newHarness(t)
+	r := h.ask("en", "i need to make a call", 0)
+	r = h.ask("en", "dial the number two one two, five five five, zero one four seven", r.Context.Ref)
+	if a, d := actionJSON(t, r); a != "MAKE_CALL" || !strings.Contains(d, `"number":"2125550147"`) || !strings.Contains(d, `"contact":""`) {
+		t.Errorf("got %s %s", a, d)
+	}
+}
+
+// A contact named by its phone ("el móvil de Carmen", "mom's cell") is
+// the person.
+func TestPhoneOfAPerson(t *testing.T) {
+	checkReadings(t, []readCase{
+		{"es", "llama al móvil de Carmen", "MAKE_CALL", []string{`"contact":"Carmen"`}},
+		{"es", "márcale al fijo del vecino", "MAKE_CALL", []string{`"contact":"el vecino"`}},
+		{"en", "call my brother's mobile", "MAKE_CALL", []string{`"contact":"my brother"`}},
+		{"en", "call Macy's", "MAKE_CALL", []string{`"contact":"Macy's"`}},
+	})
+}
+
+// A timer asked for without a length takes one said elsewhere in the
+// query; a calendar entry that names an alarm is an alarm; "despertador"
+// is the Spanish alarm clock.
+func TestRequestNamedAside(t *testing.T) {
+	h := newHarness(t)
+	checkReadings(t, []readCase{
+		{"en", "bed 3 gets meds in 30 minutes, timer please", "SET_TIMER", []string{`"duration":1800000`}},
+		{"en", "add a wake-up alarm for 6:30 am tomorrow", "SET_ALARM", []string{msAt(h.loc, 2026, 3, 5, 6, 30)}},
+		{"es", "pon el despertador mañana a las 7", "SET_ALARM", []string{msAt(h.loc, 2026, 3, 5, 7, 0)}},
+		{"es", "quita el despertador de las 7", "DELETE_ALARM", nil},
+		// an entry whose title only mentions an alarm stays an entry
+		{"en", "schedule the fire alarm test on friday at 2 pm", "SET_APPOINTMENT", []string{`"title":"the fire alarm test"`}},
+		{"en", "set a timer", "OPEN_ASR", nil},
+	})
+}
+
+// "where can I eat X" asks for X's restaurants.
+func TestCuisineAfterEat(t *testing.T) {
+	h := newHarness(t)
+	if r := h.ask("en", "where can i eat thai food", 0); r.Intent != "restaurants" || h.k.lastQuery("restaurants")["cuisine"] != "thai" {
+		t.Errorf("%s %v", r.Intent, h.k.lastQuery("restaurants"))
+	}
+}
+
+// "until I …" says how long the speaker wants something, which no action
+// carries: a closing clause, which a title does not keep when the rest
+// reads closer as another request. "until 3 pm" is a time.
+func TestUntilClause(t *testing.T) {
+	h := newHarness(t)
+	checkReadings(t, []readCase{
+		{"en", "switch the bluetooth on until we get home", "ACTIVATE", []string{`"feature":"bluetooth"`}},
+		{"en", "put the wifi on until i leave", "ACTIVATE", []string{`"feature":"wifi"`}},
+		{"es", "activa el wifi hasta que me vaya", "ACTIVATE", nil},
+		{"en", "text mom I'll be out until we finish dinner", "SEND_SMS", []string{`"text":"I'll be out until we finish dinner"`}},
+		{"en", "meeting with Sam tomorrow from 2 until 3 pm", "SET_APPOINTMENT", []string{msAt(h.loc, 2026, 3, 5, 15, 0)}},
+	})
+}
+
+// A closed value that opens with a filler ("do not disturb") still finds
+// the patterns it belongs to.
+func TestClosedValueOpeningWithFiller(t *testing.T) {
+	checkReadings(t, []readCase{
+		{"en", "do not disturb on please", "ACTIVATE", []string{`"feature":"do_not_disturb"`}},
+		{"en", "do not disturb off", "DEACTIVATE", []string{`"feature":"do_not_disturb"`}},
+	})
+}
+
+// How soon ("real quick", "al toque") ends no name; a name does not run
+// across a comma; a filler that opens the query before "like," leaves it
+// a filler; dialect particles ("pe", "illo") are fillers.
+func TestNameBoundaries(t *testing.T) {
+	checkReadings(t, []readCase{
+		{"en", "ring Dana real quick", "MAKE_CALL", []string{`"contact":"Dana"`}},
+		{"es", "llama a Rocío al toque", "MAKE_CALL", []string{`"contact":"Rocío"`}},
+		{"en", "okay like, text Sam I'm on the bus", "SEND_SMS", []string{`"contact":"Sam"`}},
+		{"es", "illo, pon música de rock pe", "PLAY_MUSIC", nil},
+		{"es", "maneja hasta el aeropuerto", "NAVIGATE", nil},
+		{"en", "you doing alright?", "", nil},
+	})
+	h := newHarness(t)
+	if r := h.ask("en", "what's going on in the world, the headlines", 0); r.Intent != "news" {
+		t.Errorf("the world, the headlines: %s", r.Intent)
+	}
+	if r := h.ask("en", "you doing alright?", 0); r.Intent != "how_are_you" {
+		t.Errorf("you doing alright: %s", r.Intent)
+	}
+}
+
+// "open up" opens what follows (a web site too); an answer made only of
+// ways to call the request off calls it off, even where a message is
+// asked for; a "please" that opens a message is the message's own.
+func TestAnswersThatCallOffOrAsk(t *testing.T) {
+	checkReadings(t, []readCase{
+		{"en", "open up example.org", "OPEN_URL", []string{`example.org`}},
+	})
+	h := newHarness(t)
+	r := h.ask("en", "text grandma", 0)
+	if r = h.ask("en", "forget it, never mind", r.Context.Ref); r.Intent != "cancel" {
+		t.Errorf("forget it, never mind: %s", r.Intent)
+	}
+	r = h.ask("en", "email bo@example.com", 0)
+	r = h.ask("en", "please call me back tonight", r.Context.Ref)
+	if _, d := actionJSON(t, r); !strings.Contains(d, `"body":"please call me back tonight"`) {
+		t.Errorf("please opening a body: %s", d)
+	}
+}
+
+// A channel asked for with "put on" and a reason after its number is the
+// channel, not music.
+func TestChannelWithAReason(t *testing.T) {
+	checkReadings(t, []readCase{
+		{"en", "put on channel 4 for the news", "CHANNEL_SELECT", []string{`"channel":"4"`}},
+		{"es", "pon el canal 5 para ver el partido", "CHANNEL_SELECT", []string{`"channel":"5"`}},
+	})
+}
+
+// An entry made with its kind, a title, a day and a range starts at the
+// range's start; "called X" names it X wherever it stands.
+func TestEntryWithARange(t *testing.T) {
+	h := newHarness(t)
+	checkReadings(t, []readCase{
+		{"en", "make an appointment with the plumber on friday from 10 am to 11 am", "SET_APPOINTMENT",
+			[]string{`"title":"Appointment with the plumber"`, `"start":"` + msAt(h.loc, 2026, 3, 6, 10, 0), `"end":"` + msAt(h.loc, 2026, 3, 6, 11, 0)}},
+		{"en", "create an event called choir on monday from 7 to 9 pm", "SET_APPOINTMENT",
+			[]string{`"title":"choir"`, `"start":"` + msAt(h.loc, 2026, 3, 9, 19, 0)}},
+	})
+}
+
+// "can you add that", "put it in my calendar": the entry is what another
+// clause said, its words before their time the title.
+func TestEntryTakenUpByAPronoun(t *testing.T) {
+	h := newHarness(t)
+	checkReadings(t, []readCase{
+		{"en", "I need to drop off the suits on Monday at 5 pm, can you add that", "SET_APPOINTMENT",
+			[]string{`"title":"drop off the suits"`, msAt(h.loc, 2026, 3, 9, 17, 0)}},
+		{"en", "vet on saturday at 10 am, put it in my calendar", "SET_APPOINTMENT",
+			[]string{`"title":"vet"`, msAt(h.loc, 2026, 3, 7, 10, 0)}},
+		{"en", "put it in my calendar", "OPEN_ASR", nil},
+	})
+}
+
+// "tell X …" without "that" tells a message when a clause with its
+// subject follows; a thing told ("a joke", "the weather") or the speaker
+// as the one told is no message.
+func TestTellWithoutThat(t *testing.T) {
+	checkReadings(t, []readCase{
+		{"en", "tell Priya I'm stuck in traffic", "SEND_SMS", []string{`"contact":"Priya"`, `"text":"I'm stuck in traffic"`}},
+		{"en", "tell the team we're done for today", "SEND_SMS", []string{`"contact":"the team"`, `"text":"we're done for today"`}},
+		{"en", "tell me the weather in London", "", nil},
+		{"en", "tell the kids a joke", "", nil},
+	})
+	h := newHarness(t)
+	for q, want := range map[string]string{"tell me the weather in London": "weather", "tell the kids a joke": "joke", "please tell me who you are": "who_are_you"} {
+		if r := h.ask("en", q, 0); r.Intent != want {
+			t.Errorf("%q: %s, want %s", q, r.Intent, want)
+		}
+	}
+}

@@ -175,6 +175,51 @@ func clauses(toks []token) [][]token {
 	return append(out, toks[from:])
 }
 
+// clausesOf gives the clauses of a query: split at punctuation (clauses)
+// and, inside a clause, before a word that joins a reason to what follows
+// from it ("the truck comes at 6 am so I need an alarm at 5 am", "llego
+// tarde así que pon una alarma"), with two words at least on each side;
+// nil when there is one clause.
+func (m *langModel) clausesOf(toks []token) [][]token {
+	parts := clauses(toks)
+	if parts == nil {
+		parts = [][]token{toks}
+	}
+	var out [][]token
+	for _, c := range parts {
+		from := 0
+		for k := 2; k < len(c)-1; k++ {
+			if n := m.joinerAt(c[k:]); n > 0 && k-from >= 2 && len(c)-k-n >= 2 {
+				out = append(out, c[from:k])
+				from = k + n
+				k = from
+			}
+		}
+		out = append(out, c[from:])
+	}
+	if len(out) < 2 {
+		return nil
+	}
+	return out
+}
+
+// joinerAt gives the length of a word that joins a reason to what follows
+// from it at toks[0], 0 when there is none.
+func (m *langModel) joinerAt(toks []token) int {
+	for _, j := range clauseJoiners[m.lang] {
+		if len(toks) > len(j) && wordsAt(toks, j) {
+			return len(j)
+		}
+	}
+	return 0
+}
+
+// clauseJoiners join a reason to what follows from it.
+var clauseJoiners = map[string][][]string{
+	"en": {{"so"}, {"and", "so"}},
+	"es": {{"asi", "que"}, {"entonces"}, {"por", "eso"}},
+}
+
 // opensAt says whether a Spanish opening mark (¿ ¡) was typed right
 // before toks[j].
 func opensAt(toks []token, j int) bool {

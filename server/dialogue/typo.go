@@ -78,6 +78,13 @@ func (s *speller) correct(w string) string {
 	if s.silentH && w[0] != 'h' && s.freq["h"+w] > 0 {
 		return "h" + w
 	}
+	// "yama", "yévame", "cabayo": most Spanish speakers say ll and y
+	// alike (yeísmo) and write one for the other.
+	if s.silentH {
+		if c := s.yeismo(w); c != "" {
+			return c
+		}
+	}
 	// "pondría", "cambiaría", "abriría": the conditional asks politely
 	// for what the imperative does; read before slips, which would make
 	// "pondria" "podria".
@@ -88,7 +95,7 @@ func (s *speller) correct(w string) string {
 	if len(w) >= 8 {
 		maxDist = 2
 	}
-	best, bestDist := "", maxDist+1
+	best, bestDist, bestKind := "", maxDist+1, 0
 	for _, t := range s.targets[w[0]] {
 		if d := len(t.word) - len(w); d > maxDist || -d > maxDist {
 			continue
@@ -98,8 +105,15 @@ func (s *speller) correct(w string) string {
 		if len(w) == 3 && len(t.word) != 4 {
 			continue
 		}
-		if d := osaDistance(w, t.word, bestDist-1); d < bestDist && !inflected(w, t.word) && !stemOf(w, t.word) && (d > 1 || likelySlip(w, t.word)) {
-			best, bestDist = t.word, d
+		// Among words as near, a letter left out is the likelier slip
+		// than one typed too many: "navegaor" is "navegador", not the
+		// more used "navegar" (the patterns' frequency breaks the rest).
+		kind, limit := slipKind(w, t.word), bestDist-1
+		if kind < bestKind {
+			limit = bestDist // a tie would do
+		}
+		if d := osaDistance(w, t.word, limit); (d < bestDist || d == bestDist && kind < bestKind) && !inflected(w, t.word) && !stemOf(w, t.word) && (d > 1 || likelySlip(w, t.word)) {
+			best, bestDist, bestKind = t.word, d, kind
 		}
 	}
 	if best != "" || len(w) < 4 {
@@ -116,6 +130,38 @@ func (s *speller) correct(w string) string {
 		}
 	}
 	return ""
+}
+
+// yeismo gives the word w is with one "y" written as "ll" or one "ll" as
+// "y", when the patterns use it, else "".
+func (s *speller) yeismo(w string) string {
+	for i := 0; i < len(w); i++ {
+		var c string
+		switch {
+		case w[i] == 'y':
+			c = w[:i] + "ll" + w[i+1:]
+		case strings.HasPrefix(w[i:], "ll"):
+			c = w[:i] + "y" + w[i+2:]
+		default:
+			continue
+		}
+		if s.freq[c] > 0 {
+			return c
+		}
+	}
+	return ""
+}
+
+// slipKind orders the slips that turn typed into word: a letter left out
+// (0), one changed or two swapped (1), one typed too many (2).
+func slipKind(typed, word string) int {
+	switch {
+	case len(word) > len(typed):
+		return 0
+	case len(word) == len(typed):
+		return 1
+	}
+	return 2
 }
 
 // osaDistance is the optimal string alignment distance of a and b (edits:
@@ -182,6 +228,11 @@ func likelySlip(typed, word string) bool {
 		}
 		if i+1 < len(typed) && typed[i] == word[i+1] && typed[i+1] == word[i] {
 			return len(typed) >= 4
+		}
+		if i == len(typed)-1 && typed[i] == 'z' && word[i] == 's' {
+			// "newz", "tunez": a closing s written as z is a texting
+			// spelling, not another word.
+			return true
 		}
 		if soundAlike(typed[i], word[i]) {
 			// "grasias", "emvia": letters that sound alike or sit together.
@@ -383,7 +434,7 @@ func spellingData(f langFile) (known map[string]bool, freq map[string]int) {
 	}
 	// words of the language's own lists are words, never slips: known,
 	// but no target of a correction
-	for _, w := range append(append([]string(nil), f.Asides...), f.NotPlaces...) {
+	for _, w := range append(append(append(append(append([]string(nil), f.Asides...), f.NotPlaces...), f.Hesitations...), f.Exclamations...), f.Manner...) {
 		words(w, false)
 	}
 	return known, freq

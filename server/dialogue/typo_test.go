@@ -25,8 +25,13 @@ func TestSpellerCorrects(t *testing.T) {
 		{"es", "emvia", "envia"},       // keys that touch
 		{"es", "larma", "alarma"},      // a first letter lost
 		{"es", "habre", "abre"},        // a silent first letter added
-		{"en", "vol", "volume"},        // shorthand of the language file
+		{"es", "yama", "llama"},        // y written for ll (yeísmo)
+		{"es", "yevame", "llevame"},
+		{"en", "vol", "volume"}, // shorthand of the language file
 		{"es", "crono", "cronometro"},
+		{"es", "navegaor", "navegador"}, // a letter left out before one too many ("navegar")
+		{"en", "newz", "news"},          // a closing s written as z (texting)
+		{"en", "tunez", "tunes"},
 		// Known words are never turned into others, however close.
 		{"en", "set", ""}, {"en", "of", ""}, {"en", "sam", ""},
 		// Real words the vocabulary lacks, one slip away from one it has.
@@ -40,6 +45,32 @@ func TestSpellerCorrects(t *testing.T) {
 	} {
 		if got := ms[c.lang].spell.correct(c.typed); got != c.want {
 			t.Errorf("%s %q corrected to %q, want %q", c.lang, c.typed, got, c.want)
+		}
+	}
+}
+
+// Every abbreviation of a language file is read as its word: one that a
+// pattern also held ("how r u") was a known word, so "what r u" kept its
+// "r" and read as "how r u".
+func TestShorthandIsAlwaysRead(t *testing.T) {
+	ms, err := loadModels()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for lang, m := range ms {
+		for short, full := range m.spell.shorthand {
+			if m.fillers[short] && m.fillers[full] {
+				continue // "pls": skipped as the filler it stands for
+			}
+			if got := m.spell.correct(short); got != full {
+				t.Errorf("%s %q read as %q, want %q", lang, short, got, full)
+			}
+		}
+	}
+	h := newHarness(t)
+	for q, want := range map[string]string{"what r u": "who_are_you", "how r u": "how_are_you", "thx": "thanks"} {
+		if r := h.ask("en", q, 0); r.Intent != want {
+			t.Errorf("%q: %s, want %s", q, r.Intent, want)
 		}
 	}
 }

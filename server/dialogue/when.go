@@ -339,16 +339,16 @@ func (m *langModel) parseClock(toks []token) (clock, int) {
 		}
 		return clock{}, 0
 	}
-	if sm := clock24.FindStringSubmatch(toks[0].norm); sm != nil && !m.unitAfter(toks[1:]) {
+	if sm := clock24.FindStringSubmatch(toks[0].norm); sm != nil && (!m.unitAfter(toks[1:]) || m.hoursAfter(toks[1:]) > 0) {
 		// "0930", "1330", "2300": four digits are a 24-hour clock, the
-		// way people dictate times to a calendar.
+		// way people dictate times to a calendar; "0600 hours" says so.
 		h, _ := strconv.Atoi(sm[1])
 		mins, _ := strconv.Atoi(sm[2])
 		c := clock{hour: h, minute: mins, mer: roleAM}
 		if h >= 12 {
 			c.mer = rolePM
 		}
-		return c, 1
+		return c, 1 + m.hoursAfter(toks[1:])
 	}
 	if sm := clock3.FindStringSubmatch(toks[0].norm); sm != nil && !m.unitAfter(toks[1:]) {
 		// "at 630": three digits are an hour and its minutes, read like
@@ -380,6 +380,15 @@ func (m *langModel) parseClock(toks []token) (clock, int) {
 			}
 		}
 		if sm[2] != "" || sm[3] != "" {
+			if n := m.hoursAfter(toks[1:]); n > 0 && sm[3] == "" && len(sm[1]) == 2 {
+				// "06:00 hours", "18:30 hrs": the 24-hour clock of
+				// someone used to rosters and timetables.
+				c.mer = roleAM
+				if c.hour >= 12 {
+					c.mer = rolePM
+				}
+				return c, 1 + n
+			}
 			if m.unitAfter(toks[1:]) {
 				return clock{}, 0
 			}
@@ -476,6 +485,15 @@ func (m *langModel) parseHour(toks []token) (int, int) {
 		return 0, 0
 	}
 	return v % 24, n
+}
+
+// hoursAfter gives the length of "hours" ("hrs", "horas") said right
+// after a 24-hour clock, 0 when none is.
+func (m *langModel) hoursAfter(toks []token) int {
+	if role, n := m.timeWords.match(toks); role == roleHour {
+		return n
+	}
+	return 0
 }
 
 func (m *langModel) unitAfter(toks []token) bool {

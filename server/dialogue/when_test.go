@@ -26,6 +26,9 @@ func TestTimeExpressions(t *testing.T) {
 			{"en", "at 11", "2026-03-04 11:00"},
 			{"en", "seven thirty pm", "2026-03-04 19:30"},
 			{"en", "19:45", "2026-03-04 19:45"},
+			{"en", "0600 hours", "2026-03-05 06:00"}, // the 24-hour clock said with "hours"
+			{"en", "06:00 hours tomorrow", "2026-03-05 06:00"},
+			{"en", "18:30 hrs", "2026-03-04 18:30"},
 			{"en", "quarter past seven", "2026-03-04 19:15"},
 			{"en", "a quarter to eight in the morning", "2026-03-05 07:45"},
 			{"en", "ten to nine", "2026-03-04 20:50"},

@@ -35,7 +35,7 @@ func TestBlindDev(t *testing.T) {
 	}
 }
 
-// The later authors' development sets (dev2 to dev8; who wrote each and
+// The later authors' development sets (dev2 to dev9; who wrote each and
 // how: testdata/blind/README.md), each scored apart so that what was tuned
 // on one does not hide how it generalises, each tunable.
 func TestBlindLaterDevs(t *testing.T) {
@@ -43,7 +43,8 @@ func TestBlindLaterDevs(t *testing.T) {
 		part    string
 		targets map[string]blindTarget
 	}{{"dev2", dev2Targets}, {"dev3", dev3Targets}, {"dev4", dev4Targets}, {"dev5", dev5Targets},
-		{"dev6", dev6Targets}, {"dev7", map[string]blindTarget{"en": dev7Target}}, {"dev8", dev8Targets}}
+		{"dev6", dev6Targets}, {"dev7", map[string]blindTarget{"en": dev7Target}}, {"dev8", dev8Targets},
+		{"dev9", dev9Targets}}
 	for _, set := range sets {
 		for _, lang := range languages {
 			if want, ok := set.targets[lang]; ok {
@@ -114,6 +115,14 @@ var dev7Target = blindTarget{action: 0.99, slots: 0.99, sequences: 0.97}
 var dev8Targets = map[string]blindTarget{
 	"en": {action: 0.99, slots: 0.99, sequences: 0.96},
 	"es": {action: 0.99, slots: 0.98, sequences: 0.91},
+}
+
+// dev9Targets sit just below what dev9 reaches (README, "Dialogue"):
+// before tuning on it (the round-9 engine), en 0.975 / 0.951 / 41 of 45,
+// es 0.988 / 0.889 / 13 of 15.
+var dev9Targets = map[string]blindTarget{
+	"en": {action: 0.97, slots: 0.95, sequences: 0.91},
+	"es": {action: 0.98, slots: 0.88, sequences: 0.86},
 }
 
 func runBlind(t *testing.T, part, lang string, showFailures bool) {

@@ -788,7 +788,8 @@ func (m *langModel) replaceCorrected(head, tail []token) []token {
 	}
 	// The new value: a number, or a time ("a las 8"), replacing the
 	// last one of its kind in what came before.
-	if _, n := m.parseNumber(tail); n > 0 {
+	// (a clock longer than its number, "6 y cuarto", is replaced below)
+	if _, n := m.parseNumber(tail); n > 0 && func() bool { _, nc := m.parseClock(tail); return nc <= n }() {
 		for p := len(head) - 1; p >= 0; p-- {
 			if _, n2 := m.parseNumber(head[p:]); n2 > 0 && (p == 0 || !numberWordAt(m, head[p-1])) {
 				out := make([]token, 0, len(head)+len(tail))
@@ -796,6 +797,23 @@ func (m *langModel) replaceCorrected(head, tail []token) []token {
 				out = append(out, tail[:n]...)
 				return append(out, head[p+n2:]...)
 			}
+		}
+	}
+	// "alarm for 6:15 tomorrow morning, no, 6:20", "a las 6 de la
+	// mañana, no, a las 6 y cuarto": a clock (after the words that lead
+	// to it) replaces the last clock said before it, and what was said
+	// around that clock (its day, its part of the day) still holds.
+	for c := 0; c <= 2 && c < len(tail); c++ {
+		if _, n := m.parseClock(tail[c:]); n > 0 && c+n == len(tail) {
+			for p := len(head) - 1; p >= 0; p-- {
+				if _, n2 := m.parseClock(head[p:]); n2 > 0 && (p == 0 || !numberWordAt(m, head[p-1])) {
+					out := make([]token, 0, len(head)+n)
+					out = append(out, head[:p]...)
+					out = append(out, tail[c:]...)
+					return append(out, head[p+n2:]...)
+				}
+			}
+			break
 		}
 	}
 	return nil
@@ -1271,6 +1289,17 @@ func (t *turn) fillSlot(conv *conversation) (slotVal, string, bool) {
 	if i, ok := t.m.slotIndex[conv.awaiting]; ok && t.m.slots[i].perWord == costShortWord {
 		// "my son, please, my son": a name said twice is said once.
 		toks = saidTwice(t.m, toks)
+		// "to my son, please", "a Marta, por favor": the words after the
+		// name's last comma, when all of them could be said of any
+		// request, are no part of it.
+		for k := len(toks) - 2; k >= 0; k-- {
+			if commaAfter(toks[k]) {
+				if t.m.allFillers(toks[k+1:]) {
+					toks = toks[:k+1]
+				}
+				break
+			}
+		}
 	}
 	if i, ok := t.m.slotIndex[conv.awaiting]; ok && !t.m.slots[i].verbatim {
 		// "the number is 646 555 0192", "her name is Lucy", "el número
@@ -1323,7 +1352,10 @@ var messageOpeners = map[string]bool{"uh": true, "um": true, "er": true, "erm": 
 // the answer to "what should it say?".
 var messageLeads = [][]string{{"the", "message", "should", "say"}, {"the", "email", "should", "say"},
 	{"the", "text", "should", "say"}, {"it", "should", "say"}, {"the", "body", "should", "say"}, {"tell", "her"}, {"tell", "him"}, {"tell", "them"}, {"just", "say"}, {"say"},
-	{"write"}, {"dile"}, {"decile"}, {"ponle"}, {"que", "diga"}, {"pon"}, {"escribe"}}
+	{"write"}, {"dile"}, {"decile"}, {"ponle"}, {"que", "diga"}, {"pon"}, {"escribe"},
+	// the forms of usted, as a polite speaker says them ("dígale que…";
+	// words are compared folded, without accents)
+	{"digale"}, {"digales"}, {"escribale"}, {"pongale"}}
 
 // messageLeadOff drops interjections and the words that hand a message
 // over ("uh, tell her that …") from the front of an answer, keeping at
@@ -1366,7 +1398,9 @@ func (m *langModel) leadsMessage(toks []token) bool {
 
 func phraseNorms(toks []token, words []string) bool {
 	for i, w := range words {
-		if toks[i].norm != w {
+		// a word the speller read as another ("digale" as "diga") is
+		// still the word typed
+		if toks[i].norm != w && toks[i].typo != w {
 			return false
 		}
 	}

@@ -655,6 +655,14 @@ func (q *queryCtx) align(v *variant, bound float32) (match, bool) {
 					def.perWord == costShortWord && end-pj > maxPersonWords {
 					return match{}, false
 				}
+				// "an email to Doctor Patel": a person's title goes with
+				// the name after it ("Doctor" is no one's name and
+				// "Patel" no message); "my doctor", "the doctor" are
+				// someone.
+				if def.perWord == costShortWord && end < len(q.toks) && honorifics[q.toks[end-1].norm] &&
+					(end-1 == pj || !articles[q.toks[end-2].norm] && !possessives[q.toks[end-2].norm]) {
+					return match{}, false
+				}
 				if messageSlots[def.name] && tellsMessage(v, pi) && !subjects[q.toks[pj].norm] {
 					// "tell Rosa I left the keys under the mat" tells a
 					// message, a clause with its subject; "tell the kids a
@@ -853,6 +861,11 @@ var messageSlots = map[string]bool{"message": true, "body": true}
 // "amazon prime video", "bbc one"), a place's a little longer ("rio de
 // janeiro", "the museum of modern art").
 var nameWords = map[string]int{"app": 3, "channel": 3, "place": 4, "destination": 7}
+
+// honorifics are the titles said before a person's name (folded).
+var honorifics = map[string]bool{"doctor": true, "dr": true, "dr.": true, "mr": true, "mr.": true, "mrs": true, "mrs.": true,
+	"ms": true, "ms.": true, "miss": true, "professor": true, "prof": true, "doctora": true, "dra": true, "dra.": true,
+	"senor": true, "senora": true, "sr": true, "sr.": true, "sra": true, "sra.": true, "don": true, "dona": true}
 
 // maxPersonWords is the most words the short slots (people, labels) take.
 const maxPersonWords = 5

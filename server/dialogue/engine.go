@@ -596,6 +596,17 @@ func (t *turn) fresh() reply {
 			}
 		}
 	}
+	if !ok && short {
+		// "por favor, llame al número…": a polite imperative that the
+		// patterns hold in another role ("que se llame") is known, so the
+		// speller leaves it; when nothing reads the query, its first word
+		// of its own is read as the verb it stems from ("llama").
+		if verb := t.m.stemmedFirst(t.toks); verb != nil {
+			if alt, altOK := t.m.understand(verb); altOK && alt.literals >= 1 {
+				t.toks, mt, ok = verb, alt, true
+			}
+		}
+	}
 	if !ok {
 		mt, ok = t.bareMusic()
 	}
@@ -907,6 +918,26 @@ func (m *langModel) verbInside(toks []token) [][]token {
 		moved = append(moved, toks[k])
 		moved = append(moved, toks[:k]...)
 		out = append(out, append(moved, toks[k+1:]...))
+	}
+	// "to the train station the way show me": the verb last (with its
+	// pronoun), after two phrases in the reverse of the patterns' order;
+	// read as the verb, the second phrase, then the first, for each
+	// article that may open the second.
+	verb := func(k int) bool { return k >= 3 && m.leads[toks[k].norm] && !m.fillers[toks[k].norm] }
+	k := len(toks) - 2
+	if !verb(k) {
+		k++
+	}
+	if verb(k) {
+		for p := 1; p < k-1 && len(out) < 2*maxVerbMoves; p++ {
+			if !articles[toks[p].norm] && !possessives[toks[p].norm] {
+				continue
+			}
+			moved := make([]token, 0, len(toks))
+			moved = append(moved, toks[k:]...)
+			moved = append(moved, toks[p:k]...)
+			out = append(out, append(moved, toks[:p]...))
+		}
 	}
 	return out
 }
@@ -1315,6 +1346,13 @@ func (t *turn) fillSlot(conv *conversation) (slotVal, string, bool) {
 		if v, n := t.m.parseTyped(typed, toks); n > 0 && n == len(toks) {
 			return v, typed, true
 		}
+		// "al número seis uno dos…", "number 555 0192": the word that
+		// says what the answer gives, before it.
+		if len(toks) > 1 && typedLabels[toks[0].norm] == typed {
+			if v, n := t.m.parseTyped(typed, toks[1:]); n > 0 && n == len(toks)-1 {
+				return v, typed, true
+			}
+		}
 	}
 	v, ok := t.m.findSlot(conv.awaiting, toks)
 	if !ok {
@@ -1476,6 +1514,11 @@ var copulas = map[string]bool{"is": true, "es": true, "be": true, "sea": true, "
 // may fill instead.
 var preferTyped = map[string]string{"contact": "phone", "recipient": "email"}
 
+// typedLabels name the kind of value an answer gives before giving it
+// (folded).
+var typedLabels = map[string]string{"number": "phone", "numero": "phone", "phone": "phone", "telefono": "phone",
+	"email": "email", "correo": "email", "address": "email"}
+
 // reply is what a handler decides, before rendering.
 type reply struct {
 	intent      string
@@ -1529,4 +1572,22 @@ func capitalize(s string) string {
 
 func (t *turn) logf(format string, args ...any) {
 	t.e.log.Warn(fmt.Sprintf(format, args...), "component", "dialogue")
+}
+
+// stemmedFirst gives the query with its first word that is no filler read
+// as the word it stems from, or nil when it stems from none.
+func (m *langModel) stemmedFirst(toks []token) []token {
+	for k, tok := range toks {
+		if m.fillers[tok.norm] {
+			continue
+		}
+		w := m.spell.stem(tok.norm)
+		if w == "" || w == tok.norm || tok.typo != "" {
+			return nil
+		}
+		out := append([]token(nil), toks...)
+		out[k].norm, out[k].typo = w, tok.norm
+		return out
+	}
+	return nil
 }

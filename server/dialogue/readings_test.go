@@ -872,3 +872,29 @@ func TestPlaceholdersAndCounts(t *testing.T) {
 		{"es", "añade a mi agenda una cita llamada fisioterapia el jueves a las 4 de la tarde", "SET_APPOINTMENT", []string{`"title":"fisioterapia"`, msAt(h.loc, 2026, 3, 5, 16, 0)}},
 	})
 }
+
+// "usted" forms the patterns hold in another role ("que se llame") are
+// the verb when nothing else reads the query; an answer may say what kind
+// of value it gives ("al número …").
+func TestPoliteVerbAndLabelledNumber(t *testing.T) {
+	checkReadings(t, []readCase{
+		{"es", "por favor, llame a mi hermana", "MAKE_CALL", []string{`"contact":"mi hermana"`}},
+		{"es", "llame al seis cero cero, uno uno dos, tres tres cuatro", "MAKE_CALL", []string{`"number":"600112334"`}},
+		{"es", "pon una alarma que se llame gimnasio a las 7", "SET_ALARM", []string{`"label":"gimnasio"`}},
+	})
+	h := newHarness(t)
+	r := h.ask("es", "quiero hacer una llamada", 0)
+	r = h.ask("es", "al número nueve uno dos, tres cuatro cinco, seis seis seis, por favor", r.Context.Ref)
+	if a, d := actionJSON(t, r); a != "MAKE_CALL" || !strings.Contains(d, `"number":"912345666"`) {
+		t.Errorf("al número …: %s %s", a, d)
+	}
+}
+
+// The verb last, after two phrases in the reverse of the usual order, is
+// read in the usual order.
+func TestVerbLastAfterTwoPhrases(t *testing.T) {
+	checkReadings(t, []readCase{
+		{"en", "to the airport the quickest route show me", "NAVIGATE", []string{"Airport"}},
+		{"en", "the way to the airport show me", "NAVIGATE", []string{"Airport"}},
+	})
+}

@@ -80,6 +80,9 @@ type queryCtx struct {
 	// word among the asides and the fillers (the alignment asks at every
 	// step).
 	aside, filler []bool
+	// titled tells whether a token is a person's title said bare, before
+	// a name ("Doctor Patel", not "the doctor").
+	titled []bool
 	// cands and done hold the candidates of each slot at each position,
 	// allocated for a slot when it is first asked for; reach is the most
 	// words a typed slot's value spans anywhere in the query (-1 until
@@ -108,12 +111,14 @@ func newQueryCtx(m *langModel, toks []token) *queryCtx {
 	q := &queryCtx{m: m, toks: toks, cands: make([][][]cand, len(m.slots)), done: make([][]bool, len(m.slots)),
 		reach: make([]int, len(m.slots)),
 		ids:   make([]int32, len(toks)), skip: make([]float32, len(toks)), has: make(map[int32]bool, len(toks)),
-		typo: make([]float32, len(toks)), aside: make([]bool, len(toks)), filler: make([]bool, len(toks))}
+		typo: make([]float32, len(toks)), aside: make([]bool, len(toks)), filler: make([]bool, len(toks)),
+		titled: make([]bool, len(toks))}
 	for k := range q.reach {
 		q.reach[k] = -1
 	}
 	for j, t := range toks {
 		q.aside[j], q.filler[j] = m.asides[t.norm], m.fillers[t.norm]
+		q.titled[j] = honorifics[t.norm] && (j == 0 || !articles[toks[j-1].norm] && !possessives[toks[j-1].norm])
 		if t.typo != "" {
 			q.typo[j] = costTypo
 		}
@@ -517,7 +522,11 @@ func (q *queryCtx) align(v *variant, bound float32) (match, bool) {
 				// reddit.com open please" no app called "please". Words
 				// any request may carry are no value; a message takes
 				// them as they come ("text lucas ok").
-				if q.skip[j-1] != costSkipFiller || def.message {
+				// "an email to Doctor Patel", "text Doctor Lee I'm late": a
+				// person's title goes with the name after it ("Doctor" is
+				// no one's name, "Patel" no message); "the doctor", "my
+				// doctor" and a title that ends the query are someone.
+				if (q.skip[j-1] != costSkipFiller || def.message) && (j == n || !q.titled[j-1] || def.perWord != costShortWord) {
 					relax(from, st(i+1, j, 0), 0, actOpenClose, 0)
 				}
 			}
@@ -653,14 +662,6 @@ func (q *queryCtx) align(v *variant, bound float32) (match, bool) {
 				// else.
 				if limit, named := nameWords[def.name]; named && end-pj > limit ||
 					def.perWord == costShortWord && end-pj > maxPersonWords {
-					return match{}, false
-				}
-				// "an email to Doctor Patel": a person's title goes with
-				// the name after it ("Doctor" is no one's name and
-				// "Patel" no message); "my doctor", "the doctor" are
-				// someone.
-				if def.perWord == costShortWord && end < len(q.toks) && honorifics[q.toks[end-1].norm] &&
-					(end-1 == pj || !articles[q.toks[end-2].norm] && !possessives[q.toks[end-2].norm]) {
 					return match{}, false
 				}
 				if messageSlots[def.name] && tellsMessage(v, pi) && !subjects[q.toks[pj].norm] {

@@ -853,6 +853,8 @@ func TestTitleBeforeAName(t *testing.T) {
 	}
 	checkReadings(t, []readCase{
 		{"en", "email my doctor saying I feel better", "SEND_EMAIL", []string{`"to":"my doctor"`, `"body":"I feel better"`}},
+		{"en", "text Doctor Okafor I'm outside", "SEND_SMS", []string{`"contact":"Doctor Okafor"`, `"text":"I'm outside"`}},
+		{"en", "call doctor", "MAKE_CALL", []string{`"contact":"doctor"`}},
 	})
 }
 

@@ -212,7 +212,9 @@ func (t *turn) datePhr(d time.Time) phr {
 }
 
 func (t *turn) alarm(intent string, slots map[string]slotVal) reply {
-	if _, all := slots["every"]; (all || t.saysAny("alarms", "alarmas")) && intent == "DELETE_ALARM" && !slots["time"].when.complete() {
+	// "remove one of my alarms", "borra una de las alarmas": one of them
+	// is no every one; which is asked.
+	if _, all := slots["every"]; (all || t.saysAny("alarms", "alarmas") && !t.saysOneOf()) && intent == "DELETE_ALARM" && !slots["time"].when.complete() {
 		r := t.reply("alarms_deleted", nil)
 		r.actions = act(intent, AlarmData{All: true})
 		return r
@@ -289,6 +291,9 @@ var alarmKinds = map[string]bool{"alarm": true, "alarma": true, "despertador": t
 var kindOnly = map[string]bool{"event": true, "appointment": true, "entry": true, "calendar event": true,
 	"evento": true, "cita": true, "entrada": true}
 
+// placeholders stand for a thing not named yet (folded).
+var placeholders = map[string]bool{"something": true, "anything": true, "a thing": true, "algo": true, "una cosa": true}
+
 // timeInTitle takes a time said inside a title out of it when the
 // appointment has no complete time: "apúntame que el jueves a las diez
 // viene el médico" is "viene el médico" on Thursday at ten. The words
@@ -345,10 +350,11 @@ func (t *turn) appointment(slots map[string]slotVal) reply {
 		}
 		return t.handle("SET_ALARM", alarm)
 	}
-	if t.filled == "" && kindOnly[fold(title)] {
+	if t.filled == "" && (kindOnly[fold(title)] || placeholders[fold(title)]) {
 		// "add an event to my calendar", "apunta una cita": the kind of
 		// entry is no title; the title is asked for (or, with a time, the
-		// kind stands for it below).
+		// kind stands for it below). Nor is a word that stands for a
+		// thing not yet said ("put something in my calendar").
 		title = ""
 		delete(slots, "title")
 	}
@@ -853,6 +859,19 @@ func (t *turn) locate(dest string) (Location, bool) {
 }
 
 // saysAny reports whether the query holds one of words.
+// saysOneOf reports whether the query picks one of several ("one of my
+// alarms", "una de las alarmas").
+func (t *turn) saysOneOf() bool {
+	for k := 0; k+1 < len(t.toks); k++ {
+		if oneWords[t.toks[k].norm] && (t.toks[k+1].norm == "of" || t.toks[k+1].norm == "de") {
+			return true
+		}
+	}
+	return false
+}
+
+var oneWords = map[string]bool{"one": true, "una": true, "uno": true}
+
 func (t *turn) saysAny(words ...string) bool {
 	for _, tok := range t.toks {
 		for _, w := range words {
@@ -1081,11 +1100,23 @@ var referringWords = map[string]bool{"that": true, "it": true, "this": true, "es
 // review"), or the title as it is.
 func calledTitle(title string) string {
 	words := strings.Fields(title)
-	for i := 0; i+1 < len(words) && i <= 3; i++ {
+	for i := 0; i+1 < len(words); i++ {
 		switch fold(words[i]) {
 		case "called", "named", "titled", "llamada", "llamado", "titulada", "titulado":
 			return strings.Join(words[i+1:], " ")
 		}
+		// Up to four words may come first ("a meeting called…"); more
+		// only when they say where and what the entry is ("a mi
+		// calendario una cita llamada médico"): a longer title that says
+		// "called" later is its own.
+		if i >= 3 && !entryWords[fold(words[i])] && !kindOnly[fold(words[i])] && !titleKinds[fold(words[i])] {
+			break
+		}
 	}
 	return title
 }
+
+// entryWords say where an entry goes, around its kind (folded).
+var entryWords = map[string]bool{"a": true, "al": true, "an": true, "to": true, "in": true, "on": true, "my": true,
+	"the": true, "en": true, "mi": true, "el": true, "la": true, "un": true, "una": true, "new": true, "nueva": true,
+	"nuevo": true, "calendar": true, "calendario": true, "agenda": true, "diary": true}

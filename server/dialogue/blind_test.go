@@ -23,10 +23,10 @@ var blindTargets = map[string]blindTarget{
 }
 
 // holdout3Targets sit just below what the third author's held-back part
-// reached: round 9, en 0.955 / 0.964 / 5 of 6, es 0.975 / 0.977 / 3 of 3.
+// reached: round 10, en 0.955 / 0.964 / 5 of 6, es 0.987 / 1.000 / 3 of 3.
 var holdout3Targets = map[string]blindTarget{
 	"en": {action: 0.95, slots: 0.96, sequences: 0.83},
-	"es": {action: 0.97, slots: 0.97, sequences: 1.00},
+	"es": {action: 0.98, slots: 0.99, sequences: 1.00},
 }
 
 func TestBlindDev(t *testing.T) {
@@ -35,7 +35,7 @@ func TestBlindDev(t *testing.T) {
 	}
 }
 
-// The later authors' development sets (dev2 to dev8; who wrote each and
+// The later authors' development sets (dev2 to dev9; who wrote each and
 // how: testdata/blind/README.md), each scored apart so that what was tuned
 // on one does not hide how it generalises, each tunable.
 func TestBlindLaterDevs(t *testing.T) {
@@ -43,7 +43,8 @@ func TestBlindLaterDevs(t *testing.T) {
 		part    string
 		targets map[string]blindTarget
 	}{{"dev2", dev2Targets}, {"dev3", dev3Targets}, {"dev4", dev4Targets}, {"dev5", dev5Targets},
-		{"dev6", dev6Targets}, {"dev7", map[string]blindTarget{"en": dev7Target}}, {"dev8", dev8Targets}}
+		{"dev6", dev6Targets}, {"dev7", map[string]blindTarget{"en": dev7Target}}, {"dev8", dev8Targets},
+		{"dev9", dev9Targets}}
 	for _, set := range sets {
 		for _, lang := range languages {
 			if want, ok := set.targets[lang]; ok {
@@ -75,10 +76,11 @@ var dev2Targets = map[string]blindTarget{
 }
 
 // dev3Targets sit just below what dev3 reaches (README, "Dialogue"):
-// round 9, en 1.000 / 1.000 / 11 of 11, es 0.992 / 0.985 / 6 of 6.
+// round 10, en 1.000 / 1.000 / 11 of 11, es 1.000 / 1.000 / 6 of 6 (with
+// room for one more miss).
 var dev3Targets = map[string]blindTarget{
 	"en": {action: 0.99, slots: 0.99, sequences: 0.90},
-	"es": {action: 0.98, slots: 0.97, sequences: 0.83},
+	"es": {action: 0.99, slots: 0.98, sequences: 0.83},
 }
 
 // dev4Targets sit just below what dev4 reaches (README, "Dialogue"):
@@ -114,6 +116,15 @@ var dev7Target = blindTarget{action: 0.99, slots: 0.99, sequences: 0.97}
 var dev8Targets = map[string]blindTarget{
 	"en": {action: 0.99, slots: 0.99, sequences: 0.96},
 	"es": {action: 0.99, slots: 0.98, sequences: 0.91},
+}
+
+// dev9Targets sit just below what dev9 reaches (README, "Dialogue"):
+// round 10, en 1.000 / 1.000 / 45 of 45, es 1.000 / 1.000 / 15 of 15, with
+// room for one more miss (before tuning on it, the round-9 engine: en
+// 0.975 / 0.951 / 41 of 45, es 0.988 / 0.889 / 13 of 15).
+var dev9Targets = map[string]blindTarget{
+	"en": {action: 0.99, slots: 0.99, sequences: 0.97},
+	"es": {action: 0.98, slots: 0.97, sequences: 0.93},
 }
 
 func runBlind(t *testing.T, part, lang string, showFailures bool) {

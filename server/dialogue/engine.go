@@ -596,6 +596,17 @@ func (t *turn) fresh() reply {
 			}
 		}
 	}
+	if !ok && short {
+		// "por favor, llame al número…": a polite imperative that the
+		// patterns hold in another role ("que se llame") is known, so the
+		// speller leaves it; when nothing reads the query, its first word
+		// of its own is read as the verb it stems from ("llama").
+		if verb := t.m.stemmedFirst(t.toks); verb != nil {
+			if alt, altOK := t.m.understand(verb); altOK && alt.literals >= 1 {
+				t.toks, mt, ok = verb, alt, true
+			}
+		}
+	}
 	if !ok {
 		mt, ok = t.bareMusic()
 	}
@@ -788,7 +799,8 @@ func (m *langModel) replaceCorrected(head, tail []token) []token {
 	}
 	// The new value: a number, or a time ("a las 8"), replacing the
 	// last one of its kind in what came before.
-	if _, n := m.parseNumber(tail); n > 0 {
+	// (a clock longer than its number, "6 y cuarto", is replaced below)
+	if _, n := m.parseNumber(tail); n > 0 && func() bool { _, nc := m.parseClock(tail); return nc <= n }() {
 		for p := len(head) - 1; p >= 0; p-- {
 			if _, n2 := m.parseNumber(head[p:]); n2 > 0 && (p == 0 || !numberWordAt(m, head[p-1])) {
 				out := make([]token, 0, len(head)+len(tail))
@@ -796,6 +808,23 @@ func (m *langModel) replaceCorrected(head, tail []token) []token {
 				out = append(out, tail[:n]...)
 				return append(out, head[p+n2:]...)
 			}
+		}
+	}
+	// "alarm for 6:15 tomorrow morning, no, 6:20", "a las 6 de la
+	// mañana, no, a las 6 y cuarto": a clock (after the words that lead
+	// to it) replaces the last clock said before it, and what was said
+	// around that clock (its day, its part of the day) still holds.
+	for c := 0; c <= 2 && c < len(tail); c++ {
+		if _, n := m.parseClock(tail[c:]); n > 0 && c+n == len(tail) {
+			for p := len(head) - 1; p >= 0; p-- {
+				if _, n2 := m.parseClock(head[p:]); n2 > 0 && (p == 0 || !numberWordAt(m, head[p-1])) {
+					out := make([]token, 0, len(head)+n)
+					out = append(out, head[:p]...)
+					out = append(out, tail[c:]...)
+					return append(out, head[p+n2:]...)
+				}
+			}
+			break
 		}
 	}
 	return nil
@@ -889,6 +918,26 @@ func (m *langModel) verbInside(toks []token) [][]token {
 		moved = append(moved, toks[k])
 		moved = append(moved, toks[:k]...)
 		out = append(out, append(moved, toks[k+1:]...))
+	}
+	// "to the train station the way show me": the verb last (with its
+	// pronoun), after two phrases in the reverse of the patterns' order;
+	// read as the verb, the second phrase, then the first, for each
+	// article that may open the second.
+	verb := func(k int) bool { return k >= 3 && m.leads[toks[k].norm] && !m.fillers[toks[k].norm] }
+	k := len(toks) - 2
+	if !verb(k) {
+		k++
+	}
+	if verb(k) {
+		for p := 1; p < k-1 && len(out) < 2*maxVerbMoves; p++ {
+			if !articles[toks[p].norm] && !possessives[toks[p].norm] {
+				continue
+			}
+			moved := make([]token, 0, len(toks))
+			moved = append(moved, toks[k:]...)
+			moved = append(moved, toks[p:k]...)
+			out = append(out, append(moved, toks[:p]...))
+		}
 	}
 	return out
 }
@@ -1271,6 +1320,17 @@ func (t *turn) fillSlot(conv *conversation) (slotVal, string, bool) {
 	if i, ok := t.m.slotIndex[conv.awaiting]; ok && t.m.slots[i].perWord == costShortWord {
 		// "my son, please, my son": a name said twice is said once.
 		toks = saidTwice(t.m, toks)
+		// "to my son, please", "a Marta, por favor": the words after the
+		// name's last comma, when all of them could be said of any
+		// request, are no part of it.
+		for k := len(toks) - 2; k >= 0; k-- {
+			if commaAfter(toks[k]) {
+				if t.m.allFillers(toks[k+1:]) {
+					toks = toks[:k+1]
+				}
+				break
+			}
+		}
 	}
 	if i, ok := t.m.slotIndex[conv.awaiting]; ok && !t.m.slots[i].verbatim {
 		// "the number is 646 555 0192", "her name is Lucy", "el número
@@ -1285,6 +1345,13 @@ func (t *turn) fillSlot(conv *conversation) (slotVal, string, bool) {
 	if typed, ok := preferTyped[conv.awaiting]; ok {
 		if v, n := t.m.parseTyped(typed, toks); n > 0 && n == len(toks) {
 			return v, typed, true
+		}
+		// "al número seis uno dos…", "number 555 0192": the word that
+		// says what the answer gives, before it.
+		if len(toks) > 1 && typedLabels[toks[0].norm] == typed {
+			if v, n := t.m.parseTyped(typed, toks[1:]); n > 0 && n == len(toks)-1 {
+				return v, typed, true
+			}
 		}
 	}
 	v, ok := t.m.findSlot(conv.awaiting, toks)
@@ -1323,7 +1390,10 @@ var messageOpeners = map[string]bool{"uh": true, "um": true, "er": true, "erm": 
 // the answer to "what should it say?".
 var messageLeads = [][]string{{"the", "message", "should", "say"}, {"the", "email", "should", "say"},
 	{"the", "text", "should", "say"}, {"it", "should", "say"}, {"the", "body", "should", "say"}, {"tell", "her"}, {"tell", "him"}, {"tell", "them"}, {"just", "say"}, {"say"},
-	{"write"}, {"dile"}, {"decile"}, {"ponle"}, {"que", "diga"}, {"pon"}, {"escribe"}}
+	{"write"}, {"dile"}, {"decile"}, {"ponle"}, {"que", "diga"}, {"pon"}, {"escribe"},
+	// the forms of usted, as a polite speaker says them ("dígale que…";
+	// words are compared folded, without accents)
+	{"digale"}, {"digales"}, {"escribale"}, {"pongale"}}
 
 // messageLeadOff drops interjections and the words that hand a message
 // over ("uh, tell her that …") from the front of an answer, keeping at
@@ -1366,7 +1436,9 @@ func (m *langModel) leadsMessage(toks []token) bool {
 
 func phraseNorms(toks []token, words []string) bool {
 	for i, w := range words {
-		if toks[i].norm != w {
+		// a word the speller read as another ("digale" as "diga") is
+		// still the word typed
+		if toks[i].norm != w && toks[i].typo != w {
 			return false
 		}
 	}
@@ -1442,6 +1514,11 @@ var copulas = map[string]bool{"is": true, "es": true, "be": true, "sea": true, "
 // may fill instead.
 var preferTyped = map[string]string{"contact": "phone", "recipient": "email"}
 
+// typedLabels name the kind of value an answer gives before giving it
+// (folded).
+var typedLabels = map[string]string{"number": "phone", "numero": "phone", "phone": "phone", "telefono": "phone",
+	"email": "email", "correo": "email", "address": "email"}
+
 // reply is what a handler decides, before rendering.
 type reply struct {
 	intent      string
@@ -1495,4 +1572,22 @@ func capitalize(s string) string {
 
 func (t *turn) logf(format string, args ...any) {
 	t.e.log.Warn(fmt.Sprintf(format, args...), "component", "dialogue")
+}
+
+// stemmedFirst gives the query with its first word that is no filler read
+// as the word it stems from, or nil when it stems from none.
+func (m *langModel) stemmedFirst(toks []token) []token {
+	for k, tok := range toks {
+		if m.fillers[tok.norm] {
+			continue
+		}
+		w := m.spell.stem(tok.norm)
+		if w == "" || w == tok.norm || tok.typo != "" {
+			return nil
+		}
+		out := append([]token(nil), toks...)
+		out[k].norm, out[k].typo = w, tok.norm
+		return out
+	}
+	return nil
 }

@@ -111,6 +111,12 @@ type slotDef struct {
 	firsts   []string          // closed: first words of the phrases, for the index
 	perWord  float32           // open: cost of each word taken
 	verbatim bool              // open: keeps trailing fillers
+	message  bool              // open: carries a message (messageSlots)
+	// parsed is the first slot with the same parser (itself when none
+	// comes before): typed slots of one type read the same values, so a
+	// query's candidates are parsed once per type ("day", "time" and
+	// "until" are all times).
+	parsed int
 }
 
 type variant struct {
@@ -456,7 +462,7 @@ func compileModel(lang string, f langFile) (*langModel, error) {
 	}
 	sort.Strings(names)
 	for _, name := range names {
-		def := &slotDef{name: name}
+		def := &slotDef{name: name, message: messageSlots[name]}
 		switch {
 		case f.Typed[name] != "":
 			def.kind, def.typ = slotTyped, f.Typed[name]
@@ -519,6 +525,13 @@ func compileModel(lang string, f langFile) (*langModel, error) {
 			}
 		}
 		m.slotIndex[name] = len(m.slots)
+		def.parsed = len(m.slots)
+		for i, other := range m.slots {
+			if def.kind == slotTyped && other.kind == slotTyped && other.typ == def.typ {
+				def.parsed = i
+				break
+			}
+		}
 		m.slots = append(m.slots, def)
 	}
 	for name := range f.Typed {

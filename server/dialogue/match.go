@@ -2,6 +2,7 @@ package dialogue
 
 import (
 	"math"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -59,6 +60,9 @@ const (
 	// that names "chronometer" beats one whose open slot swallows it.
 	rewardWord = -0.1
 	rewardSlot = -0.3
+	// boundSlack keeps the column bound of align from cutting an
+	// alignment whose float32 sums round a little differently.
+	boundSlack = 0.05
 )
 
 // queryCtx holds one query and the slot candidates found in it, computed
@@ -72,21 +76,49 @@ type queryCtx struct {
 	asideFrom int
 	typo      []float32 // extra cost of reading each token as its correction
 	has       map[int32]bool
-	cands     [][]cand
-	done      []bool
+	// aside and filler tell, per token, whether the language lists its
+	// word among the asides and the fillers (the alignment asks at every
+	// step).
+	aside, filler []bool
+	// titled tells whether a token is a person's title said bare, before
+	// a name ("Doctor Patel", not "the doctor").
+	titled []bool
+	// cands and done hold the candidates of each slot at each position,
+	// allocated for a slot when it is first asked for; reach is the most
+	// words a typed slot's value spans anywhere in the query (-1 until
+	// known).
+	cands [][][]cand
+	done  [][]bool
+	reach []int
+	// skipSums[k] is the least it costs to skip any k of the tokens.
+	skipSums []float32
+	// exhaustive turns off the bounds of skipBound and of align's columns,
+	// and positions counts the query positions aligned: tests check with
+	// them that the bounds save work and change no reading.
+	exhaustive bool
+	positions  int
 	// buffers of the alignment, reused from pattern to pattern
 	cost []float32
 	back []int32
 	act  []uint8
 	cidx []int16
+	// jumpIn is the cheapest cost relaxed into each query position by a
+	// step that reads several words at once (a phrase, a typed value).
+	jumpIn []float32
 }
 
 func newQueryCtx(m *langModel, toks []token) *queryCtx {
-	size := len(m.slots) * (len(toks) + 1)
-	q := &queryCtx{m: m, toks: toks, cands: make([][]cand, size), done: make([]bool, size),
-		ids: make([]int32, len(toks)), skip: make([]float32, len(toks)), has: make(map[int32]bool, len(toks)),
-		typo: make([]float32, len(toks))}
+	q := &queryCtx{m: m, toks: toks, cands: make([][][]cand, len(m.slots)), done: make([][]bool, len(m.slots)),
+		reach: make([]int, len(m.slots)),
+		ids:   make([]int32, len(toks)), skip: make([]float32, len(toks)), has: make(map[int32]bool, len(toks)),
+		typo: make([]float32, len(toks)), aside: make([]bool, len(toks)), filler: make([]bool, len(toks)),
+		titled: make([]bool, len(toks))}
+	for k := range q.reach {
+		q.reach[k] = -1
+	}
 	for j, t := range toks {
+		q.aside[j], q.filler[j] = m.asides[t.norm], m.fillers[t.norm]
+		q.titled[j] = honorifics[t.norm] && (j == 0 || !articles[toks[j-1].norm] && !possessives[toks[j-1].norm])
 		if t.typo != "" {
 			q.typo[j] = costTypo
 		}
@@ -145,11 +177,15 @@ func (q *queryCtx) lowerBound(v *variant) (float32, bool) {
 }
 
 func (q *queryCtx) slotCands(slot, j int) []cand {
-	k := slot*(len(q.toks)+1) + j
-	if q.done[k] {
-		return q.cands[k]
+	slot = q.m.slots[slot].parsed
+	if q.done[slot] == nil {
+		q.done[slot] = make([]bool, len(q.toks)+1)
+		q.cands[slot] = make([][]cand, len(q.toks)+1)
 	}
-	q.done[k] = true
+	if q.done[slot][j] {
+		return q.cands[slot][j]
+	}
+	q.done[slot][j] = true
 	def := q.m.slots[slot]
 	rest := q.toks[j:]
 	var out []cand
@@ -179,8 +215,65 @@ func (q *queryCtx) slotCands(slot, j int) []cand {
 			out = append(out, cand{end: j + n, val: v, typo: q.typoCost(j, j+n)})
 		}
 	}
-	q.cands[k] = out
+	q.cands[slot][j] = out
 	return out
+}
+
+// typedReach is the most words a value of a typed slot spans anywhere in
+// the query.
+func (q *queryCtx) typedReach(slot int) int {
+	slot = q.m.slots[slot].parsed
+	if q.reach[slot] < 0 {
+		q.reach[slot] = 0
+		for j := range q.toks {
+			for _, c := range q.slotCands(slot, j) {
+				q.reach[slot] = max(q.reach[slot], c.end-j)
+			}
+		}
+	}
+	return q.reach[slot]
+}
+
+// skipBound is a cost no alignment of v can go below for the words of
+// the query its steps cannot read: a pattern without an open slot reads
+// at most one word or phrase per step, a closed value or a typed one per
+// slot, and must skip the rest. On a long query that is most of it, so
+// such a pattern is cut before it is aligned once a reading with an open
+// slot (a message, a title) is cheaper.
+func (q *queryCtx) skipBound(v *variant) float32 {
+	reads := 0
+	for i := range v.elems {
+		e := &v.elems[i]
+		switch {
+		case e.slot < 0:
+			longest := 0
+			if len(e.ids) > 0 {
+				longest = 1
+			}
+			for _, ph := range e.phraseID {
+				longest = max(longest, len(ph))
+			}
+			reads += longest
+		case q.m.slots[e.slot].kind == slotOpen:
+			return float32(math.Inf(-1))
+		case q.m.slots[e.slot].kind == slotClosed:
+			reads += q.m.slots[e.slot].maxLen
+		default:
+			reads += q.typedReach(e.slot)
+		}
+		if reads >= len(q.toks) {
+			return float32(math.Inf(-1))
+		}
+	}
+	if q.skipSums == nil {
+		costs := append([]float32(nil), q.skip...)
+		slices.Sort(costs)
+		q.skipSums = make([]float32, len(costs)+1)
+		for k, c := range costs {
+			q.skipSums[k+1] = q.skipSums[k] + c
+		}
+	}
+	return q.skipSums[len(q.toks)-reads] + float32(len(v.elems))*rewardSlot
 }
 
 // parseTyped runs the parser of a typed slot at rest[0].
@@ -216,7 +309,13 @@ func (m *langModel) understand(toks []token) (match, bool) {
 // understandExcept is understand with the patterns of one intent left
 // out, for a second reading.
 func (m *langModel) understandExcept(toks []token, except string) (match, bool) {
-	q := newQueryCtx(m, toks)
+	return newQueryCtx(m, toks).best(except)
+}
+
+// best is the cheapest reading of the query by a pattern of any intent
+// but except.
+func (q *queryCtx) best(except string) (match, bool) {
+	m, toks := q.m, q.toks
 	seen := make([]uint64, (len(m.variants)+63)/64)
 	type candidate struct {
 		lb float32
@@ -230,6 +329,9 @@ func (m *langModel) understandExcept(toks []token, except string) (match, bool) 
 			}
 			seen[id/64] |= 1 << (id % 64)
 			if lb, ok := q.lowerBound(&m.variants[id]); ok {
+				if !q.exhaustive {
+					lb = max(lb, q.skipBound(&m.variants[id]))
+				}
 				cands = append(cands, candidate{lb, id})
 			}
 		}
@@ -279,26 +381,81 @@ const (
 func (q *queryCtx) align(v *variant, bound float32) (match, bool) {
 	n, p := len(q.toks), len(v.elems)
 	cols := n + 1
-	size := (p + 1) * cols * 2
+	// States are laid out position by position, so the states of one
+	// position are together and positions the alignment never reaches
+	// are never set.
+	rows := (p + 1) * 2
+	size := rows * cols
 	if cap(q.cost) < size {
 		q.cost = make([]float32, size)
 		q.back = make([]int32, size)
 		q.act = make([]uint8, size)
 		q.cidx = make([]int16, size)
 	}
-	cost, back, act, cidx := q.cost[:size], q.back[:size], q.act[:size], q.cidx[:size]
-	inf := float32(math.Inf(1))
-	for k := range cost {
-		cost[k] = inf
+	if cap(q.jumpIn) < cols {
+		q.jumpIn = make([]float32, cols)
 	}
-	st := func(i, j, o int) int { return (i*cols+j)*2 + o }
+	cost, back, act, cidx := q.cost[:size], q.back[:size], q.act[:size], q.cidx[:size]
+	jumpIn := q.jumpIn[:cols]
+	inf := float32(math.Inf(1))
+	ready := 0 // positions whose states are set to inf
+	prepare := func(col int) {
+		for ; ready <= col; ready++ {
+			clear := cost[ready*rows : (ready+1)*rows]
+			for k := range clear {
+				clear[k] = inf
+			}
+			jumpIn[ready] = inf
+		}
+	}
+	st := func(i, j, o int) int { return j*rows + i*2 + o }
 	relax := func(from, to int, c float32, a uint8, ci int) {
 		if nc := cost[from] + c; nc < cost[to] {
 			cost[to], back[to], act[to], cidx[to] = nc, int32(from), a, int16(ci)
 		}
 	}
+	// The column bound: every step costs something except the reward of
+	// reading a pattern element, at most -rewardSlot each, so an
+	// alignment ends no cheaper than its cheapest state at position j (or
+	// one a jump over j reached) less what the pattern's elements can
+	// still earn. Once that is above bound the pattern cannot win: a
+	// pattern that reads a few words of a long query gives up after it
+	// skips enough of the rest, instead of aligning every word.
+	jumpTo := 0 // the farthest position a jump reached
+	earn := float32(p)*-rewardSlot + boundSlack
+	jump := func(from, to, col int, c float32, a uint8, ci int) {
+		prepare(col)
+		relax(from, to, c, a, ci)
+		jumpIn[col] = min(jumpIn[col], cost[to])
+		jumpTo = max(jumpTo, col)
+	}
+	prepare(0)
 	cost[st(0, 0, 0)] = 0
 	for j := 0; j <= n; j++ {
+		if j < n {
+			prepare(j + 1)
+		}
+		q.positions++
+		if j > 0 && bound < inf && !q.exhaustive {
+			low := inf
+			for _, c := range cost[j*rows : (j+1)*rows] {
+				low = min(low, c)
+			}
+			for k := j + 1; k <= jumpTo; k++ {
+				low = min(low, jumpIn[k])
+			}
+			if low-earn > bound {
+				return match{}, false
+			}
+		}
+		// what the words at j are, looked up once for every step
+		aside, afterFiller := false, false
+		if j < n {
+			aside = q.aside[j]
+		}
+		if j > 0 {
+			afterFiller = q.filler[j-1]
+		}
 		for i := 0; i <= p; i++ {
 			from := st(i, j, 0)
 			if c := cost[from]; c < inf {
@@ -317,7 +474,7 @@ func (q *queryCtx) align(v *variant, bound float32) (match, bool) {
 						}
 						for pi, ph := range e.phraseID {
 							if phraseAt(q.ids[j:], ph) {
-								relax(from, st(i+1, j+len(ph), 0), reward+q.typoCost(j, j+len(ph)), actLit, pi)
+								jump(from, st(i+1, j+len(ph), 0), j+len(ph), reward+q.typoCost(j, j+len(ph)), actLit, pi)
 							}
 						}
 						miss := float32(costMissWord)
@@ -333,19 +490,20 @@ func (q *queryCtx) align(v *variant, bound float32) (match, bool) {
 							miss = 0
 						}
 						relax(from, st(i+1, j, 0), miss, actSkipElem, 0)
-						if q.m.slots[e.slot].kind == slotOpen {
+						def := q.m.slots[e.slot]
+						if def.kind == slotOpen {
 							// Nor does a name start in one ("open im timing",
 							// "call mom i need a ride home").
-							if j < n && (q.m.slots[e.slot].verbatim || j < q.asideFrom && !q.m.asides[q.toks[j].norm]) {
+							if j < n && (def.verbatim || j < q.asideFrom && !aside) {
 								relax(from, st(i, j+1, 1), q.openCost(e.slot, j), actOpenStart, 0)
 							}
 						} else if j < n {
 							reward := float32(0)
-							if q.m.slots[e.slot].kind == slotClosed {
+							if def.kind == slotClosed {
 								reward = rewardSlot
 							}
 							for ci, c := range q.slotCands(e.slot, j) {
-								relax(from, st(i+1, c.end, 0), reward+c.typo, actSlot, ci)
+								jump(from, st(i+1, c.end, 0), c.end, reward+c.typo, actSlot, ci)
 							}
 						}
 					}
@@ -353,9 +511,10 @@ func (q *queryCtx) align(v *variant, bound float32) (match, bool) {
 			}
 			from = st(i, j, 1)
 			if c := cost[from]; c < inf && i < p {
+				def := q.m.slots[v.elems[i].slot]
 				// "call jake i locked myself out": a name or title does
 				// not run on into a clause of its own.
-				if j < n && (q.m.slots[v.elems[i].slot].verbatim || !q.m.asides[q.toks[j].norm] || q.m.fillers[q.toks[j-1].norm]) {
+				if j < n && (def.verbatim || !aside || afterFiller) {
 					relax(from, st(i, j+1, 1), q.openCost(v.elems[i].slot, j), actOpenExt, 0)
 				}
 				// A name or title ends on a word of its own: "tv schedule
@@ -363,7 +522,11 @@ func (q *queryCtx) align(v *variant, bound float32) (match, bool) {
 				// reddit.com open please" no app called "please". Words
 				// any request may carry are no value; a message takes
 				// them as they come ("text lucas ok").
-				if q.skip[j-1] != costSkipFiller || messageSlots[q.m.slots[v.elems[i].slot].name] {
+				// "an email to Doctor Patel", "text Doctor Lee I'm late": a
+				// person's title goes with the name after it ("Doctor" is
+				// no one's name, "Patel" no message); "the doctor", "my
+				// doctor" and a title that ends the query are someone.
+				if (q.skip[j-1] != costSkipFiller || def.message) && (j == n || !q.titled[j-1] || def.perWord != costShortWord) {
 					relax(from, st(i+1, j, 0), 0, actOpenClose, 0)
 				}
 			}
@@ -379,7 +542,7 @@ func (q *queryCtx) align(v *variant, bound float32) (match, bool) {
 	skipped, typed, words := 0, 0, 0
 	for s := final; s != st(0, 0, 0); s = int(back[s]) {
 		prev := int(back[s])
-		pi, pj := prev/2/cols, prev/2%cols
+		pi, pj := prev%rows/2, prev/rows
 		switch act[s] {
 		case actSkipTok:
 			if q.skip[pj] == costSkipWord {
@@ -420,7 +583,7 @@ func (q *queryCtx) align(v *variant, bound float32) (match, bool) {
 				typed++
 			}
 		case actOpenClose:
-			openEnd = s / 2 % cols
+			openEnd = s / rows
 		case actOpenStart:
 			open = true
 			if openEnd > pj {
@@ -699,6 +862,11 @@ var messageSlots = map[string]bool{"message": true, "body": true}
 // "amazon prime video", "bbc one"), a place's a little longer ("rio de
 // janeiro", "the museum of modern art").
 var nameWords = map[string]int{"app": 3, "channel": 3, "place": 4, "destination": 7}
+
+// honorifics are the titles said before a person's name (folded).
+var honorifics = map[string]bool{"doctor": true, "dr": true, "dr.": true, "mr": true, "mr.": true, "mrs": true, "mrs.": true,
+	"ms": true, "ms.": true, "miss": true, "professor": true, "prof": true, "doctora": true, "dra": true, "dra.": true,
+	"senor": true, "senora": true, "sr": true, "sr.": true, "sra": true, "sra.": true, "don": true, "dona": true}
 
 // maxPersonWords is the most words the short slots (people, labels) take.
 const maxPersonWords = 5

@@ -802,3 +802,101 @@ func TestTellWithoutThat(t *testing.T) {
 		}
 	}
 }
+
+// A clock said after "no," replaces the last clock said before it, and
+// what was said around that clock (its day, its part of the day) holds.
+func TestClockCorrectedInPlace(t *testing.T) {
+	h := newHarness(t)
+	checkReadings(t, []readCase{
+		{"en", "alarm for 7:15 tomorrow morning, no, 7:40", "SET_ALARM", []string{msAt(h.loc, 2026, 3, 5, 7, 40)}},
+		{"es", "ponme una alarma a las 7 de la mañana, no, a las 7 y media", "SET_ALARM", []string{msAt(h.loc, 2026, 3, 5, 7, 30)}},
+		{"en", "set a timer for 10 minutes, no, 12", "SET_TIMER", []string{`"duration":720000`}},
+	})
+}
+
+// Answers as a polite speaker gives them: a name with "please" after its
+// comma, a message handed over with the usted form ("dígale que…").
+func TestPoliteAnswers(t *testing.T) {
+	h := newHarness(t)
+	for _, c := range []struct {
+		lang  string
+		turns []string
+		want  []string
+	}{
+		{"en", []string{"send a message saying I'm home", "To my daughter, please."}, []string{`"contact":"my daughter"`, `"text":"I'm home"`}},
+		{"es", []string{"mande un correo", "A Lucía, por favor.", "Dígale que llegaré tarde."}, []string{`"to":"Lucía"`, `"body":"llegaré tarde"`}},
+		{"en", []string{"call", "my uncle, please, my uncle"}, []string{`"contact":"my uncle"`}},
+	} {
+		var r Response
+		for _, q := range c.turns {
+			r = h.ask(c.lang, q, r.Context.Ref)
+		}
+		_, d := actionJSON(t, r)
+		for _, w := range c.want {
+			if !strings.Contains(d, w) {
+				t.Errorf("%v: %s, want %s", c.turns, d, w)
+			}
+		}
+	}
+}
+
+// A person's title goes with the name after it; "my doctor" is someone.
+func TestTitleBeforeAName(t *testing.T) {
+	h := newHarness(t)
+	r := h.ask("en", "write an email to Professor Gomez", 0)
+	if a, _ := actionJSON(t, r); a != "OPEN_ASR" {
+		t.Errorf("an email to Professor Gomez: %s, want the body asked for", a)
+	}
+	r = h.ask("en", "the essay will be late", r.Context.Ref)
+	if _, d := actionJSON(t, r); !strings.Contains(d, `"to":"Professor Gomez"`) || !strings.Contains(d, `"body":"the essay will be late"`) {
+		t.Errorf("an email to Professor Gomez: %s", d)
+	}
+	checkReadings(t, []readCase{
+		{"en", "email my doctor saying I feel better", "SEND_EMAIL", []string{`"to":"my doctor"`, `"body":"I feel better"`}},
+		{"en", "text Doctor Okafor I'm outside", "SEND_SMS", []string{`"contact":"Doctor Okafor"`, `"text":"I'm outside"`}},
+		{"en", "call doctor", "MAKE_CALL", []string{`"contact":"doctor"`}},
+	})
+}
+
+// A word that stands for a thing not said yet is no title; one of the
+// alarms is no every alarm; an entry "llamada X" after where it goes is X.
+func TestPlaceholdersAndCounts(t *testing.T) {
+	h := newHarness(t)
+	r := h.ask("en", "add something to my calendar", 0)
+	r = h.ask("en", "dentist", r.Context.Ref)
+	r = h.ask("en", "friday at 9 am", r.Context.Ref)
+	if _, d := actionJSON(t, r); !strings.Contains(d, `"title":"dentist"`) || !strings.Contains(d, msAt(h.loc, 2026, 3, 6, 9, 0)) {
+		t.Errorf("something in the calendar, then dentist: %s", d)
+	}
+	checkReadings(t, []readCase{
+		{"en", "delete one of my alarms", "OPEN_ASR", nil},
+		{"en", "delete all my alarms", "DELETE_ALARM", []string{`"all":true`}},
+		{"es", "añade a mi agenda una cita llamada fisioterapia el jueves a las 4 de la tarde", "SET_APPOINTMENT", []string{`"title":"fisioterapia"`, msAt(h.loc, 2026, 3, 5, 16, 0)}},
+	})
+}
+
+// "usted" forms the patterns hold in another role ("que se llame") are
+// the verb when nothing else reads the query; an answer may say what kind
+// of value it gives ("al número …").
+func TestPoliteVerbAndLabelledNumber(t *testing.T) {
+	checkReadings(t, []readCase{
+		{"es", "por favor, llame a mi hermana", "MAKE_CALL", []string{`"contact":"mi hermana"`}},
+		{"es", "llame al seis cero cero, uno uno dos, tres tres cuatro", "MAKE_CALL", []string{`"number":"600112334"`}},
+		{"es", "pon una alarma que se llame gimnasio a las 7", "SET_ALARM", []string{`"label":"gimnasio"`}},
+	})
+	h := newHarness(t)
+	r := h.ask("es", "quiero hacer una llamada", 0)
+	r = h.ask("es", "al número nueve uno dos, tres cuatro cinco, seis seis seis, por favor", r.Context.Ref)
+	if a, d := actionJSON(t, r); a != "MAKE_CALL" || !strings.Contains(d, `"number":"912345666"`) {
+		t.Errorf("al número …: %s %s", a, d)
+	}
+}
+
+// The verb last, after two phrases in the reverse of the usual order, is
+// read in the usual order.
+func TestVerbLastAfterTwoPhrases(t *testing.T) {
+	checkReadings(t, []readCase{
+		{"en", "to the airport the quickest route show me", "NAVIGATE", []string{"Airport"}},
+		{"en", "the way to the airport show me", "NAVIGATE", []string{"Airport"}},
+	})
+}

@@ -21,6 +21,10 @@ type speller struct {
 	// targets per first byte: typing errors rarely hit the first letter,
 	// and the bucket keeps a correction to a few hundred comparisons.
 	targets map[byte][]target
+	// loans are the known words spelt the English way, by how a Spanish
+	// writer spells them as they sound ("blutuz" for bluetooth, "guifi"
+	// for wifi); Spanish only.
+	loans map[string]string
 }
 
 type target struct {
@@ -33,8 +37,14 @@ type target struct {
 const costTypo = 0.3
 
 func newSpeller(known map[string]bool, freq map[string]int) *speller {
-	s := &speller{known: known, freq: freq, targets: map[byte][]target{}}
+	s := &speller{known: known, freq: freq, targets: map[byte][]target{}, loans: map[string]string{}}
 	for w, n := range freq {
+		if key := soundSpelling(w); key != w && len(w) >= 4 && lettersOnly(w) {
+			// (of two words that sound alike, the likelier)
+			if prev, ok := s.loans[key]; !ok || freq[prev] < n || freq[prev] == n && prev > w {
+				s.loans[key] = w
+			}
+		}
 		if len(w) < 2 || !lettersOnly(w) {
 			continue
 		}
@@ -82,6 +92,12 @@ func (s *speller) correct(w string) string {
 	// alike (yeísmo) and write one for the other.
 	if s.silentH {
 		if c := s.yeismo(w); c != "" {
+			return c
+		}
+	}
+	// "blutuz", "guifi": an English loanword written as it sounds.
+	if s.silentH {
+		if c := s.loan(w); c != "" {
 			return c
 		}
 	}
@@ -150,6 +166,33 @@ func (s *speller) yeismo(w string) string {
 		}
 	}
 	return ""
+}
+
+// loan gives the known word spelt the English way that w spells as it
+// sounds, or "".
+func (s *speller) loan(w string) string {
+	if len(w) < 4 {
+		return ""
+	}
+	return s.loans[soundSpelling(w)]
+}
+
+// soundSpelling writes an English spelling as a Spanish writer hears it:
+// "th" as z (as Spain says it), "oo" and "ue" as u, "ee" as i, "w" as gu,
+// "sh" as s, "ph" as f, a closing y as i, double letters once.
+func soundSpelling(w string) string {
+	r := strings.NewReplacer("th", "z", "oo", "u", "ue", "u", "ee", "i", "w", "gu", "sh", "s", "ph", "f")
+	out := r.Replace(w)
+	if strings.HasSuffix(out, "y") {
+		out = out[:len(out)-1] + "i"
+	}
+	var b strings.Builder
+	for i := 0; i < len(out); i++ {
+		if i == 0 || out[i] != out[i-1] {
+			b.WriteByte(out[i])
+		}
+	}
+	return b.String()
 }
 
 // slipKind orders the slips that turn typed into word: a letter left out

@@ -142,3 +142,26 @@ func TestTokenizeUnitRuns(t *testing.T) {
 		}
 	}
 }
+
+// An English loanword written in Spanish as it sounds ("blutuz", "guifi")
+// is the loanword; only Spanish writers spell so, and a known word is
+// never touched.
+func TestLoanwordsAsTheySound(t *testing.T) {
+	known := map[string]bool{"bluetooth": true, "wifi": true, "activa": true}
+	freq := map[string]int{"bluetooth": 3, "wifi": 3, "activa": 4}
+	s := newSpeller(known, freq)
+	s.silentH = true
+	for typed, want := range map[string]string{"blutuz": "bluetooth", "guifi": "wifi", "wifi": "", "activa": ""} {
+		if got := s.correct(typed); got != want {
+			t.Errorf("correct(%q) = %q, want %q", typed, got, want)
+		}
+	}
+	s.silentH = false
+	if got := s.correct("blutuz"); got == "bluetooth" {
+		t.Errorf("English: correct(blutuz) = %q, want no loanword reading", got)
+	}
+	checkReadings(t, []readCase{
+		{"es", "enciende el blutuz", "ACTIVATE", []string{`"feature":"bluetooth"`}},
+		{"es", "desactiva el guifi", "DEACTIVATE", []string{`"feature":"wifi"`}},
+	})
+}

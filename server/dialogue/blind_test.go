@@ -1,6 +1,7 @@
 package dialogue
 
 import (
+	"strings"
 	"testing"
 )
 
@@ -68,6 +69,16 @@ func TestBlindHoldout(t *testing.T) {
 	}
 }
 
+// The whole held-back blind set is both authors' held-back parts together (en 356 turns with 17
+// sequences, es 204 with 9), and the goal holds on it: action accuracy ≥ 0.95, slot exact
+// match ≥ 0.90, multi-turn ≥ 90 %. Each part alone is also guarded above, at its measured level; a
+// part of 6 sequences moves 17 points with one of them, which is why the goal is read on the whole.
+func TestBlindHeldBack(t *testing.T) {
+	for _, lang := range languages {
+		t.Run(lang, func(t *testing.T) { runBlindWant(t, "holdout+holdout3", lang, false, blindTargets[lang]) })
+	}
+}
+
 // dev2Targets sit just below what dev2 reaches (README, "Dialogue"):
 // round 3, en 0.997 / 1.000 / 12 of 12, es 1.000 / 1.000 / 6 of 6.
 var dev2Targets = map[string]blindTarget{
@@ -132,7 +143,11 @@ func runBlind(t *testing.T, part, lang string, showFailures bool) {
 }
 
 func runBlindWant(t *testing.T, part, lang string, showFailures bool, want blindTarget) {
-	s := evalNLU(t, lang, loadNLU(t, "testdata/blind/"+part+"_"+lang+".jsonl"))
+	var cases []nluCase
+	for _, p := range strings.Split(part, "+") {
+		cases = append(cases, loadNLU(t, "testdata/blind/"+p+"_"+lang+".jsonl")...)
+	}
+	s := evalNLU(t, lang, cases)
 	actionAcc, slotEM := s.rates()
 	seqRate := float64(s.sequencesOK) / float64(max(1, s.sequences))
 	if showFailures {

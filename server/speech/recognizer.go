@@ -381,6 +381,15 @@ type Config struct {
 	// DomainWeight is the interpolation weight of the domain model in the
 	// mixed decoder; DefaultDomainWeight when zero.
 	DomainWeight float64
+
+	// mixQueried builds the mixed model as before the trie reader (the
+	// general model's words and some of its bigrams, no trigram), for the
+	// measurements that compare the two.
+	mixQueried bool
+	// mixPrune prunes the general model's n-grams in the mixed model
+	// (ngram.Prune's threshold; 0 keeps them all), for the same
+	// measurements.
+	mixPrune float64
 }
 
 // Prior is a cepstral mean an utterance's normalisation may start from:
@@ -441,7 +450,7 @@ type Recognizer struct {
 	wide     arrangement // for 16 kHz audio
 	narrow   arrangement // for 8 kHz audio
 	domainLM string      // ARPA file of the domain model, when a decoder uses it
-	mixedLM  string      // ARPA file of the mixed model, when a decoder uses it
+	mixedLM  string      // binary file of the mixed model, when a decoder uses it
 	temps    []string    // model files outside the cache, removed by Close
 	pool     chan *slot
 	// cmnInit is the acoustic model's initial cepstral mean (-cmninit in
@@ -507,14 +516,26 @@ func New(cfg Config) (*Recognizer, error) {
 	}
 	r := &Recognizer{cfg: cfg, grammar: g, pool: make(chan *slot, cfg.Slots), kinds: kinds, wide: wide, narrow: narrow,
 		cmnInit: readCMNInit(filepath.Join(cfg.ModelDir, "en-us", "feat.params"))}
+	// Building the domain and mixed models takes seconds the first time
+	// (the mixed one most; then they are cached): the decoders that do
+	// not read them (the full model's, the grammar's) load meanwhile, on
+	// this goroutine, so a new machine's first worker is ready sooner.
+	built := make(chan error, 1)
 	if needDomain || needMixed {
-		if err := r.writeModels(dict, needDomain, needMixed); err != nil {
-			r.removeModels()
-			return nil, fmt.Errorf("speech: %w", err)
-		}
+		go func() { built <- r.writeModels(dict, needDomain, needMixed) }()
+	} else {
+		built <- nil
 	}
 	first := &slot{}
-	if err := r.load(first); err != nil {
+	err = r.loadKinds(first, func(k string) bool { return k == SourceFull || k == SourceGrammar })
+	if berr := <-built; berr != nil && err == nil {
+		err = fmt.Errorf("speech: %w", berr)
+	}
+	if err == nil {
+		err = r.loadKinds(first, func(string) bool { return true })
+	}
+	if err != nil {
+		first.close()
 		r.removeModels()
 		return nil, err
 	}
@@ -533,19 +554,40 @@ func (r *Recognizer) load(s *slot) error {
 	if s.decs != nil {
 		return nil
 	}
-	var decs []*sphinx.Decoder
-	for _, kind := range r.kinds {
+	if err := r.loadKinds(s, func(string) bool { return true }); err != nil {
+		s.close()
+		return err
+	}
+	return nil
+}
+
+// loadKinds loads the decoders of s that are not loaded yet and whose
+// kind which accepts; s.decs gets one place per kind of r.kinds.
+func (r *Recognizer) loadKinds(s *slot, which func(kind string) bool) error {
+	if s.decs == nil {
+		s.decs = make([]*sphinx.Decoder, len(r.kinds))
+	}
+	for i, kind := range r.kinds {
+		if s.decs[i] != nil || !which(kind) {
+			continue
+		}
 		d, err := sphinx.NewDecoder(r.decoderConfig(kind))
 		if err != nil {
-			for _, d := range decs {
-				d.Close()
-			}
 			return fmt.Errorf("speech: %s decoder: %w", kind, err)
 		}
-		decs = append(decs, d)
+		s.decs[i] = d
 	}
-	s.decs = decs
 	return nil
+}
+
+// close frees the decoders of s loaded so far.
+func (s *slot) close() {
+	for _, d := range s.decs {
+		if d != nil {
+			d.Close()
+		}
+	}
+	s.decs = nil
 }
 
 // decoderConfig is the configuration of one kind of decoder.
@@ -591,7 +633,7 @@ func (r *Recognizer) writeModels(dict map[string]bool, domain, mixed bool) error
 	var err error
 	var temp bool
 	if domain {
-		if r.domainLM, temp, err = cachedModel("domain", key, buildDomain); err != nil {
+		if r.domainLM, temp, err = cachedModel("domain", key, false, buildDomain); err != nil {
 			return err
 		}
 		if temp {
@@ -600,12 +642,23 @@ func (r *Recognizer) writeModels(dict map[string]bool, domain, mixed bool) error
 	}
 	if mixed {
 		general := filepath.Join(r.cfg.ModelDir, "en-us.lm.bin")
-		r.mixedLM, temp, err = cachedModel("mixed", []any{key, generalKey(general), r.cfg.DomainWeight}, func() (*ngram.Model, error) {
+		mix, mkey := MixedModel, []any{key, generalKey(general), r.cfg.DomainWeight}
+		switch {
+		case r.cfg.mixQueried:
+			mix, mkey = mixedModelQueried, append(mkey, "queried")
+		case r.cfg.mixPrune > 0:
+			th := r.cfg.mixPrune
+			mix = func(d *ngram.Model, general string, w float64) (*ngram.Model, error) {
+				return mixedModelPruned(d, general, w, th)
+			}
+			mkey = append(mkey, "pruned", th)
+		}
+		r.mixedLM, temp, err = cachedModel("mixed", mkey, true, func() (*ngram.Model, error) {
 			d, err := buildDomain()
 			if err != nil {
 				return nil, err
 			}
-			return MixedModel(d, general, r.cfg.DomainWeight)
+			return mix(d, general, r.cfg.DomainWeight)
 		})
 		if err != nil {
 			return err

@@ -341,14 +341,15 @@ func TestDecoderComparison(t *testing.T) {
 // Config.Decoders and NarrowbandDecoders, or "default" for the defaults),
 // as a speech worker does; run it once per arrangement, each in its own
 // process: HARK_LM_RSS=grammar,full go test -run WorkerMemory -v
-// ./server/speech
+// ./server/speech (HARK_LM_EVAL_MIX=queried: the mixed model as before
+// the trie reader)
 func TestWorkerMemory(t *testing.T) {
 	decs := os.Getenv("HARK_LM_RSS")
 	if decs == "" {
 		t.Skip("set HARK_LM_RSS to the decoders to measure")
 	}
 	before := rss(t)
-	cfg := Config{Grammar: dialogueGrammar(), Slots: 1}
+	cfg := Config{Grammar: dialogueGrammar(), Slots: 1, mixQueried: os.Getenv("HARK_LM_EVAL_MIX") == "queried"}
 	if decs != "default" {
 		cfg.Decoders = strings.Split(decs, ",")
 		cfg.NarrowbandDecoders = cfg.Decoders

@@ -82,10 +82,33 @@ func (g *generalLM) LogProb(history []string, word string) float64 {
 }
 
 // MixedModel interpolates the domain model with the general English model
-// (weight for the domain, 1-weight for the general one): every word of
-// both, the domain's bigrams and trigrams, and the general model's bigrams
-// among its generalTop most probable words and the domain's words.
+// (weight for the domain, 1-weight for the general one): every word,
+// bigram and trigram of both. The general model is read by package
+// ngram's reader of sphinxbase's binary trie format (sphinxbase itself
+// cannot list its n-grams).
 func MixedModel(domain *ngram.Model, generalPath string, weight float64) (*ngram.Model, error) {
+	return mixedModelPruned(domain, generalPath, weight, 0)
+}
+
+// mixedModelPruned is MixedModel with the general model's bigrams and
+// trigrams pruned at threshold (ngram.Prune; 0 keeps them all).
+func mixedModelPruned(domain *ngram.Model, generalPath string, weight, threshold float64) (*ngram.Model, error) {
+	g, err := ngram.ReadTrie(generalPath)
+	if err != nil {
+		return nil, err
+	}
+	if threshold > 0 {
+		return ngram.Mix(domain, ngram.Prune(g, threshold), weight), nil
+	}
+	return ngram.Mix(domain, g, weight), nil
+}
+
+// mixedModelQueried is the mixed model as it was built before the trie
+// reader (kept for the measurements that compare the two): the general
+// model read by queries through sphinxbase, every word's unigram
+// probability and its bigrams among its generalTop most probable words
+// and the domain's words; no trigram.
+func mixedModelQueried(domain *ngram.Model, generalPath string, weight float64) (*ngram.Model, error) {
 	lm, err := sphinx.ReadLM(generalPath)
 	if err != nil {
 		return nil, err
@@ -123,30 +146,39 @@ func MixedModel(domain *ngram.Model, generalPath string, weight float64) (*ngram
 	return ngram.Mix(domain, g, weight), nil
 }
 
-// writeModel writes m as an ARPA file in the temporary directory
-// (pocketsphinx reads models from files); the caller removes it.
-func writeModel(m *ngram.Model, name string) (string, error) {
-	f, err := os.CreateTemp("", "hark-"+name+"-*.arpa")
+// writeModel writes m to a new file in dir (the temporary directory when
+// empty): ARPA text, or, when binary, sphinxbase's binary trie format
+// (see cachedModel). The caller removes or renames the file.
+func writeModel(m *ngram.Model, dir, name string, binary bool) (string, error) {
+	f, err := os.CreateTemp(dir, "hark-"+name+"-*.arpa")
 	if err != nil {
 		return "", fmt.Errorf("%s model: %w", name, err)
 	}
-	if err := m.WriteARPA(f); err != nil {
-		f.Close()
+	err = m.WriteARPA(f)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
 		os.Remove(f.Name())
 		return "", fmt.Errorf("%s model: %w", name, err)
 	}
-	if err := f.Close(); err != nil {
-		os.Remove(f.Name())
+	if !binary {
+		return f.Name(), nil
+	}
+	defer os.Remove(f.Name())
+	bin := strings.TrimSuffix(f.Name(), ".arpa") + ".lm.bin"
+	if err := sphinx.ConvertLM(f.Name(), bin, true); err != nil {
+		os.Remove(bin)
 		return "", fmt.Errorf("%s model: %w", name, err)
 	}
-	return f.Name(), nil
+	return bin, nil
 }
 
 // modelVersion changes whenever the way models are built changes, so that
 // cached files of an older build are not used.
-const modelVersion = "hark-lm-2"
+const modelVersion = "hark-lm-3"
 
-// cachedModel returns the ARPA file of a model identified by key (any
+// cachedModel returns the file of a model identified by key (any
 // JSON-encodable description of everything the model depends on),
 // building it with build and keeping it in the user's cache directory
 // when it is not there yet: building the domain and mixed models takes
@@ -155,8 +187,14 @@ const modelVersion = "hark-lm-2"
 // together never read a partial one. When no cache directory is writable
 // the model goes to a temporary file; temp reports that the caller must
 // remove it.
-func cachedModel(name string, key any, build func() (*ngram.Model, error)) (path string, temp bool, err error) {
-	b, err := json.Marshal([]any{modelVersion, name, key})
+//
+// A binary model is kept in sphinxbase's binary trie format: the mixed
+// model with all the general model's n-grams is 98 MB of ARPA text,
+// which pocketsphinx takes 6 s to read (at load 12) where it maps the
+// 27 MB binary in 20 ms; the conversion (sphinxbase's own writer) costs
+// about 8 s once.
+func cachedModel(name string, key any, binary bool, build func() (*ngram.Model, error)) (path string, temp bool, err error) {
+	b, err := json.Marshal([]any{modelVersion, name, key, binary})
 	if err != nil {
 		return "", false, err
 	}
@@ -171,10 +209,14 @@ func cachedModel(name string, key any, build func() (*ngram.Model, error)) (path
 		if err != nil {
 			return "", false, err
 		}
-		path, err := writeModel(m, name)
+		path, err := writeModel(m, "", name, binary)
 		return path, true, err
 	}
-	path = filepath.Join(dir, name+"-"+hex.EncodeToString(sum[:12])+".arpa")
+	ext := ".arpa"
+	if binary {
+		ext = ".lm.bin"
+	}
+	path = filepath.Join(dir, name+"-"+hex.EncodeToString(sum[:12])+ext)
 	if _, err := os.Stat(path); err == nil {
 		return path, false, nil
 	}
@@ -193,19 +235,12 @@ func cachedModel(name string, key any, build func() (*ngram.Model, error)) (path
 	if err != nil {
 		return "", false, err
 	}
-	f, err := os.CreateTemp(dir, name+"-*.tmp")
+	tmp, err := writeModel(m, dir, name, binary)
 	if err != nil {
-		return "", false, fmt.Errorf("%s model: %w", name, err)
+		return "", false, err
 	}
-	err = m.WriteARPA(f)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(f.Name(), path)
-	}
-	if err != nil {
-		os.Remove(f.Name())
+	if err := os.Rename(tmp, path); err != nil {
+		os.Remove(tmp)
 		return "", false, fmt.Errorf("%s model: %w", name, err)
 	}
 	return path, false, nil

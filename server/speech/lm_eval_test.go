@@ -221,15 +221,37 @@ func TestDecoderComparison(t *testing.T) {
 		}
 	}
 	all := []string{SourceGrammar, SourceFull, SourceDomain}
+	if v := os.Getenv("HARK_LM_EVAL_BASE"); v != "" { // fewer decoders, less time
+		all = strings.Split(v, ",")
+	}
 	run(Config{Grammar: dialogueGrammar(), Slots: 2, Decoders: all, NarrowbandDecoders: all},
 		func(d string) string { return d })
+	// HARK_LM_EVAL_MIX: which mixed models, "all" (every n-gram of the
+	// general model, the default), "queried" (before the trie reader) and
+	// "pruned<threshold>" (ngram.Prune).
+	kinds := []string{"all"}
+	if v := os.Getenv("HARK_LM_EVAL_MIX"); v != "" {
+		kinds = strings.Split(v, ",")
+	}
 	var mixed []string
 	for _, w := range weights {
-		col := fmt.Sprintf("mixed %.2f", w)
-		mixed = append(mixed, col)
-		run(Config{Grammar: dialogueGrammar(), Slots: 2, Decoders: []string{SourceMixed},
-			NarrowbandDecoders: []string{SourceMixed}, DomainWeight: w},
-			func(string) string { return col })
+		for _, kind := range kinds {
+			col := fmt.Sprintf("mixed %.2f", w)
+			var prune float64
+			switch {
+			case kind == "queried":
+				col += " queried"
+			case strings.HasPrefix(kind, "pruned"): // "pruned1e-7"
+				if prune, err = strconv.ParseFloat(strings.TrimPrefix(kind, "pruned"), 64); err != nil {
+					t.Fatal(err)
+				}
+				col += " " + kind
+			}
+			mixed = append(mixed, col)
+			run(Config{Grammar: dialogueGrammar(), Slots: 2, Decoders: []string{SourceMixed},
+				NarrowbandDecoders: []string{SourceMixed}, DomainWeight: w, mixQueried: kind == "queried", mixPrune: prune},
+				func(string) string { return col })
+		}
 	}
 	g := testRecognizer(t).grammar
 	type column struct {
@@ -319,14 +341,15 @@ func TestDecoderComparison(t *testing.T) {
 // Config.Decoders and NarrowbandDecoders, or "default" for the defaults),
 // as a speech worker does; run it once per arrangement, each in its own
 // process: HARK_LM_RSS=grammar,full go test -run WorkerMemory -v
-// ./server/speech
+// ./server/speech (HARK_LM_EVAL_MIX=queried: the mixed model as before
+// the trie reader)
 func TestWorkerMemory(t *testing.T) {
 	decs := os.Getenv("HARK_LM_RSS")
 	if decs == "" {
 		t.Skip("set HARK_LM_RSS to the decoders to measure")
 	}
 	before := rss(t)
-	cfg := Config{Grammar: dialogueGrammar(), Slots: 1}
+	cfg := Config{Grammar: dialogueGrammar(), Slots: 1, mixQueried: os.Getenv("HARK_LM_EVAL_MIX") == "queried"}
 	if decs != "default" {
 		cfg.Decoders = strings.Split(decs, ",")
 		cfg.NarrowbandDecoders = cfg.Decoders

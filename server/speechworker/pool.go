@@ -24,8 +24,14 @@ import (
 const (
 	minBackoff = 100 * time.Millisecond
 	maxBackoff = 5 * time.Second
-	// startTimeout bounds a worker's start, model loading included.
-	startTimeout = 2 * time.Minute
+	// startTimeout bounds a worker's start, model loading included. On a
+	// new machine the first recognition worker also builds the language
+	// models (the mixed one holds the general model's 3.7 million n-grams:
+	// about 25 s of CPU; under the race detector, on a busy machine,
+	// minutes: the mixing alone took 391 s of wall time in a -race test at
+	// load 12); a worker killed for taking longer would leave its
+	// successor to start the build over.
+	startTimeout = 10 * time.Minute
 	// replyTimeout bounds the wait for a reply the worker owes (a speak
 	// request's result after a cancel, an abort's acknowledgement, a
 	// finished utterance's result); a worker that misses it is killed as

@@ -63,13 +63,19 @@ func Mix(a, b LM, lambda float64) *Model {
 		}
 		return math.Pow(10, lp)
 	}
+	// The set is made of the smaller model's n-grams: the general model
+	// has millions, the domain model's tens of thousands.
 	union := func(n int) []string {
-		keys := b.Grams(n)
-		have := make(map[string]bool, len(keys))
-		for _, g := range keys {
+		small, large := a.Grams(n), b.Grams(n)
+		if len(small) > len(large) {
+			small, large = large, small
+		}
+		have := make(map[string]bool, len(small))
+		for _, g := range small {
 			have[g] = true
 		}
-		for _, g := range a.Grams(n) {
+		keys := append(make([]string, 0, len(small)+len(large)), small...)
+		for _, g := range large {
 			if !have[g] {
 				keys = append(keys, g)
 			}
@@ -99,8 +105,10 @@ func Mix(a, b LM, lambda float64) *Model {
 	sort.Strings(out.Vocabulary)
 	for n := 2; n <= 3; n++ {
 		type sums struct{ high, low float64 }
-		hist := map[string]*sums{}
-		for _, g := range union(n) {
+		keys := union(n)
+		out.grams[n-1] = make(map[string]entry, len(keys))
+		hist := make(map[string]*sums, len(keys)/4)
+		for _, g := range keys {
 			words := strings.Fields(g)
 			h, w := words[:n-1], words[n-1]
 			p := lambda*prob(a, h, w) + (1-lambda)*prob(b, h, w)

@@ -55,6 +55,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/harkhq/hark/server/dialogue"
@@ -351,28 +352,36 @@ func (m *Model) WriteARPA(w io.Writer) error {
 	for n := 1; n <= 3; n++ {
 		fmt.Fprintf(bw, "ngram %d=%d\n", n, len(m.grams[n-1]))
 	}
+	// Keys are word positions in fixed arrays and lines are appended to
+	// one buffer: the mixed model has millions of n-grams, and a slice and
+	// an fmt call per line made writing it take as long as mixing it.
+	var line []byte
 	for n := 1; n <= 3; n++ {
-		keys := make([][]int, 0, len(m.grams[n-1]))
+		keys := make([][3]int32, 0, len(m.grams[n-1]))
 		for g := range m.grams[n-1] {
-			var k []int
-			for _, word := range strings.Fields(g) {
-				k = append(k, index[word])
+			var k [3]int32
+			for i, word := range strings.Fields(g) {
+				k[i] = int32(index[word])
 			}
 			keys = append(keys, k)
 		}
-		slices.SortFunc(keys, slices.Compare)
+		slices.SortFunc(keys, func(a, b [3]int32) int { return slices.Compare(a[:], b[:]) })
 		fmt.Fprintf(bw, "\n\\%d-grams:\n", n)
+		words := make([]string, n)
 		for _, k := range keys {
-			words := make([]string, len(k))
-			for i, x := range k {
-				words[i] = uni[x]
+			for i := range words {
+				words[i] = uni[k[i]]
 			}
 			g := strings.Join(words, " ")
 			e := m.grams[n-1][g]
+			line = strconv.AppendFloat(line[:0], e.logp, 'f', 6, 64)
+			line = append(append(line, ' '), g...)
 			if e.hasBow {
-				fmt.Fprintf(bw, "%.6f %s %.6f\n", e.logp, g, e.bow)
-			} else {
-				fmt.Fprintf(bw, "%.6f %s\n", e.logp, g)
+				line = strconv.AppendFloat(append(line, ' '), e.bow, 'f', 6, 64)
+			}
+			line = append(line, '\n')
+			if _, err := bw.Write(line); err != nil {
+				return err
 			}
 		}
 	}

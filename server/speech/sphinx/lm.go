@@ -2,6 +2,7 @@ package sphinx
 
 /*
 #include <stdlib.h>
+#include <malloc.h>
 #include <pocketsphinx.h>
 #include <sphinxbase/ngram_model.h>
 #include <sphinxbase/logmath.h>
@@ -106,6 +107,12 @@ func ConvertLM(from, to string, binary bool) error {
 	if C.ngram_model_write(l.lm, cto, format) != 0 {
 		return fmt.Errorf("sphinx: cannot write the language model %s", to)
 	}
+	l.Close()
+	// Reading a large ARPA model allocates its n-grams in many small
+	// pieces, which glibc keeps after they are freed (the mixed model's
+	// 3.7 million: about 130 MiB more resident in a worker that built it);
+	// hand them back.
+	C.malloc_trim(0)
 	return nil
 }
 

@@ -34,6 +34,11 @@ fmt-check:
 	if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
 
 test: deps vet fmt-check
+	# The recogniser's language models are built once per machine and grammar into ~/.cache/hark/speech
+	# (20-30 s each): here, without the race detector, not inside a race-built test's speech worker
+	# (minutes). The first is the platform's grammar, the second the speech packages' own tests'.
+	$(GO) run ./cmd/harkd speech-models
+	$(GO) test -count=1 -run 'TestPrepareModelsFillsTheCache|TestSlotsAlwaysReturn' ./server/speech
 	$(GO) test -race -timeout 30m ./...
 	@$(MAKE) --no-print-directory test-rest
 

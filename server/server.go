@@ -311,15 +311,11 @@ func (s *Server) build(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	var tracks []dialogue.Track
-	for _, t := range media.Tracks() {
-		tracks = append(tracks, dialogue.Track{ID: t.ID, Title: t.Title, Artist: t.Artist, Album: t.Album, Genre: t.Genre, Mood: t.Mood})
-	}
 	s.nudges, s.nudgesDone = make(chan nudge, 1024), make(chan struct{})
 	go s.nudgeInterests()
 	prefs := preferences{s}
 	s.Dialogue = dialogue.New(dialogue.Config{
-		Music:     tracks,
+		Music:     musicTracks(),
 		MusicURL:  endpoints.MusicPath,
 		Knowledge: &knowledge.Items{Items: s.Items, Users: prefs, Places: s.Tracking, Now: cfg.Now},
 		Recommendations: &knowledge.Films{Catalog: s.Recomm.Catalog, Recommender: s.Recomm.Recommender, Users: prefs,

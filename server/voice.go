@@ -8,6 +8,7 @@ import (
 
 	"github.com/harkhq/hark/server/apierr"
 	"github.com/harkhq/hark/server/dialogue"
+	"github.com/harkhq/hark/server/media"
 	"github.com/harkhq/hark/server/speech"
 	"github.com/harkhq/hark/server/speech/tts"
 	"github.com/harkhq/hark/server/speechworker"
@@ -35,6 +36,23 @@ type voice struct {
 // maxSpeechPriors bounds the speakers whose cepstral mean harkd keeps
 // (speech.Priors; 13 floats each).
 const maxSpeechPriors = 10000
+
+// musicTracks is the music library as the dialogue reads it.
+func musicTracks() []dialogue.Track {
+	var tracks []dialogue.Track
+	for _, t := range media.Tracks() {
+		tracks = append(tracks, dialogue.Track{ID: t.ID, Title: t.Title, Artist: t.Artist, Album: t.Album, Genre: t.Genre, Mood: t.Mood})
+	}
+	return tracks
+}
+
+// PrepareSpeechModels builds the language models a platform's recognition
+// workers read (from the dialogue's patterns and the music library's
+// names) into the cache, so that the first worker finds them (harkd
+// speech-models; see speech.PrepareModels).
+func PrepareSpeechModels() error {
+	return speech.PrepareModels(speech.Config{Grammar: dialogue.New(dialogue.Config{Music: musicTracks()}).GrammarSpec("en")})
+}
 
 func loadVoice(logger *slog.Logger, engine *dialogue.Engine, maxAudio int64, lateStart bool) *voice {
 	src := engine.GrammarSpec("en")

@@ -11,6 +11,7 @@
 //	harkd workspace create --data DIR [--store URL] --name NAME
 //	harkd migrate --store postgres://USER@HOST/DB | --data DIR
 //	harkd store copy --from sqlite:DIR --to postgres://USER@HOST/DB
+//	harkd speech-models
 package main
 
 import (
@@ -51,6 +52,7 @@ const usage = `usage:
   harkd workspace create --data DIR [--store URL] --name NAME
   harkd migrate --store postgres://USER@HOST/DB | --data DIR
   harkd store copy --from sqlite:DIR --to postgres://USER@HOST/DB
+  harkd speech-models    build the recogniser's language models into the cache before serving
 The store defaults to $HARKD_STORE, else SQLite under --data.
 harkd serve -h describes each flag.
 `
@@ -75,6 +77,13 @@ func run(args []string, stdout, stderr io.Writer) error {
 		return migrate(args[1:], stdout, stderr)
 	case len(args) >= 1 && args[0] == "store":
 		return storeCommand(args[1:], stdout, stderr)
+	case len(args) == 1 && args[0] == "speech-models":
+		start := time.Now()
+		if err := server.PrepareSpeechModels(); err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "speech models ready in the cache (%.1f s)\n", time.Since(start).Seconds())
+		return nil
 	default:
 		fmt.Fprint(stderr, usage)
 		return errors.New("unknown command")

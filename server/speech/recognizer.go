@@ -545,10 +545,8 @@ type slot struct {
 	decs []*sphinx.Decoder
 }
 
-// New checks the model files, builds the grammar from cfg.Grammar and
-// loads the first slot's decoders. A missing model yields a 503 Unavailable
-// *apierr.Error naming the Debian package to install.
-func New(cfg Config) (*Recognizer, error) {
+// withDefaults fills what cfg leaves unset.
+func (cfg Config) withDefaults() Config {
 	if cfg.ModelDir == "" {
 		cfg.ModelDir = DefaultModelDir
 	}
@@ -570,6 +568,60 @@ func New(cfg Config) (*Recognizer, error) {
 	if cfg.DomainWeight <= 0 || cfg.DomainWeight >= 1 {
 		cfg.DomainWeight = DefaultDomainWeight
 	}
+	return cfg
+}
+
+// dictionary checks that the model files are there and reads the
+// pronouncing dictionary's words.
+func (cfg Config) dictionary() (map[string]bool, error) {
+	for _, f := range []string{"en-us/mdef", "en-us/means", "en-us.lm.bin", "cmudict-en-us.dict"} {
+		if _, err := os.Stat(filepath.Join(cfg.ModelDir, f)); err != nil {
+			return nil, apierr.Unavailablef("speech recognition is not installed: %s is missing (install the Debian package pocketsphinx-en-us)",
+				filepath.Join(cfg.ModelDir, f))
+		}
+	}
+	dict, err := loadDictionary(filepath.Join(cfg.ModelDir, "cmudict-en-us.dict"))
+	if err != nil {
+		return nil, fmt.Errorf("speech: %w", err)
+	}
+	return dict, nil
+}
+
+// PrepareModels builds the domain and mixed models the decoders of cfg
+// read into the cache, or finds them there, without loading a decoder.
+// The first recognition worker on a new machine would otherwise build them
+// (about 20 s on 2 cores, once per grammar); `harkd speech-models` runs
+// this ahead of serving, and make test before its race-detector pass,
+// where the same build in a race-instrumented worker takes minutes.
+func PrepareModels(cfg Config) error {
+	cfg = cfg.withDefaults()
+	var kinds []string
+	for _, c := range []struct {
+		names  []string
+		narrow bool
+	}{{cfg.Decoders, false}, {cfg.NarrowbandDecoders, true}} {
+		if _, err := arrange(c.names, cfg.MinMargin, c.narrow, &kinds); err != nil {
+			return err
+		}
+	}
+	dict, err := cfg.dictionary()
+	if err != nil {
+		return err
+	}
+	r := &Recognizer{cfg: cfg}
+	err = r.writeModels(dict, slices.Contains(kinds, SourceDomain), slices.Contains(kinds, SourceMixed))
+	r.removeModels() // only when no cache directory was writable: nothing was kept then
+	if err != nil {
+		return fmt.Errorf("speech: %w", err)
+	}
+	return nil
+}
+
+// New checks the model files, builds the grammar from cfg.Grammar and
+// loads the first slot's decoders. A missing model yields a 503 Unavailable
+// *apierr.Error naming the Debian package to install.
+func New(cfg Config) (*Recognizer, error) {
+	cfg = cfg.withDefaults()
 	var kinds []string // every decoder of a slot: both arrangements' union
 	wide, err := arrange(cfg.Decoders, cfg.MinMargin, false, &kinds)
 	if err != nil {
@@ -580,15 +632,9 @@ func New(cfg Config) (*Recognizer, error) {
 		return nil, err
 	}
 	needDomain, needMixed := slices.Contains(kinds, SourceDomain), slices.Contains(kinds, SourceMixed)
-	for _, f := range []string{"en-us/mdef", "en-us/means", "en-us.lm.bin", "cmudict-en-us.dict"} {
-		if _, err := os.Stat(filepath.Join(cfg.ModelDir, f)); err != nil {
-			return nil, apierr.Unavailablef("speech recognition is not installed: %s is missing (install the Debian package pocketsphinx-en-us)",
-				filepath.Join(cfg.ModelDir, f))
-		}
-	}
-	dict, err := loadDictionary(filepath.Join(cfg.ModelDir, "cmudict-en-us.dict"))
+	dict, err := cfg.dictionary()
 	if err != nil {
-		return nil, fmt.Errorf("speech: %w", err)
+		return nil, err
 	}
 	g, err := BuildGrammar(cfg.Grammar, func(w string) bool { return dict[w] })
 	if err != nil {

@@ -84,6 +84,9 @@ func run(args []string, stdout, stderr io.Writer) error {
 		}
 		fmt.Fprintf(stdout, "speech models ready in the cache (%.1f s)\n", time.Since(start).Seconds())
 		return nil
+	case len(args) == 1 && (args[0] == "-h" || args[0] == "--help" || args[0] == "help"):
+		fmt.Fprint(stdout, usage)
+		return nil
 	default:
 		fmt.Fprint(stderr, usage)
 		return errors.New("unknown command")

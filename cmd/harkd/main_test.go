@@ -180,3 +180,20 @@ func TestWorkspaceCreate(t *testing.T) {
 		t.Fatal("serve with a public key and no private key succeeded")
 	}
 }
+
+// harkd --help prints every command on stdout and succeeds; an unknown
+// command or stray arguments print the same on stderr and fail.
+func TestUsage(t *testing.T) {
+	for _, args := range [][]string{{"--help"}, {"-h"}, {"help"}} {
+		var stdout, stderr bytes.Buffer
+		if err := run(args, &stdout, &stderr); err != nil || !strings.Contains(stdout.String(), "harkd speech-models") || stderr.Len() != 0 {
+			t.Errorf("%v: %v, stdout %q, stderr %q", args, err, stdout.String(), stderr.String())
+		}
+	}
+	for _, args := range [][]string{{}, {"serve-all"}, {"speech-models", "now"}} {
+		var stdout, stderr bytes.Buffer
+		if err := run(args, &stdout, &stderr); err == nil || stdout.Len() != 0 || !strings.Contains(stderr.String(), "usage:") {
+			t.Errorf("%v: %v, stdout %q, stderr %q", args, err, stdout.String(), stderr.String())
+		}
+	}
+}

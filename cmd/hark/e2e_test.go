@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -65,6 +66,31 @@ func (s *tmuxSession) waitWithin(text string, limit time.Duration) string {
 		}
 		if time.Now().After(deadline) {
 			s.t.Fatalf("the screen never showed %q; it shows:\n%s", text, scr)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// waitNoting is waitWithin that keeps every distinct line of the screen's
+// last three (where toasts and job lines appear) while waiting, and reports
+// them on failure.
+func (s *tmuxSession) waitNoting(text string, limit time.Duration) string {
+	s.t.Helper()
+	deadline := time.Now().Add(limit)
+	var seen []string
+	for {
+		scr := s.screen()
+		if strings.Contains(scr, text) {
+			return scr
+		}
+		lines := strings.Split(strings.TrimRight(scr, "\n "), "\n")
+		for _, l := range lines[max(0, len(lines)-3):] {
+			if l = strings.TrimSpace(l); !slices.Contains(seen, l) {
+				seen = append(seen, l)
+			}
+		}
+		if time.Now().After(deadline) {
+			s.t.Fatalf("the screen never showed %q; last lines seen on the way:\n%s\nit shows:\n%s", text, strings.Join(seen, "\n"), scr)
 		}
 		time.Sleep(100 * time.Millisecond)
 	}

@@ -2,6 +2,7 @@ package engines
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -60,6 +61,10 @@ type hybridState struct {
 	// existed load with the linear confidence they were trained with.
 	LogConfidence bool
 	Strength      float64
+	// NeighbourWeight is w of the item-neighbour mix (neighbours.go); Neighbours is nil without it.
+	// Models saved before these fields existed load without neighbours.
+	NeighbourWeight float64
+	Neighbours      *neighbours
 }
 
 // extraConfidence is c−1 for a pair of net strength net: α·|net|, or α·ln(1+|net|/m).
@@ -135,6 +140,15 @@ func trainHybrid(ctx context.Context, ds *Dataset, cfg TrainConfig) (*hybridMode
 		st.ItemFeats = items.feats
 	}
 	st.U, st.V = to32(users.x), to32(items.x)
+	if w := cfg.NeighbourWeight; w > 0 {
+		nb, err := itemNeighbours(ctx, up, len(ds.ItemIDs), cfg.Workers)
+		if err != nil {
+			return nil, err
+		}
+		if nb != nil {
+			st.NeighbourWeight, st.Neighbours = w, nb
+		}
+	}
 	m := &hybridModel{S: st}
 	return m, m.afterLoad()
 }
@@ -322,6 +336,14 @@ func (m *hybridModel) afterLoad() error {
 	if s.LogConfidence && !(s.Strength > 0 && !math.IsInf(s.Strength, 0)) {
 		return fmt.Errorf("hybrid: logarithmic confidence without a positive mean strength")
 	}
+	if !(s.NeighbourWeight >= 0 && s.NeighbourWeight <= 1) || (s.NeighbourWeight > 0 && s.Neighbours == nil) {
+		return fmt.Errorf("hybrid: neighbour weight %v without neighbours or outside [0,1]", s.NeighbourWeight)
+	}
+	if s.Neighbours != nil {
+		if err := s.Neighbours.valid(len(s.UserIDs), len(s.ItemIDs)); err != nil {
+			return fmt.Errorf("hybrid: %w", err)
+		}
+	}
 	m.userIdx, m.itemIdx = indexOf(s.UserIDs), indexOf(s.ItemIDs)
 	m.userNorm, m.itemNorm = rowNorms(s.U, s.K), rowNorms(s.V, s.K)
 	if s.ItemFeats != nil {
@@ -504,7 +526,19 @@ func (m *hybridModel) score(kind Kind, sub Subject) (scoring, error) {
 	}
 	switch kind {
 	case ItemsToUser:
-		return m.byDot(v, false), nil
+		sc := m.byDot(v, false)
+		if w := m.S.NeighbourWeight; w > 0 {
+			e := m.S.Neighbours.scores(m.userItems(sub, self), len(m.S.ItemIDs))
+			dot := sc.raw
+			learnt := m.S.Neighbours.Learnt
+			sc.raw = func(i int32) float64 {
+				if !learnt[i] {
+					return dot(i)
+				}
+				return (1-w)*dot(i) + w*float64(e[i])
+			}
+		}
+		return sc, nil
 	case UsersToItem:
 		return m.byDot(v, true), nil
 	case ItemsToItem:
@@ -512,6 +546,37 @@ func (m *hybridModel) score(kind Kind, sub Subject) (scoring, error) {
 	default:
 		return m.byCosine(v, self, true), nil
 	}
+}
+
+// userItems are the items a user's neighbour score comes from: a known user's positive items in
+// training (as their factors, so that answers do not change until the next training), or for a user
+// the model does not know, those of the request's history.
+func (m *hybridModel) userItems(sub Subject, user int32) []int32 {
+	nb := m.S.Neighbours
+	if user >= 0 {
+		return nb.HistItem[nb.HistStart[user]:nb.HistStart[user+1]]
+	}
+	cols, net := historyPairs(sub.History, m.itemIdx, true)
+	items := cols[:0]
+	for j, c := range cols {
+		if net[j] > 0 {
+			items = append(items, c)
+		}
+	}
+	return items
+}
+
+// WithNeighbourWeight returns hybrid model m mixing its item neighbours with weight w (0 to 1)
+// instead of the weight it was trained with, sharing its state: the search tries weights without
+// training again. m must have been trained with a NeighbourWeight above 0.
+func WithNeighbourWeight(m Model, w float64) (Model, error) {
+	h, ok := m.(*hybridModel)
+	if !ok || h.S.Neighbours == nil {
+		return nil, errors.New("engines: not a hybrid model with item neighbours")
+	}
+	c := &hybridModel{S: h.S}
+	c.S.NeighbourWeight = w
+	return c, c.afterLoad()
 }
 
 func (m *hybridModel) Save(w io.Writer) error { return writeModel(w, Hybrid, &m.S) }

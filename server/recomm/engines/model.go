@@ -119,6 +119,9 @@ type TrainConfig struct {
 	// AttributeWeight is β, how strongly attribute features pull the hybrid factors (0 = default 20,
 	// negative = no attribute features, that is plain iALS).
 	AttributeWeight float64
+	// NeighbourWeight mixes item neighbours into hybrid's items-to-user scores (0 = none, at most 1;
+	// see neighbours.go). The search chooses it per catalog.
+	NeighbourWeight float64
 	// HalfLife is the time decay of popular (0 = the span of the interactions, negative = no decay).
 	HalfLife time.Duration
 	// Now is the reference time for decay, epoch ms (0 = latest interaction in the dataset).

@@ -27,6 +27,9 @@ func Train(ctx context.Context, engine string, ds *Dataset, cfg TrainConfig) (Mo
 		return nil, fmt.Errorf("engines: factors %d or iterations %d above the limits %d and %d",
 			cfg.Factors, cfg.Iterations, maxFactors, maxIterations)
 	}
+	if !(cfg.NeighbourWeight >= 0 && cfg.NeighbourWeight <= 1) {
+		return nil, fmt.Errorf("engines: neighbour weight %v outside [0,1]", cfg.NeighbourWeight)
+	}
 	if cfg.Workers <= 0 {
 		cfg.Workers = runtime.GOMAXPROCS(0)
 	}

@@ -81,6 +81,9 @@ func SplitByUser(ds *engines.Dataset, testFraction float64, seed uint64) (*Split
 type Metrics struct {
 	Precision, Recall, NDCG, HitRate, Coverage float64
 	Users                                      int
+	// UserNDCG is each evaluated user's NDCG@k, in user order, for paired comparisons of two models
+	// on the same split.
+	UserNDCG []float64
 }
 
 func (m Metrics) String() string {
@@ -167,6 +170,7 @@ func EvaluateDiverse(m engines.Model, s *Split, k int, diversity float64) (Metri
 		out.Precision += r.p
 		out.Recall += r.r
 		out.NDCG += r.ndcg
+		out.UserNDCG = append(out.UserNDCG, r.ndcg)
 		out.HitRate += r.hit
 		for _, it := range r.top {
 			covered[it] = true

@@ -154,3 +154,28 @@ func TestLoadMovieLens(t *testing.T) {
 		t.Error("missing directory accepted")
 	}
 }
+
+func TestMostInteracted(t *testing.T) {
+	ds := engines.NewDataset([]string{"a", "b"}, []string{"x", "y", "z"})
+	ds.AddItemTokens("genres", 1, "Drama")
+	ds.SetItemNumber("year", 2, 1999)
+	ds.Add(0, 1, 4, 1, true, 0, "rating")
+	ds.Add(1, 1, 3, 1, true, 0, "rating")
+	ds.Add(0, 2, 5, 1, true, 0, "rating")
+	ds.Add(1, 0, 1, 1, true, 0, "rating")
+	ds.Add(0, 0, 1, 1, true, 0, "rating")
+	ds.Add(1, 2, 2, 1, true, 0, "rating")
+	ds.Add(1, 2, 2, 1, true, 0, "rating")
+	top := MostInteracted(ds, 2)
+	if !reflect.DeepEqual(top.ItemIDs, []string{"z", "x"}) || len(top.Interactions) != 5 {
+		t.Fatalf("kept %v with %d interactions", top.ItemIDs, len(top.Interactions))
+	}
+	if y := top.ItemAttrs.Numeric["year"]; y[0] != 1999 {
+		t.Errorf("z lost its year: %v", y)
+	}
+	for _, in := range top.Interactions {
+		if top.ItemIDs[in.Item] != ds.ItemIDs[map[float64]int32{4: 1, 3: 1, 5: 2, 1: 0, 2: 2}[in.Value]] {
+			t.Errorf("interaction %+v moved to %s", in, top.ItemIDs[in.Item])
+		}
+	}
+}

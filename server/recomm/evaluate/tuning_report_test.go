@@ -95,6 +95,13 @@ func TestTuningReport(t *testing.T) {
 				fmt.Fprintf(&b, "%-20s | %8.4f %8.4f %8.4f | %8.4f %8.4f %8.4f %8.4f | %d/%d, %v/%v, %v\n", engine, def, tests[0], tests[1],
 					v.Defaults.NDCG, v.Chosen.NDCG, sh.BestSearched, rs.BestSearched, sh.Trials, rs.Trials,
 					took[0].Round(time.Second), took[1].Round(time.Second), sh.Chosen)
+				if n := sh.Neighbours; n != nil {
+					fmt.Fprintf(&b, "%-20s | item neighbours on validation (weight: NDCG@10):", "")
+					for _, l := range n.Levels {
+						fmt.Fprintf(&b, " %.2f: %.4f;", l.Weight, l.NDCG)
+					}
+					fmt.Fprintf(&b, " chosen %.2f %s\n", n.Weight, n.Skipped)
+				}
 				if d := sh.Diversity; d != nil {
 					fmt.Fprintf(&b, "%-20s | diversity on validation (level: NDCG@10, coverage@10):", "")
 					for _, l := range d.Levels {
@@ -141,6 +148,14 @@ func evalCatalogs() []catalogCase {
 				t.Skipf("MovieLens not found at %s: %v", dir, err)
 			}
 			return ds
+		}, true},
+		{"movielens-small, its 1,682 most rated movies", func(t *testing.T) *engines.Dataset {
+			dir := filepath.Join("..", "..", "..", evaluate.MovieLensDir)
+			ds, err := evaluate.LoadMovieLens(dir)
+			if err != nil {
+				t.Skipf("MovieLens not found at %s: %v", dir, err)
+			}
+			return evaluate.MostInteracted(ds, 1682)
 		}, true},
 		{"sparse synthetic, seed 1", func(*testing.T) *engines.Dataset { return evaluate.Synthetic(evaluate.SparseShape, 1) }, true},
 		{"sparse synthetic, seed 2 (held back)", func(*testing.T) *engines.Dataset { return evaluate.Synthetic(evaluate.SparseShape, 2) }, false},

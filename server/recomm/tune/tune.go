@@ -108,6 +108,10 @@ type Report struct {
 		Defaults Scores `json:"defaults"`
 	} `json:"validation,omitempty"`
 
+	// Neighbours is what mixing item neighbours into the chosen hybrid setting gains on the
+	// validation split (see NeighbourStudy); nil for other engines and when there was no search.
+	Neighbours *NeighbourStudy `json:"neighbours,omitempty"`
+
 	// Diversity is the trade-off of the chosen hybrid setting between relevance and diversity on the
 	// validation split (see DiversityStudy); nil for other engines and when there was no search.
 	Diversity *DiversityStudy `json:"diversity,omitempty"`
@@ -150,10 +154,17 @@ func Search(ctx context.Context, engine string, ds *engines.Dataset, o Options) 
 	rep.Holdout = o.Holdout
 	s := &searcher{ctx: ctx, engine: engine, split: split, st: statsOf(split.Train), o: o, users: users}
 	def := sp.defaults
+	studyNeighbours := false
 	if engine == engines.Hybrid {
-		// the diversity study evaluates the chosen model again at each level: its share is set aside
-		// so the search and the study together stay within the budget
+		// the diversity study evaluates the chosen model again at each level, and the neighbour
+		// study learns neighbours once and evaluates each weight: their shares are set aside so the
+		// search and the studies together stay within the budget. The neighbour study is left out
+		// when it would take more than a third of the budget.
 		study := float64(len(diversityLevels)) * evalSeconds(engine, s.st, def.cfg, users)
+		if nb := neighbourStudySeconds(s, def.cfg); nb <= o.Budget.Seconds()/3 {
+			studyNeighbours = true
+			study += nb
+		}
 		s.o.Budget -= time.Duration(study * float64(time.Second))
 	}
 	plan, ok := s.plan(sp)
@@ -188,7 +199,23 @@ func Search(ctx context.Context, engine string, ds *engines.Dataset, o Options) 
 	rep.Config = chosen.cfg
 	rep.Config.Seed, rep.Config.Workers = int64(o.Seed), o.Workers
 	if engine == engines.Hybrid {
-		if rep.Diversity, err = s.diversity(chosen.cfg); err != nil {
+		if !studyNeighbours {
+			rep.Neighbours = &NeighbourStudy{Levels: []NeighbourLevel{}, Skipped: fmt.Sprintf(
+				"learning item neighbours would take more than a third of the %.1f s budget", o.Budget.Seconds())}
+		} else {
+			study, scores, ok, err := s.neighbours(rep.Config)
+			if err != nil {
+				return nil, err
+			}
+			rep.Neighbours = study
+			if ok {
+				rep.Config.NeighbourWeight = study.Weight
+				rep.Validation.Chosen = scores
+				rep.Chosen["defaults"] = false
+			}
+		}
+		rep.Chosen["neighbourWeight"] = rep.Config.NeighbourWeight
+		if rep.Diversity, err = s.diversity(rep.Config); err != nil {
 			return nil, err
 		}
 	}

@@ -3,6 +3,7 @@ package tune
 import (
 	"context"
 	"errors"
+	"math"
 	"math/rand/v2"
 	"reflect"
 	"strings"
@@ -146,5 +147,64 @@ func TestDiversityStudy(t *testing.T) {
 	t.Logf("levels %+v, suggested %.1f", d.Levels, d.Suggested)
 	if other, err := Search(context.Background(), engines.FM, small(), Options{Budget: 200 * time.Millisecond, Seed: 3, Workers: 2}); err != nil || other.Diversity != nil {
 		t.Errorf("fm search: diversity %+v, err %v; only hybrid has a diversity parameter", other.Diversity, err)
+	}
+}
+
+func TestNeighbourStudy(t *testing.T) {
+	rep, err := Search(context.Background(), engines.Hybrid, small(), Options{Budget: 500 * time.Millisecond, Seed: 3, Workers: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := rep.Neighbours
+	if n == nil || n.Skipped != "" || len(n.Levels) != len(neighbourWeights)+1 || n.Levels[0].Weight != 0 {
+		t.Fatalf("neighbour study %+v (report skipped %q)", n, rep.Skipped)
+	}
+	best := n.Levels[0]
+	for _, l := range n.Levels[1:] {
+		if l.NDCG > best.NDCG && l.Gain > l.StandardError {
+			best = l
+		}
+		if math.Abs(l.NDCG-n.Levels[0].NDCG-l.Gain) > 1e-9 || !(l.StandardError > 0) {
+			t.Errorf("level %+v: its gain is not its NDCG over level 0's %.4f, or it has no standard error", l, n.Levels[0].NDCG)
+		}
+	}
+	if n.Weight != best.Weight || rep.Config.NeighbourWeight != best.Weight || rep.Chosen["neighbourWeight"] != best.Weight {
+		t.Errorf("chose %.2f (config %.2f, reported %v), the best level is %+v", n.Weight, rep.Config.NeighbourWeight, rep.Chosen["neighbourWeight"], best)
+	}
+	if rep.Validation.Chosen.NDCG != best.NDCG {
+		t.Errorf("validation of the chosen setting %.4f, its level scored %.4f", rep.Validation.Chosen.NDCG, best.NDCG)
+	}
+	if d := rep.Diversity; d == nil || d.Skipped != "" || d.Levels[0].NDCG != best.NDCG {
+		t.Errorf("the diversity study did not measure the chosen model: %+v", d)
+	}
+	t.Logf("levels %+v, chosen %.2f", n.Levels, n.Weight)
+
+	// budgets where learning neighbours would take more than a third are searched without them
+	without := 0
+	for ms := 80; ms <= 300 && without == 0; ms += 20 {
+		r, err := Search(context.Background(), engines.Hybrid, small(), Options{Budget: time.Duration(ms) * time.Millisecond, Seed: 3, Workers: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Skipped == "" && r.Neighbours.Skipped != "" {
+			without++
+			if r.Config.NeighbourWeight != 0 || len(r.Neighbours.Levels) != 0 || r.Chosen["neighbourWeight"] != 0.0 {
+				t.Errorf("%d ms: neighbours skipped (%s) yet %+v", ms, r.Neighbours.Skipped, r.Config)
+			}
+			t.Logf("%d ms: %s", ms, r.Neighbours.Skipped)
+		}
+	}
+	if without == 0 {
+		t.Error("no budget from 80 to 300 ms searched without the neighbour study")
+	}
+	if other, err := Search(context.Background(), engines.FM, small(), Options{Budget: 200 * time.Millisecond, Seed: 3, Workers: 2}); err != nil || other.Neighbours != nil {
+		t.Errorf("fm search: neighbours %+v, err %v; only hybrid mixes neighbours", other.Neighbours, err)
+	}
+}
+
+func TestPairedGain(t *testing.T) {
+	gain, se := pairedGain([]float64{0.5, 0.2}, []float64{1.5, 3.2})
+	if gain != 2 || math.Abs(se-1) > 1e-12 {
+		t.Errorf("gain %v ± %v, want 2 ± 1", gain, se)
 	}
 }

@@ -11,7 +11,7 @@
 // Engines and their percent match (details on each model type):
 //
 //	popular        decayed distinct-user count; match = 100·raw/max
-//	hybrid         iALS + attribute priors; match = 100·tanh(2·max(x_u·y_i, 0)), cosine for similar
+//	hybrid         iALS + attribute priors (+ item neighbours); match = 100·tanh(2·max(raw, 0)), cosine for similar
 //	content_based  BM25 text vectors and profiles; match = 100·max(cos, 0)
 //	fm             BPR factorisation machine; match = 100·σ(raw), cosine for similar
 //	isvd           PureSVD with fold-in updates; match = 100·tanh(max(raw,0)/mean |entry|)

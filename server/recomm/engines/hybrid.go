@@ -32,7 +32,8 @@ const (
 // category tokens of items count as one unit interaction with each of up to 200 matching items
 // (those with the largest factor norms), folded in the same way.
 //
-// Raw score user-item: the predicted preference x_u·y_i (≈ 0 to 1); match = 100·tanh(2·max(raw,0)).
+// Raw score user-item: the predicted preference x_u·y_i (≈ 0 to 1), mixed with the item neighbours'
+// estimate when the model has them (neighbours.go); match = 100·tanh(2·max(raw,0)).
 // Similar items and users: cosine of the factor vectors; match = 100·max(cos, 0).
 // Diversity re-ranks with MMR over item-factor (or user-factor) cosine.
 type hybridModel struct {

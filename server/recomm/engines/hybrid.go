@@ -531,13 +531,7 @@ func (m *hybridModel) score(kind Kind, sub Subject) (scoring, error) {
 		if w := m.S.NeighbourWeight; w > 0 {
 			e := m.S.Neighbours.scores(m.userItems(sub, self), len(m.S.ItemIDs))
 			dot := sc.raw
-			learnt := m.S.Neighbours.Learnt
-			sc.raw = func(i int32) float64 {
-				if !learnt[i] {
-					return dot(i)
-				}
-				return (1-w)*dot(i) + w*float64(e[i])
-			}
+			sc.raw = func(i int32) float64 { return (1-w)*dot(i) + w*float64(e[i]) }
 		}
 		return sc, nil
 	case UsersToItem:

@@ -19,6 +19,11 @@ import (
 // same 0-1 preference the factors predict, so the two mix linearly:
 // raw = (1−w)·x_u·y_j + w·Σ_i B[i][j].
 //
+// An item outside the learnt ones has a neighbour score of 0, so a weight favours the most
+// interacted items: the search's choice of w measures how much that is worth on the catalog. Keeping
+// the factors' score alone for those items instead lost on the sparse synthetic catalog (validation
+// NDCG@10 0.2152 → 0.2091, test 0.3139 → 0.2971), where the held-out items are mostly popular ones.
+//
 // Costs bound what is kept: the inverse is of the most interacted items only (at most
 // MaxNeighbourItems, items with at least two users; n³ operations, about 5 s for 2,000 items on the
 // project's 2 cores), and each item keeps its neighboursPerItem largest positive weights. On a
@@ -39,10 +44,6 @@ type neighbours struct {
 	Start  []int32 // per item
 	Item   []int32
 	Weight []float32
-	// Learnt marks the items the inverse was taken over. An item outside it has no neighbour
-	// estimate (its score would be 0 however the user's items point to it), so its score stays the
-	// factors' alone: otherwise the mix would push every popular item above every other one.
-	Learnt []bool
 	// HistStart and HistItem are the items each known user has with a positive net strength in
 	// training: a known user's neighbour score is computed from them, as their factors were.
 	HistStart []int32
@@ -111,10 +112,6 @@ func itemNeighbours(ctx context.Context, up *pairs, nItems, workers int) (*neigh
 		return nil, err
 	}
 	nb.Start = make([]int32, nItems+1)
-	nb.Learnt = make([]bool, nItems)
-	for _, i := range kept {
-		nb.Learnt[i] = true
-	}
 	rows := make([][]scoredIdx, nItems)
 	for a, src := range kept {
 		var l []scoredIdx
@@ -203,7 +200,7 @@ func (nb *neighbours) valid(users, items int) error {
 	if err := validCSR(nb.HistStart, len(nb.HistItem), users); err != nil {
 		return fmt.Errorf("neighbour histories: %w", err)
 	}
-	if len(nb.Weight) != len(nb.Item) || len(nb.Learnt) != items {
+	if len(nb.Weight) != len(nb.Item) {
 		return errors.New("neighbour weights do not match their items")
 	}
 	for _, i := range append(append([]int32(nil), nb.Item...), nb.HistItem...) {

@@ -47,7 +47,7 @@ func (s *searcher) neighbours(chosen engines.TrainConfig) (*NeighbourStudy, Scor
 	}
 	cfg := s.best.cfg
 	cfg.NeighbourWeight = neighbourWeights[0]
-	s.planned += neighbourSeconds(s.st) + trainSeconds(s.engine, s.st, cfg, cfg.Iterations)
+	s.planned += neighbourStudySeconds(s, cfg)
 	m, err := engines.Train(s.ctx, s.engine, s.split.Train, cfg)
 	if err != nil {
 		return nil, Scores{}, false, err
@@ -71,7 +71,6 @@ func (s *searcher) neighbours(chosen engines.TrainConfig) (*NeighbourStudy, Scor
 		if err != nil {
 			return nil, Scores{}, false, err
 		}
-		s.planned += evalSeconds(s.engine, s.st, cfg, s.users)
 		gain, se := pairedGain(base.UserNDCG, met.UserNDCG)
 		st.Levels = append(st.Levels, NeighbourLevel{w, met.NDCG, gain, se})
 		if met.NDCG > bestMet.NDCG && gain > se {
@@ -100,8 +99,12 @@ func neighbourStudySeconds(s *searcher, cfg engines.TrainConfig) float64 {
 		float64(len(neighbourWeights))*evalSeconds(s.engine, s.st, cfg, s.users)
 }
 
-// pairedGain is the mean per-user difference b − a and its standard error.
+// pairedGain is the mean per-user difference b − a and its standard error (infinite for fewer than
+// two users, so that no gain passes).
 func pairedGain(a, b []float64) (mean, se float64) {
+	if len(a) < 2 || len(b) != len(a) {
+		return 0, math.Inf(1)
+	}
 	n := float64(len(a))
 	for i := range a {
 		mean += b[i] - a[i]

@@ -35,6 +35,9 @@ func TestTrainingTunes(t *testing.T) {
 	if rep.Validation.Chosen.NDCG < rep.Validation.Defaults.NDCG || rep.Chosen["factors"] == nil {
 		t.Errorf("chosen %v scores %+v", rep.Chosen, rep.Validation)
 	}
+	if n := rep.Neighbours; n == nil || (n.Skipped == "" && len(n.Levels) != 8) || rep.Chosen["neighbourWeight"] != n.Weight {
+		t.Errorf("neighbour study %+v, chosen %v", n, rep.Chosen)
+	}
 	if w.models.Get(1, "shop", "hybrid") == nil {
 		t.Error("no model after a tuned training")
 	}

@@ -2,6 +2,7 @@ package client
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"time"
@@ -209,6 +210,35 @@ type TrainJob struct {
 	RequestID string `json:"requestId"`
 	Status    string `json:"status"`
 	Message   string `json:"message,omitempty"`
+	// Tuning is the hyperparameter search's report as the server gives it (README "Self-tuning
+	// training"), kept whole for --json; Summary reads the parts a person looks at first.
+	Tuning json.RawMessage `json:"tuning,omitempty"`
+}
+
+// TuningSummary is what a training's search did: the settings it chose and their validation
+// NDCG@10 against the engine's defaults, or why it did not search.
+type TuningSummary struct {
+	Skipped    string         `json:"skipped"`
+	Seconds    float64        `json:"seconds"`
+	Trials     int            `json:"trials"`
+	Chosen     map[string]any `json:"chosen"`
+	Validation *struct {
+		Chosen struct {
+			NDCG float64 `json:"ndcg@10"`
+		} `json:"chosen"`
+		Defaults struct {
+			NDCG float64 `json:"ndcg@10"`
+		} `json:"defaults"`
+	} `json:"validation"`
+}
+
+// Summary reads the training's tuning report; ok is false when the server sent none (an older
+// server, or a training still queued).
+func (j TrainJob) Summary() (s TuningSummary, ok bool) {
+	if len(j.Tuning) == 0 || json.Unmarshal(j.Tuning, &s) != nil {
+		return TuningSummary{}, false
+	}
+	return s, true
 }
 
 // Done tells whether the training has ended.

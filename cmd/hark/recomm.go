@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"sort"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -237,11 +238,44 @@ func (e *recommEnv) train(table, engine string, wait, verbose bool) (client.Trai
 	}
 	if verbose {
 		fmt.Fprintf(e.stdout, "training %s %s %s%s\n", engine, job.RequestID, job.Status, suffix(job.Message))
+		if line := tuningLine(job); line != "" {
+			fmt.Fprintf(e.stdout, "  %s\n", line)
+		}
 	}
 	if job.Status != client.StatusCompleted && job.Status != client.StatusCompletedWithErrors {
 		return job, fmt.Errorf("training ended %s: %s", job.Status, job.Message)
 	}
 	return job, nil
+}
+
+// tuningLine says in one line what a training's search chose, or why it did not search.
+func tuningLine(job client.TrainJob) string {
+	t, ok := job.Summary()
+	switch {
+	case !ok:
+		return ""
+	case t.Skipped != "":
+		return "no search: " + t.Skipped
+	case t.Validation == nil:
+		return ""
+	}
+	var keys []string
+	for k := range t.Chosen {
+		if k != "defaults" {
+			keys = append(keys, k)
+		}
+	}
+	sort.Strings(keys)
+	settings := make([]string, len(keys))
+	for i, k := range keys {
+		settings[i] = fmt.Sprintf("%s %v", k, t.Chosen[k])
+	}
+	what := "kept the defaults"
+	if d, _ := t.Chosen["defaults"].(bool); !d {
+		what = "chose"
+	}
+	return fmt.Sprintf("search: %d settings in %.0f s, %s (%s); validation NDCG@10 %.4f, defaults %.4f",
+		t.Trials, t.Seconds, what, strings.Join(settings, ", "), t.Validation.Chosen.NDCG, t.Validation.Defaults.NDCG)
 }
 
 func suffix(msg string) string {

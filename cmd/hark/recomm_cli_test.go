@@ -206,7 +206,10 @@ func TestRecommCatalogCommands(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, "views.csv"), []byte("userId,itemId,timestamp,interactionName,value\n"+
 		"ann,1,1,view,\nann,2,2,view,\nann,10,3,view,\nbob,1,4,view,\nbob,2,5,view,\nbob,2,6,view,\n"), 0o644)
 	run(0, "import", "--table", "shop", "--kind", "interactions", filepath.Join(dir, "views.csv"), "--wait")
-	run(0, "train", "--table", "shop", "--engine", "popular", "--wait")
+	out, _ = run(0, "train", "--table", "shop", "--engine", "popular", "--wait")
+	if !strings.Contains(out, "\n  no search: the tuning budget is 0\n") {
+		t.Errorf("a training too small to tune says why: %q", out)
+	}
 	out, _ = run(0, "recommend", "--table", "shop", "--item", "1", "--json")
 	if !strings.Contains(out, `"title": "clothes"`) {
 		t.Errorf("more like item 1, titled by shop-genre: %s", out)
@@ -268,4 +271,22 @@ func (endless) Read(p []byte) (int, error) {
 		p[i] = "x,y\r\n"[i%5]
 	}
 	return len(p), nil
+}
+
+// The line a finished training prints reads the server's tuning report.
+func TestTuningLine(t *testing.T) {
+	job := client.TrainJob{Tuning: []byte(`{"method":"successive-halving","seconds":38.4,"trials":47,
+		"chosen":{"factors":64,"neighbourWeight":0.1,"defaults":false},
+		"validation":{"chosen":{"ndcg@10":0.2325},"defaults":{"ndcg@10":0.2271}},"neighbours":{"weight":0.1}}`)}
+	want := "search: 47 settings in 38 s, chose (factors 64, neighbourWeight 0.1); validation NDCG@10 0.2325, defaults 0.2271"
+	if got := tuningLine(job); got != want {
+		t.Errorf("got  %q\nwant %q", got, want)
+	}
+	job.Tuning = []byte(`{"chosen":{"halfLife":"none","defaults":true},"trials":3,"seconds":1,"validation":{"chosen":{"ndcg@10":0.1},"defaults":{"ndcg@10":0.1}}}`)
+	if got := tuningLine(job); !strings.Contains(got, "kept the defaults (halfLife none)") {
+		t.Errorf("defaults kept: %q", got)
+	}
+	if got := tuningLine(client.TrainJob{}); got != "" {
+		t.Errorf("no report: %q", got)
+	}
 }

@@ -82,6 +82,9 @@ func cmdRecommImportMovieLens(e *recommEnv, args []string) error {
 			sum.Training = &trainJob
 			if verbose {
 				fmt.Fprintf(e.stdout, "training %s: %s%s\n", *train, trainJob.Status, suffix(trainJob.Message))
+				if line := tuningLine(trainJob); line != "" {
+					fmt.Fprintf(e.stdout, "  %s\n", line)
+				}
 			}
 		}
 	} else if verbose {

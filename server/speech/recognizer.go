@@ -424,6 +424,11 @@ var DefaultDecoders = []string{SourceMixed, SourceFull}
 // DefaultNarrowbandDecoders is the arrangement for 8 kHz uploads.
 var DefaultNarrowbandDecoders = []string{SourceDomain, SourceFull}
 
+// DefaultShortDecoder is the in-domain decoder of a 16 kHz command shorter
+// than MeanDelay frames (see "Short commands" in the package
+// documentation).
+const DefaultShortDecoder = SourceDomain
+
 // Config configures a Recognizer.
 type Config struct {
 	// ModelDir holds en-us/ (acoustic model), en-us.lm.bin and
@@ -461,6 +466,15 @@ type Config struct {
 	// DomainWeight is the interpolation weight of the domain model in the
 	// mixed decoder; DefaultDomainWeight when zero.
 	DomainWeight float64
+	// ShortDecoder is the in-domain decoder that searches a 16 kHz
+	// utterance ending before MeanDelay frames of speech, after its end,
+	// in place of the first of Decoders (weighed against the same free
+	// decoder at its own default margin); DefaultShortDecoder when empty.
+	// The first of Decoders (SourceMixed by default) decodes short
+	// commands as longer ones, as before (for comparisons). Unused with
+	// LateStart and at 8 kHz, where nothing starts before the mean is
+	// known.
+	ShortDecoder string
 
 	// mixQueried builds the mixed model as before the trie reader (the
 	// general model's words and some of its bigrams, no trigram), for the
@@ -529,6 +543,7 @@ type Recognizer struct {
 	kinds    []string    // the decoders of every slot
 	wide     arrangement // for 16 kHz audio
 	narrow   arrangement // for 8 kHz audio
+	short    arrangement // for 16 kHz audio that ends before MeanDelay frames
 	domainLM string      // ARPA file of the domain model, when a decoder uses it
 	mixedLM  string      // binary file of the mixed model, when a decoder uses it
 	temps    []string    // model files outside the cache, removed by Close
@@ -568,7 +583,21 @@ func (cfg Config) withDefaults() Config {
 	if cfg.DomainWeight <= 0 || cfg.DomainWeight >= 1 {
 		cfg.DomainWeight = DefaultDomainWeight
 	}
+	if cfg.ShortDecoder == "" {
+		cfg.ShortDecoder = DefaultShortDecoder
+	}
 	return cfg
+}
+
+// shortDecoders is the arrangement of a 16 kHz utterance shorter than
+// MeanDelay frames: ShortDecoder in place of the first of Decoders; the
+// same as Decoders when that is ShortDecoder already or when there is no
+// free decoder to start early.
+func (cfg Config) shortDecoders() []string {
+	if len(cfg.Decoders) < 2 || cfg.Decoders[0] == cfg.ShortDecoder {
+		return cfg.Decoders
+	}
+	return append([]string{cfg.ShortDecoder}, cfg.Decoders[1:]...)
 }
 
 // dictionary checks that the model files are there and reads the
@@ -599,7 +628,7 @@ func PrepareModels(cfg Config) error {
 	for _, c := range []struct {
 		names  []string
 		narrow bool
-	}{{cfg.Decoders, false}, {cfg.NarrowbandDecoders, true}} {
+	}{{cfg.Decoders, false}, {cfg.NarrowbandDecoders, true}, {cfg.shortDecoders(), false}} {
 		if _, err := arrange(c.names, cfg.MinMargin, c.narrow, &kinds); err != nil {
 			return err
 		}
@@ -631,6 +660,10 @@ func New(cfg Config) (*Recognizer, error) {
 	if err != nil {
 		return nil, err
 	}
+	short, err := arrange(cfg.shortDecoders(), cfg.MinMargin, false, &kinds)
+	if err != nil {
+		return nil, err
+	}
 	needDomain, needMixed := slices.Contains(kinds, SourceDomain), slices.Contains(kinds, SourceMixed)
 	dict, err := cfg.dictionary()
 	if err != nil {
@@ -640,7 +673,7 @@ func New(cfg Config) (*Recognizer, error) {
 	if err != nil {
 		return nil, fmt.Errorf("speech: %w", err)
 	}
-	r := &Recognizer{cfg: cfg, grammar: g, pool: make(chan *slot, cfg.Slots), kinds: kinds, wide: wide, narrow: narrow,
+	r := &Recognizer{cfg: cfg, grammar: g, pool: make(chan *slot, cfg.Slots), kinds: kinds, wide: wide, narrow: narrow, short: short,
 		cmnInit: readCMNInit(filepath.Join(cfg.ModelDir, "en-us", "feat.params"))}
 	// Building the domain and mixed models takes seconds the first time
 	// (the mixed one most; then they are cached): the decoders that do
@@ -932,6 +965,10 @@ type Result struct {
 	// hyps are the decoders' hypotheses with their scores, for the
 	// measurements of the tests.
 	hyps []sphinx.Hyp
+	// earlyDistance is the distance between the early normalisation's
+	// seed and the exact mean of an utterance that ended before MeanDelay
+	// frames (-1 otherwise), for the measurements of the tests.
+	earlyDistance float64
 	// Audio is the duration of the audio received.
 	Audio time.Duration
 	// Mean is the cepstral mean of the utterance's speech (nil when none
@@ -956,6 +993,7 @@ type Utterance struct {
 	norm     *meanNormalizer
 	early    *earlyNormalizer // the full decoder's frames until norm releases; nil after
 	feeds    []*feed          // one per decoder, in the order of arr
+	launched []bool           // whether each feed's decoder is searching yet
 	arr      arrangement      // the decoders this utterance runs
 	decoded  []decoded        // in the order of arr
 	wg       sync.WaitGroup
@@ -963,7 +1001,8 @@ type Utterance struct {
 	rate     int
 	stop     func() bool
 
-	earlyGrammar bool // the in-domain decoder starts early too (measurements only)
+	earlyGrammar  bool    // the in-domain decoder starts early too (measurements only)
+	earlyDistance float64 // Result.earlyDistance
 }
 
 // startsEarly tells whether decoder i of the arrangement decodes the
@@ -972,6 +1011,17 @@ type Utterance struct {
 // exact frames, unless the measurements ask otherwise.
 func (u *Utterance) startsEarly(i int) bool {
 	return u.earlyGrammar || len(u.feeds) > 1 && i == len(u.feeds)-1
+}
+
+// launch starts decoder i of u.arr on its feed, unless it is searching
+// already; u.mu is held, or u is not shared yet.
+func (u *Utterance) launch(i int) {
+	if u.launched[i] {
+		return
+	}
+	u.launched[i] = true
+	u.wg.Add(1)
+	go u.feeds[i].decode(u.s.decs[u.arr.idx[i]], &u.decoded[i], &u.wg)
 }
 
 var errEnded = errors.New("speech: utterance already finished or aborted")
@@ -1038,7 +1088,7 @@ func (r *Recognizer) StartWith(ctx context.Context, lang string, rate int, opt O
 	}
 	ncep := s.decs[0].CepstrumSize()
 	u := &Utterance{r: r, s: s, fe: fe, pending: make([]int16, 0, primeSamples), rate: rate,
-		norm: newMeanNormalizer(ncep, r.cfg.MeanDelay), arr: arr, decoded: make([]decoded, len(arr.idx))}
+		norm: newMeanNormalizer(ncep, r.cfg.MeanDelay), arr: arr, decoded: make([]decoded, len(arr.idx)), earlyDistance: -1}
 	if !r.cfg.LateStart && rate == 16000 {
 		// 8 kHz audio is decoded after the mean is known: with its
 		// arrangement (domain + full) the early start lost accuracy on the
@@ -1049,10 +1099,17 @@ func (r *Recognizer) StartWith(ctx context.Context, lang string, rate int, opt O
 	if rate == 8000 {
 		u.up = resample.NewUpsampler()
 	}
-	u.wg.Add(len(arr.idx))
-	for i, k := range arr.idx {
+	for range arr.idx {
 		u.feeds = append(u.feeds, newFeed())
-		go u.feeds[i].decode(s.decs[k], &u.decoded[i], &u.wg)
+	}
+	u.launched = make([]bool, len(arr.idx))
+	for i := range arr.idx {
+		// With the early start, the decoders that wait for the exact
+		// frames are chosen when they come: the arrangement's for an
+		// utterance longer than MeanDelay, the short one's otherwise.
+		if u.early == nil || u.startsEarly(i) {
+			u.launch(i)
+		}
 	}
 	// Held while registering: a context already cancelled runs the
 	// callback at once, and it must see u.stop set.
@@ -1143,12 +1200,30 @@ func (u *Utterance) analyse(samples []int16, last bool) error {
 			if u.startsEarly(i) {
 				f.restart(out)
 			} else {
+				u.launch(i)
 				f.push(out)
 			}
 		}
 		u.early = nil
 	default:
 		early := u.early.add(nil, u.cep)
+		if last {
+			// A short utterance ends: out holds all its frames, exact.
+			if m := u.norm.mean(); m != nil {
+				u.earlyDistance = u.early.seedDistance(m.Mean)
+			}
+			if !u.launched[0] {
+				// The in-domain decoder has not started: the short
+				// arrangement's searches the whole command now (the same
+				// free decoder, at the same place in the slot).
+				u.arr = u.r.short
+			}
+			for i := range u.feeds {
+				if !u.startsEarly(i) {
+					u.launch(i)
+				}
+			}
+		}
 		for i, f := range u.feeds {
 			if u.startsEarly(i) {
 				f.push(early)
@@ -1204,6 +1279,7 @@ func (u *Utterance) Finish() (Result, error) {
 	}
 	u.wg.Wait()
 	res.Mean = u.norm.mean()
+	res.earlyDistance = u.earlyDistance
 	var err error
 	for _, d := range u.decoded {
 		err = errors.Join(err, d.err)

@@ -265,8 +265,8 @@
 // kal16, 33 words; 9 in slt, 14 words), a speaker's first command (the
 // model's mean seeds the early frames) and a later one (the prior is the
 // mean of one 2-3 s command of the same voice), word errors
-// (TestShortCommandsMeasure with HARK_SHORT_MEASURE=1, two runs gave the
-// same texts, load 3-10 on the 2 cores):
+// (TestShortCommandsMeasure with HARK_SHORT_MEASURE=1; two or three runs
+// gave the same texts, load 3-10 on the 2 cores):
 //
 //	short command decoded by                        kal16 first / later   slt first / later
 //	mixed + full, both after the end (LateStart)         6 / 6                6 / 6
@@ -275,6 +275,7 @@
 //	mixed alone, after the end                           6 / 6                6 / 6
 //	mixed alone, early                                   8 / 6                4 / 3
 //	domain after the end, full early (default)           4 / 4                1 / 4
+//	domain and full both early                           6 / 4                3 / 3
 //
 // The three candidates for starting the in-domain search early lose
 // accuracy on kal16: both decoders early (the mixed model on provisional
@@ -293,7 +294,11 @@
 // commands the full decoder's provisional path outscores the domain
 // model's exact one on "cancel", "mute" and "help" (margins -6.0, -7.6,
 // +0.8: the two searched differently normalised frames), so the full
-// model's misreadings stand there, as before. On the 42 commands of the
+// model's misreadings stand there, as before; starting the domain decoder
+// early too, on the same frames, rights two of them but loses three words
+// on the first commands (domain and full both early), and it would save
+// little: the domain model's search after the end is already the fast
+// one. On the 42 commands of the
 // accuracy test (5 of them short in kal16, 1 in slt) the texts are the
 // same as with the mixed decoder (kal16 6.0 %, slt 1.1 % in one run).
 //

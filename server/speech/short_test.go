@@ -189,7 +189,8 @@ func TestLongUtteranceDecodedAsIfLate(t *testing.T) {
 // texts of the arrangements "Short commands" compares: decoded after the
 // end (late), the mixed decoder after the end with the full one early
 // (free), both early (both), the mixed decoder alone after the end and
-// early, and the default (domain). One line per command, tab-separated,
+// early, the default (domain), and the domain and full decoders both
+// early (domainEarly). One line per command, tab-separated,
 // for tabulating.
 func TestShortCommandsMeasure(t *testing.T) {
 	if os.Getenv("HARK_SHORT_MEASURE") != "1" {
@@ -204,6 +205,11 @@ func TestShortCommandsMeasure(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer alone.Close()
+	dom, err := New(Config{Grammar: dialogueGrammar(), Decoders: []string{SourceDomain, SourceFull}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dom.Close()
 	before := *rec // the mixed decoder after the end, as before the short arrangement
 	before.short = rec.wide
 	aloneLate := *alone
@@ -234,16 +240,18 @@ func TestShortCommandsMeasure(t *testing.T) {
 			all := shortRun(t, rec, audios, both)
 			aEarly := shortRun(t, alone, audios, both)
 			domain := shortRun(t, rec, audios, opt)
+			domEarly := shortRun(t, dom, audios, both)
 			for i, r := range base {
 				if r.Mean == nil || r.Mean.Frames >= rec.cfg.MeanDelay {
 					continue
 				}
-				t.Logf("M\t%s\t%s\t%q\t%d\t%.2f\tlate=%q [%s|%s %+.1f]\tfree=%q [%s|%s %+.1f]\tboth=%q [%s|%s %+.1f]\taloneLate=%q\taloneEarly=%q\tdomain=%q [%s|%s %+.1f]",
+				t.Logf("M\t%s\t%s\t%q\t%d\t%.2f\tlate=%q [%s|%s %+.1f]\tfree=%q [%s|%s %+.1f]\tboth=%q [%s|%s %+.1f]\taloneLate=%q\taloneEarly=%q\tdomain=%q [%s|%s %+.1f]\tdomainEarly=%q [%s|%s %+.1f]",
 					voice, prior, set.Short[i], r.Mean.Frames, all[i].earlyDistance,
 					r.Text, r.GrammarText, r.FullText, r.Margin,
 					free[i].Text, free[i].GrammarText, free[i].FullText, free[i].Margin,
 					all[i].Text, all[i].GrammarText, all[i].FullText, all[i].Margin,
-					aLate[i].Text, aEarly[i].Text, domain[i].Text, domain[i].GrammarText, domain[i].FullText, domain[i].Margin)
+					aLate[i].Text, aEarly[i].Text, domain[i].Text, domain[i].GrammarText, domain[i].FullText, domain[i].Margin,
+					domEarly[i].Text, domEarly[i].GrammarText, domEarly[i].FullText, domEarly[i].Margin)
 			}
 		}
 	}

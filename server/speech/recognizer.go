@@ -21,7 +21,9 @@
 //   - full: the general English trigram model, for open questions.
 //
 // 8 kHz uploads run the domain model alone (the dialogue's trigrams, no
-// general words) with the full model instead (NarrowbandDecoders). The
+// general words) with the full model instead (NarrowbandDecoders), and so
+// does a 16 kHz command shorter than a second (ShortDecoder; see "Short
+// commands"). The
 // other kind is the JSGF grammar generated from the dialogue's patterns
 // (exact on in-domain commands, but it forces every utterance onto some
 // command): the arrangement before issue #14 was grammar + full at both
@@ -255,10 +257,11 @@
 // which searches the whole command after its end at a real-time factor
 // of about 0.07 where the mixed model takes 0.4-0.8 (the mixed decoder
 // searching after the end was what kept the answer to a sub-second
-// command 260-490 ms behind its last byte). The domain model forces less
-// than the grammar did and a short open phrase still goes to the full
-// model when the margin is below 4; the open questions of the accuracy
-// test are all longer than a second, so they are decoded as before.
+// command 260-490 ms behind its last byte). A short open phrase the
+// domain model forces onto a command still goes to the full model when
+// the margin is below 4 (measured below); the open questions of the
+// accuracy test are all longer than a second, so they are decoded as
+// before.
 //
 // The in-domain decoder of a short command, measured on the sub-second
 // commands of testdata/commands.json (under 100 counted frames: 17 in
@@ -1008,7 +1011,8 @@ type Result struct {
 	Text   string // the chosen hypothesis
 	Source string // the decoder it came from (SourceGrammar, ...)
 	// GrammarText is the in-domain decoder's hypothesis (the first of the
-	// arrangement: the mixed model by default, or the grammar) and
+	// arrangement: the mixed model by default, the domain model for a
+	// short command or at 8 kHz, or the grammar) and
 	// FullText the full model's it was weighed against; Margin is the
 	// per-frame score margin of the first path over the second, the
 	// quantity the choice rule compares with Config.MinMargin.

@@ -34,14 +34,17 @@ var benchShortCommands = []string{
 // microphone would, and measures from the last request byte to the
 // response headers (the dialogue answer) and to the first MP3 byte of the
 // spoken answer. It reports the medians over all runs, for the 2-3 s
-// commands and the sub-second ones, on two platforms in the same run:
+// commands and the sub-second ones, on three platforms in the same run:
 // one decoding short commands only after their end (SpeechLateStart, as
-// before their early start) and one as shipped. Each platform's user
-// speaks all the commands in turn, so from the second on the server has
-// the speaker's cepstral prior. The two alternate command by command, so
-// they share the machine's load.
+// before their early start), one whose mixed decoder searches a short
+// command after its end while the full one started early (SpeechShortDecoder
+// "mixed", as before the domain decoder took short commands over), and one
+// as shipped. Each platform's user speaks all the commands in turn, so from
+// the second on the server has the speaker's cepstral prior. They
+// alternate command by command, so they share the machine's load.
 func BenchmarkStreamLatency(b *testing.B) {
 	late, _ := voiceClient(b, server.Config{SpeechLateStart: true})
+	mixed, _ := voiceClient(b, server.Config{SpeechShortDecoder: "mixed"})
 	early, _ := voiceClient(b, server.Config{})
 	type command struct {
 		wav   []byte
@@ -56,10 +59,10 @@ func BenchmarkStreamLatency(b *testing.B) {
 	}
 	// times[platform][short] are the waits for the headers and the audio.
 	type waits struct{ headers, audio []time.Duration }
-	var times [2][2]waits
+	var times [3][2]waits
 	for b.Loop() {
 		for _, cmd := range commands {
-			for p, c := range []*client.Client{late, early} {
+			for p, c := range []*client.Client{late, mixed, early} {
 				body := &pacedWAV{data: cmd.wav}
 				ans, err := c.Dialogue.Stream(ctxT(b), body, 16000, 0)
 				if err != nil {
@@ -79,7 +82,7 @@ func BenchmarkStreamLatency(b *testing.B) {
 			}
 		}
 	}
-	for p, platform := range []string{"late", "early"} {
+	for p, platform := range []string{"late", "mixed", "early"} {
 		for short, length := range []string{"2-3s", "short"} {
 			w := times[p][short]
 			b.ReportMetric(median(w.headers).Seconds()*1000, "ms-to-headers-p50-"+length+"-"+platform)

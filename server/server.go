@@ -30,6 +30,7 @@ import (
 	"github.com/harkhq/hark/server/recomm/catalog"
 	"github.com/harkhq/hark/server/recomm/jobs"
 	"github.com/harkhq/hark/server/recomm/recommhttp"
+	"github.com/harkhq/hark/server/speech"
 	"github.com/harkhq/hark/server/spoken"
 	"github.com/harkhq/hark/server/storage"
 	"github.com/harkhq/hark/server/store"
@@ -96,6 +97,10 @@ type Config struct {
 	// SpeechLateStart decodes short commands only after their end, as
 	// before their early start (speech.Config.LateStart; for comparisons).
 	SpeechLateStart bool
+	// SpeechShortDecoder is the in-domain decoder of 16 kHz commands
+	// shorter than a second (speech.Config.ShortDecoder; "mixed" decodes
+	// them as before it, for comparisons; empty for the default).
+	SpeechShortDecoder string
 
 	// AuthMemory is the memory budget of password hashing (19 MiB per
 	// argon2id hash); default 128 MiB, 6 hashes at once.
@@ -354,7 +359,7 @@ func (s *Server) build(ctx context.Context) error {
 	endpoints.Storage(s.api, s.Storage, cfg.MaxUpload)
 	endpoints.Surveys(s.api, s.Surveys)
 	endpoints.Items(s.api, s.Items, prefs)
-	s.voice = loadVoice(cfg.Logger, s.Dialogue, cfg.MaxAudio, cfg.SpeechLateStart)
+	s.voice = loadVoice(cfg.Logger, s.Dialogue, speech.Config{MaxBytes: cfg.MaxAudio, LateStart: cfg.SpeechLateStart, ShortDecoder: cfg.SpeechShortDecoder})
 	s.answers, err = spoken.New(ctx, s.db, filepath.Join(cfg.DataDir, "answers"), s.voice.spokenSynth, cfg.Now)
 	if err != nil {
 		return err

@@ -54,12 +54,14 @@ func PrepareSpeechModels() error {
 	return speech.PrepareModels(speech.Config{Grammar: dialogue.New(dialogue.Config{Music: musicTracks()}).GrammarSpec("en")})
 }
 
-func loadVoice(logger *slog.Logger, engine *dialogue.Engine, maxAudio int64, lateStart bool) *voice {
-	src := engine.GrammarSpec("en")
+// loadVoice starts the speech workers; cfg is the recogniser's
+// configuration but for its grammar, which is the dialogue's.
+func loadVoice(logger *slog.Logger, engine *dialogue.Engine, cfg speech.Config) *voice {
+	cfg.Grammar = engine.GrammarSpec("en")
 	opt := speechworker.Options{Logger: logger}
 	v := &voice{ready: make(chan struct{}),
 		synth: speechworker.NewSynthesis(opt),
-		recog: speechworker.NewRecognition(speech.Config{Grammar: src, MaxBytes: maxAudio, LateStart: lateStart}, opt)}
+		recog: speechworker.NewRecognition(cfg, opt)}
 	go func() {
 		defer close(v.ready)
 		start := time.Now()

@@ -1,5 +1,7 @@
 package speech
 
+import "math"
+
 // meanNormalizer subtracts the cepstral mean from frames as they arrive,
 // so the decoders can search while the audio uploads (see the package
 // documentation, "Decoding while the audio arrives").
@@ -92,8 +94,9 @@ func (m *meanNormalizer) mean() *Prior {
 // over. Frames of negative energy are left out of the mean, as in
 // meanNormalizer.
 type earlyNormalizer struct {
-	sum []float64
-	n   float64
+	sum  []float64
+	n    float64
+	seed []float32 // the prior it started from; nil for none
 }
 
 // newEarlyNormalizer seeds the mean with prior (ignored when nil or when
@@ -105,8 +108,25 @@ func newEarlyNormalizer(ncep int, prior []float32, weight int) *earlyNormalizer 
 			e.sum[j] = float64(v) * float64(weight)
 		}
 		e.n = float64(weight)
+		e.seed = prior
 	}
 	return e
+}
+
+// seedDistance is the Euclidean distance between the seed and exact, the
+// utterance's own mean, over the cepstral coefficients (c0 included: a
+// louder or quieter channel shifts every provisional frame by it too); -1
+// without a seed.
+func (e *earlyNormalizer) seedDistance(exact []float32) float64 {
+	if e.seed == nil || len(exact) != len(e.seed) {
+		return -1
+	}
+	var d float64
+	for j, v := range exact {
+		x := float64(v - e.seed[j])
+		d += x * x
+	}
+	return math.Sqrt(d)
 }
 
 // add appends frames normalised by the mean so far, each frame included.

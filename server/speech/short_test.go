@@ -42,8 +42,10 @@ func shortRun(t *testing.T, rec *Recognizer, audios [][]byte, opt func(i int) Op
 // command (no prior: the model's initial mean seeds the full decoder's
 // early frames) and a later one (the prior is the mean of the same
 // speaker's previous command, as harkd carries it). Neither may lose
-// accuracy. HARK_SHORT_VARIANTS=1 also measures the alternatives the
-// package documentation compares.
+// accuracy, and each must have been searched by the short arrangement
+// (Config.ShortDecoder, the domain decoder, against the early full one).
+// HARK_SHORT_VARIANTS=1 also measures the alternatives the package
+// documentation compares.
 func TestShortCommandsEarly(t *testing.T) {
 	if testing.Short() {
 		t.Skip("decodes about 250 utterances")
@@ -107,15 +109,32 @@ func TestShortCommandsEarly(t *testing.T) {
 		session := func(i int) Options {
 			return Options{Prior: firstRes[i%len(firstRes)].Mean}
 		}
-		if got := wer("early, first command", shortRun(t, rec, audios, none)); got > lateWER {
+		// The short arrangement searched every command under MeanDelay
+		// frames (the 300 ms target depends on it: the mixed decoder
+		// would search it after its end at 0.4-0.8 times real time).
+		short := func(label string, res []Result) []Result {
+			for _, i := range idx {
+				if _, ok := res[i].ByDecoder[rec.cfg.ShortDecoder]; !ok || len(res[i].ByDecoder) != len(rec.short.names) {
+					t.Errorf("%s %s: %q was decoded by %v, want %v", voice, label, set.Short[i], res[i].ByDecoder, rec.short.names)
+				}
+			}
+			return res
+		}
+		if got := wer("early, first command", short("first", shortRun(t, rec, audios, none))); got > lateWER {
 			t.Errorf("%s: the early start without a prior loses accuracy: WER %.1f%%, late %.1f%%", voice, 100*got, 100*lateWER)
 		}
-		if got := wer("early, session prior", shortRun(t, rec, audios, session)); got > lateWER {
+		if got := wer("early, session prior", short("session", shortRun(t, rec, audios, session))); got > lateWER {
 			t.Errorf("%s: the early start with a session prior loses accuracy: WER %.1f%%, late %.1f%%", voice, 100*got, 100*lateWER)
 		}
 		if !variants {
 			continue
 		}
+		// The arrangement before the short one: the mixed decoder after
+		// the end against the early full decoder.
+		before := *rec
+		before.short = rec.wide
+		wer("mixed after end, first", shortRun(t, &before, audios, none))
+		wer("mixed after end, session", shortRun(t, &before, audios, session))
 		for _, v := range []struct {
 			label string
 			opt   func(int) Options
@@ -126,10 +145,10 @@ func TestShortCommandsEarly(t *testing.T) {
 			{"prior weight 30", func(i int) Options { o := session(i); o.priorWeight = 30; return o }},
 			{"prior weight 300", func(i int) Options { o := session(i); o.priorWeight = 300; return o }},
 			{"prior of another short", func(i int) Options { return Options{Prior: base[(i+1)%len(base)].Mean} }},
-			{"grammar early too, first", func(int) Options { return Options{earlyGrammar: true} }},
-			{"grammar early too, session", func(i int) Options { o := session(i); o.earlyGrammar = true; return o }},
+			{"mixed early too, first", func(int) Options { return Options{earlyGrammar: true} }},
+			{"mixed early too, session", func(i int) Options { o := session(i); o.earlyGrammar = true; return o }},
 		} {
-			wer(v.label, shortRun(t, rec, audios, v.opt))
+			wer(v.label, shortRun(t, &before, audios, v.opt))
 		}
 	}
 }
@@ -160,6 +179,107 @@ func TestLongUtteranceDecodedAsIfLate(t *testing.T) {
 		}
 		if got.FullText != want.FullText || got.GrammarText != want.GrammarText || math.Abs(got.Margin-want.Margin) > 1 {
 			t.Fatalf("early start (prior %v): %+v, want %+v", opt.Prior != nil, got, want)
+		}
+	}
+}
+
+// TestShortCommandsMeasure (HARK_SHORT_MEASURE=1) logs, for every short
+// command (kal16 and slt, first command and with a session prior), the
+// early seed's distance from the exact mean (Result.earlyDistance) and the
+// texts of the arrangements "Short commands" compares: decoded after the
+// end (late), the mixed decoder after the end with the full one early
+// (free), both early (both), the mixed decoder alone after the end and
+// early, the default (domain), and the domain and full decoders both
+// early (domainEarly). One line per command, tab-separated,
+// for tabulating.
+func TestShortCommandsMeasure(t *testing.T) {
+	mode := os.Getenv("HARK_SHORT_MEASURE")
+	if mode != "1" && mode != "open" {
+		t.Skip("HARK_SHORT_MEASURE=1 (all), open (the short open phrases only)")
+	}
+	set := loadTestSet(t)
+	rec := testRecognizer(t)
+	late := *rec
+	late.cfg.LateStart = true
+	alone, err := New(Config{Grammar: dialogueGrammar(), Decoders: []string{SourceMixed}, NarrowbandDecoders: []string{SourceDomain}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer alone.Close()
+	dom, err := New(Config{Grammar: dialogueGrammar(), Decoders: []string{SourceDomain, SourceFull}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dom.Close()
+	before := *rec // the mixed decoder after the end, as before the short arrangement
+	before.short = rec.wide
+	aloneLate := *alone
+	aloneLate.cfg.LateStart = true
+	firsts := []string{"what's the weather like in london tomorrow", "set a timer for twenty minutes", "play some classical music"}
+	// Short phrases outside the commands, which the domain model may force
+	// onto one: the margin of 4 must hand them to the full model.
+	open := []string{"who is obama", "what is love", "how old are you", "never mind", "bless you",
+		"good night", "i am hungry", "what is pi", "where is paris", "nice shoes"}
+	for _, voice := range []string{"kal16", "slt"} {
+		dir := t.TempDir()
+		var openAudios [][]byte
+		for _, text := range open {
+			openAudios = append(openAudios, speak(t, dir, voice, text))
+		}
+		openLate := shortRun(t, &late, openAudios, func(int) Options { return Options{} })
+		openBefore := shortRun(t, &before, openAudios, func(int) Options { return Options{} })
+		openNow := shortRun(t, rec, openAudios, func(int) Options { return Options{} })
+		for i, r := range openLate {
+			if r.Mean == nil || r.Mean.Frames >= rec.cfg.MeanDelay {
+				continue
+			}
+			t.Logf("M\t%s\topen\t%q\t%d\t%.2f\tlate=%q [%s]\tfree=%q [%s %s|%s %+.1f]\tdomain=%q [%s %s|%s %+.1f]",
+				voice, open[i], r.Mean.Frames, openNow[i].earlyDistance, r.Text, r.Source,
+				openBefore[i].Text, openBefore[i].Source, openBefore[i].GrammarText, openBefore[i].FullText, openBefore[i].Margin,
+				openNow[i].Text, openNow[i].Source, openNow[i].GrammarText, openNow[i].FullText, openNow[i].Margin)
+		}
+	}
+	if mode == "open" {
+		return
+	}
+	for _, voice := range []string{"kal16", "slt"} {
+		dir := t.TempDir()
+		var audios, firstAudios [][]byte
+		for _, text := range set.Short {
+			audios = append(audios, speak(t, dir, voice, text))
+		}
+		for _, text := range firsts {
+			firstAudios = append(firstAudios, speak(t, dir, voice, text))
+		}
+		none := func(int) Options { return Options{} }
+		base := shortRun(t, &late, audios, none)
+		firstRes := shortRun(t, &late, firstAudios, none)
+		aLate := shortRun(t, &aloneLate, audios, none)
+		for _, prior := range []string{"first", "session"} {
+			opt := func(i int) Options {
+				if prior == "session" {
+					return Options{Prior: firstRes[i%len(firstRes)].Mean}
+				}
+				return Options{}
+			}
+			both := func(i int) Options { o := opt(i); o.earlyGrammar = true; return o }
+			free := shortRun(t, &before, audios, opt)
+			all := shortRun(t, rec, audios, both)
+			aEarly := shortRun(t, alone, audios, both)
+			domain := shortRun(t, rec, audios, opt)
+			domEarly := shortRun(t, dom, audios, both)
+			for i, r := range base {
+				if r.Mean == nil || r.Mean.Frames >= rec.cfg.MeanDelay {
+					continue
+				}
+				t.Logf("M\t%s\t%s\t%q\t%d\t%.2f\tlate=%q [%s|%s %+.1f]\tfree=%q [%s|%s %+.1f]\tboth=%q [%s|%s %+.1f]\taloneLate=%q\taloneEarly=%q\tdomain=%q [%s|%s %+.1f]\tdomainEarly=%q [%s|%s %+.1f]",
+					voice, prior, set.Short[i], r.Mean.Frames, all[i].earlyDistance,
+					r.Text, r.GrammarText, r.FullText, r.Margin,
+					free[i].Text, free[i].GrammarText, free[i].FullText, free[i].Margin,
+					all[i].Text, all[i].GrammarText, all[i].FullText, all[i].Margin,
+					aLate[i].Text, aEarly[i].Text, domain[i].Text, domain[i].GrammarText, domain[i].FullText, domain[i].Margin,
+					domEarly[i].Text, domEarly[i].GrammarText, domEarly[i].FullText, domEarly[i].Margin)
+			}
 		}
 	}
 }

@@ -101,6 +101,12 @@ type Config struct {
 	// shorter than a second (speech.Config.ShortDecoder; "mixed" decodes
 	// them as before it, for comparisons; empty for the default).
 	SpeechShortDecoder string
+	// SpeechDomainWeight and SpeechMixedMargin are the mixed model's domain
+	// weight and its choice margin (speech.Config.DomainWeight and
+	// MixedMargin; zero for the defaults), for measuring them through the
+	// server (server/spokeneval's HARK_SPOKEN_LAMBDA and HARK_SPOKEN_MARGIN).
+	SpeechDomainWeight float64
+	SpeechMixedMargin  float64
 
 	// AuthMemory is the memory budget of password hashing (19 MiB per
 	// argon2id hash); default 128 MiB, 6 hashes at once.
@@ -359,7 +365,8 @@ func (s *Server) build(ctx context.Context) error {
 	endpoints.Storage(s.api, s.Storage, cfg.MaxUpload)
 	endpoints.Surveys(s.api, s.Surveys)
 	endpoints.Items(s.api, s.Items, prefs)
-	s.voice = loadVoice(cfg.Logger, s.Dialogue, speech.Config{MaxBytes: cfg.MaxAudio, LateStart: cfg.SpeechLateStart, ShortDecoder: cfg.SpeechShortDecoder})
+	s.voice = loadVoice(cfg.Logger, s.Dialogue, speech.Config{MaxBytes: cfg.MaxAudio, LateStart: cfg.SpeechLateStart, ShortDecoder: cfg.SpeechShortDecoder,
+		DomainWeight: cfg.SpeechDomainWeight, MixedMargin: cfg.SpeechMixedMargin})
 	s.answers, err = spoken.New(ctx, s.db, filepath.Join(cfg.DataDir, "answers"), s.voice.spokenSynth, cfg.Now)
 	if err != nil {
 		return err

@@ -532,6 +532,12 @@ type Config struct {
 	// DomainWeight is the interpolation weight of the domain model in the
 	// mixed decoder; DefaultDomainWeight when zero.
 	DomainWeight float64
+	// MixedMargin is the threshold of an arrangement whose first decoder is
+	// the mixed one, when MinMargin is zero (MinMargin applies to every
+	// arrangement, this only to the mixed one, so the short commands' and
+	// 8 kHz margins stay); DefaultMixedMargin when zero. For measuring the
+	// choice rule through the server (server.Config.SpeechMixedMargin).
+	MixedMargin float64
 	// ShortDecoder is the in-domain decoder that searches a 16 kHz
 	// utterance ending before MeanDelay frames of speech, after its end,
 	// in place of the first of Decoders (weighed against the same free
@@ -695,7 +701,7 @@ func PrepareModels(cfg Config) error {
 		names  []string
 		narrow bool
 	}{{cfg.Decoders, false}, {cfg.NarrowbandDecoders, true}, {cfg.shortDecoders(), false}} {
-		if _, err := arrange(c.names, cfg.MinMargin, c.narrow, &kinds); err != nil {
+		if _, err := arrange(c.names, cfg.MinMargin, cfg.MixedMargin, c.narrow, &kinds); err != nil {
 			return err
 		}
 	}
@@ -718,15 +724,15 @@ func PrepareModels(cfg Config) error {
 func New(cfg Config) (*Recognizer, error) {
 	cfg = cfg.withDefaults()
 	var kinds []string // every decoder of a slot: both arrangements' union
-	wide, err := arrange(cfg.Decoders, cfg.MinMargin, false, &kinds)
+	wide, err := arrange(cfg.Decoders, cfg.MinMargin, cfg.MixedMargin, false, &kinds)
 	if err != nil {
 		return nil, err
 	}
-	narrow, err := arrange(cfg.NarrowbandDecoders, cfg.MinMargin, true, &kinds)
+	narrow, err := arrange(cfg.NarrowbandDecoders, cfg.MinMargin, cfg.MixedMargin, true, &kinds)
 	if err != nil {
 		return nil, err
 	}
-	short, err := arrange(cfg.shortDecoders(), cfg.MinMargin, false, &kinds)
+	short, err := arrange(cfg.shortDecoders(), cfg.MinMargin, cfg.MixedMargin, false, &kinds)
 	if err != nil {
 		return nil, err
 	}
@@ -934,8 +940,9 @@ type arrangement struct {
 
 // arrange checks an arrangement and places its decoders in kinds, the
 // decoders of a slot, adding the ones not there yet. A zero margin means
-// the measured default for the first decoder at that bandwidth.
-func arrange(names []string, margin float64, narrowband bool, kinds *[]string) (arrangement, error) {
+// the measured default for the first decoder at that bandwidth, or
+// mixedMargin (when not zero) for the mixed decoder.
+func arrange(names []string, margin, mixedMargin float64, narrowband bool, kinds *[]string) (arrangement, error) {
 	a := arrangement{names: names, margin: margin}
 	for i, d := range names {
 		switch d {
@@ -967,6 +974,9 @@ func arrange(names []string, margin float64, narrowband bool, kinds *[]string) (
 			}
 		default:
 			a.margin = DefaultMixedMargin
+			if names[0] == SourceMixed && mixedMargin != 0 {
+				a.margin = mixedMargin
+			}
 		}
 	}
 	return a, nil

@@ -17,6 +17,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -256,7 +257,24 @@ func newEvaluation(t *testing.T) *evaluation {
 	}
 	now := time.Date(2026, 3, 4, 10, 15, 0, 0, loc)
 	clock := func() time.Time { return now }
-	p := servertest.Start(t, server.Config{Now: clock})
+	cfg := server.Config{Now: clock}
+	// HARK_SPOKEN_LAMBDA and HARK_SPOKEN_MARGIN set the mixed model's
+	// domain weight and choice margin for a run (the package doc of
+	// server/speech records what they measured); unset, the defaults.
+	for _, e := range []struct {
+		name string
+		to   *float64
+	}{{"HARK_SPOKEN_LAMBDA", &cfg.SpeechDomainWeight}, {"HARK_SPOKEN_MARGIN", &cfg.SpeechMixedMargin}} {
+		if v := os.Getenv(e.name); v != "" {
+			f, err := strconv.ParseFloat(v, 64)
+			if err != nil {
+				t.Fatalf("%s: %v", e.name, err)
+			}
+			*e.to = f
+			t.Logf("%s=%g", e.name, f)
+		}
+	}
+	p := servertest.Start(t, cfg)
 	ctx := context.Background()
 	wait, cancel := context.WithTimeout(ctx, 2*time.Minute)
 	defer cancel()

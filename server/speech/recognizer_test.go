@@ -679,3 +679,31 @@ func wordErrorRate(ref, hyp string) float64 {
 	}
 	return float64(editDistance(r, strings.Fields(normalizeWords(hyp)))) / float64(len(r))
 }
+
+// TestMixedMarginOnlyMixed: Config.MixedMargin moves the threshold of the
+// mixed arrangement alone; the short commands' domain decoder and 8 kHz
+// keep their measured margins, and MinMargin still overrides every one.
+func TestMixedMarginOnlyMixed(t *testing.T) {
+	for _, c := range []struct {
+		names      []string
+		min, mixed float64
+		narrowband bool
+		want       float64
+	}{
+		{[]string{SourceMixed, SourceFull}, 0, 0, false, DefaultMixedMargin},
+		{[]string{SourceMixed, SourceFull}, 0, -1, false, -1},
+		{[]string{SourceMixed, SourceFull}, 2, -1, false, 2},
+		{[]string{SourceDomain, SourceFull}, 0, -1, false, DefaultDomainMargin},
+		{[]string{SourceDomain, SourceFull}, 0, -1, true, DefaultNarrowbandDomainMargin},
+		{[]string{SourceGrammar, SourceFull}, 0, -1, false, DefaultMinMargin},
+	} {
+		var kinds []string
+		a, err := arrange(c.names, c.min, c.mixed, c.narrowband, &kinds)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if a.margin != c.want {
+			t.Errorf("%v MinMargin %g MixedMargin %g narrowband %v: margin %g, want %g", c.names, c.min, c.mixed, c.narrowband, a.margin, c.want)
+		}
+	}
+}

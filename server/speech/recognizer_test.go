@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -53,10 +54,23 @@ var (
 )
 
 // testRecognizer shares one recogniser (about a second to load) among tests.
+// HARK_SPEECH_WEIGHT and HARK_SPEECH_MARGIN set its Config.DomainWeight and
+// MixedMargin, to compare them on the accuracy test (defaults when unset).
 func testRecognizer(t testing.TB) *Recognizer {
 	t.Helper()
 	sharedOnce.Do(func() {
-		sharedRec, sharedErr = New(Config{Grammar: dialogueGrammar()})
+		cfg := Config{Grammar: dialogueGrammar()}
+		for _, e := range []struct {
+			name string
+			to   *float64
+		}{{"HARK_SPEECH_WEIGHT", &cfg.DomainWeight}, {"HARK_SPEECH_MARGIN", &cfg.MixedMargin}} {
+			if v := os.Getenv(e.name); v != "" {
+				if *e.to, sharedErr = strconv.ParseFloat(v, 64); sharedErr != nil {
+					return
+				}
+			}
+		}
+		sharedRec, sharedErr = New(cfg)
 	})
 	if sharedErr != nil {
 		t.Fatal(sharedErr)

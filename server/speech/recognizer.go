@@ -211,8 +211,9 @@
 // words and one turn on slt as 0.45. On slt, 0.45 mends "uh hey turn on
 // the bedroom lamp" and loses "ok so delete all the alarms the kids are
 // off school tomorrow" ("okay sarah ...") and "what's the football
-// score", heard "whats", which the dialogue reads as the team "whats" (a
-// reading the dialogue could take as "what's"). The margin stays 0 and
+// score", heard "whats": the dialogue takes the typed line's "what's"
+// for a team as well, so the two differ only in that slot's spelling.
+// The margin stays 0 and
 // the weight 0.3; the held-back sample was not run, nothing having
 // changed.
 //

@@ -36,6 +36,16 @@ func shortRun(t *testing.T, rec *Recognizer, audios [][]byte, opt func(i int) Op
 	return out
 }
 
+// speakAll synthesises texts in voice.
+func speakAll(t *testing.T, dir, voice string, texts []string) [][]byte {
+	t.Helper()
+	out := make([][]byte, len(texts))
+	for i, text := range texts {
+		out[i] = speak(t, dir, voice, text)
+	}
+	return out
+}
+
 // TestShortCommandsEarly measures the early start of short commands
 // against decoding them after their end (Config.LateStart), on the
 // sub-second commands of the fixtures (kal16; slt too with the variants): a speaker's first
@@ -70,13 +80,7 @@ func TestShortCommandsEarly(t *testing.T) {
 	}
 	for _, voice := range voices {
 		dir := t.TempDir()
-		var audios, firstAudios [][]byte
-		for _, text := range set.Short {
-			audios = append(audios, speak(t, dir, voice, text))
-		}
-		for _, text := range firsts {
-			firstAudios = append(firstAudios, speak(t, dir, voice, text))
-		}
+		audios, firstAudios := speakAll(t, dir, voice, set.Short), speakAll(t, dir, voice, firsts)
 		none := func(int) Options { return Options{} }
 		base := shortRun(t, &late, audios, none)
 		firstRes := shortRun(t, &late, firstAudios, none)
@@ -221,11 +225,7 @@ func TestShortCommandsMeasure(t *testing.T) {
 	open := []string{"who is obama", "what is love", "how old are you", "never mind", "bless you",
 		"good night", "i am hungry", "what is pi", "where is paris", "nice shoes"}
 	for _, voice := range []string{"kal16", "slt"} {
-		dir := t.TempDir()
-		var openAudios [][]byte
-		for _, text := range open {
-			openAudios = append(openAudios, speak(t, dir, voice, text))
-		}
+		openAudios := speakAll(t, t.TempDir(), voice, open)
 		openLate := shortRun(t, &late, openAudios, func(int) Options { return Options{} })
 		openBefore := shortRun(t, &before, openAudios, func(int) Options { return Options{} })
 		openNow := shortRun(t, rec, openAudios, func(int) Options { return Options{} })
@@ -244,13 +244,7 @@ func TestShortCommandsMeasure(t *testing.T) {
 	}
 	for _, voice := range []string{"kal16", "slt"} {
 		dir := t.TempDir()
-		var audios, firstAudios [][]byte
-		for _, text := range set.Short {
-			audios = append(audios, speak(t, dir, voice, text))
-		}
-		for _, text := range firsts {
-			firstAudios = append(firstAudios, speak(t, dir, voice, text))
-		}
+		audios, firstAudios := speakAll(t, dir, voice, set.Short), speakAll(t, dir, voice, firsts)
 		none := func(int) Options { return Options{} }
 		base := shortRun(t, &late, audios, none)
 		firstRes := shortRun(t, &late, firstAudios, none)

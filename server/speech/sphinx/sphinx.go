@@ -34,6 +34,20 @@ static cmd_ln_t *hark_config(const char *hmm, const char *dict, const char *lm) 
 
 static void hark_quiet(void) { err_set_logfp(NULL); }
 
+// hark_set_args overrides search settings ("-lw", "8", ...) of a
+// configuration; NULL when a name is unknown. (A strict parse would refuse
+// every name, as already set by hark_config.)
+static cmd_ln_t *hark_set_args(cmd_ln_t *config, int argc, char **argv) {
+	for (int i = 0; i < argc; i += 2) {
+		if (!cmd_ln_exists_r(config, argv[i])) return NULL;
+	}
+	return cmd_ln_parse_r(config, ps_args(), argc, argv, FALSE);
+}
+
+static double hark_float_arg(cmd_ln_t *config, const char *name) {
+	return cmd_ln_float_r(config, name);
+}
+
 // hark_take_cepstra readies a decoder for cepstra fed in blocks by
 // Decoder.ProcessCepstra: the caller normalises them, and the acoustic
 // module keeps every frame of the utterance. Without the latter it writes
@@ -79,6 +93,7 @@ import "C"
 import (
 	"errors"
 	"fmt"
+	"strconv"
 	"sync"
 	"unsafe"
 )
@@ -97,6 +112,24 @@ type Config struct {
 	// NoFlatPass skips the second, flat-lexicon pass that an n-gram search
 	// otherwise runs over the whole utterance when it ends (-fwdflat no).
 	NoFlatPass bool
+	// Args overrides pocketsphinx search settings, as name and value
+	// pairs: "-lw", "8", "-wip", "0.2".
+	Args []string
+}
+
+// checkArgs refuses what sphinxbase would take silently: an odd count, and
+// a value that is neither a number nor yes/no (sphinxbase reads "heavy"
+// as 0). Unknown names are refused by hark_set_args.
+func checkArgs(args []string) error {
+	if len(args)%2 != 0 {
+		return fmt.Errorf("sphinx: arguments %q are not name and value pairs", args)
+	}
+	for i := 1; i < len(args); i += 2 {
+		if _, err := strconv.ParseFloat(args[i], 64); err != nil && args[i] != "yes" && args[i] != "no" {
+			return fmt.Errorf("sphinx: %s %q is neither a number nor yes/no", args[i-1], args[i])
+		}
+	}
+	return nil
 }
 
 // Decoder is one pocketsphinx decoder.
@@ -129,6 +162,21 @@ func NewDecoder(c Config) (*Decoder, error) {
 		name := C.CString("-fwdflat")
 		C.cmd_ln_set_int_r(config, name, 0) // cmd_ln_set_boolean_r is a macro over it
 		C.free(unsafe.Pointer(name))
+	}
+	if err := checkArgs(c.Args); err != nil {
+		C.cmd_ln_free_r(config)
+		return nil, err
+	}
+	if len(c.Args) > 0 {
+		argv := make([]*C.char, len(c.Args))
+		for i, a := range c.Args {
+			argv[i] = C.CString(a)
+			defer C.free(unsafe.Pointer(argv[i]))
+		}
+		if C.hark_set_args(config, C.int(len(argv)), &argv[0]) == nil {
+			C.cmd_ln_free_r(config)
+			return nil, fmt.Errorf("sphinx: arguments %q rejected", c.Args)
+		}
 	}
 	ps := C.ps_init(config)
 	if ps == nil {
@@ -183,6 +231,13 @@ func (d *Decoder) ProcessCepstra(frames []float32) error {
 		return errors.New("sphinx: ps_process_cep failed")
 	}
 	return nil
+}
+
+// FloatSetting reads a numeric search setting of the decoder ("-lw").
+func (d *Decoder) FloatSetting(name string) float64 {
+	n := C.CString(name)
+	defer C.free(unsafe.Pointer(n))
+	return float64(C.hark_float_arg(d.config, n))
 }
 
 // CepstrumSize is the number of coefficients in a frame.

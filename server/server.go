@@ -107,6 +107,10 @@ type Config struct {
 	// server (server/spokeneval's HARK_SPOKEN_LAMBDA and HARK_SPOKEN_MARGIN).
 	SpeechDomainWeight float64
 	SpeechMixedMargin  float64
+	// SpeechSearchArgs are the in-domain decoders' search settings
+	// (speech.Config.SearchArgs; nil for the defaults), for measuring them
+	// through the server (server/spokeneval's HARK_SPOKEN_ARGS).
+	SpeechSearchArgs []string
 
 	// AuthMemory is the memory budget of password hashing (19 MiB per
 	// argon2id hash); default 128 MiB, 6 hashes at once.
@@ -366,7 +370,7 @@ func (s *Server) build(ctx context.Context) error {
 	endpoints.Surveys(s.api, s.Surveys)
 	endpoints.Items(s.api, s.Items, prefs)
 	s.voice = loadVoice(cfg.Logger, s.Dialogue, speech.Config{MaxBytes: cfg.MaxAudio, LateStart: cfg.SpeechLateStart, ShortDecoder: cfg.SpeechShortDecoder,
-		DomainWeight: cfg.SpeechDomainWeight, MixedMargin: cfg.SpeechMixedMargin})
+		DomainWeight: cfg.SpeechDomainWeight, MixedMargin: cfg.SpeechMixedMargin, SearchArgs: cfg.SpeechSearchArgs})
 	s.answers, err = spoken.New(ctx, s.db, filepath.Join(cfg.DataDir, "answers"), s.voice.spokenSynth, cfg.Now)
 	if err != nil {
 		return err

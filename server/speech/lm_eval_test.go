@@ -233,24 +233,37 @@ func TestDecoderComparison(t *testing.T) {
 	if v := os.Getenv("HARK_LM_EVAL_MIX"); v != "" {
 		kinds = strings.Split(v, ",")
 	}
+	// HARK_LM_EVAL_ARGS: search settings of the mixed decoder to compare
+	// with DefaultSearchArgs, separated by ";" ("-lw 8;-wip 0.2 -lw 8";
+	// pocketsphinx's own are PocketsphinxSearchArgs).
+	settings := []string{""}
+	if v := os.Getenv("HARK_LM_EVAL_ARGS"); v != "" {
+		settings = append(settings, strings.Split(v, ";")...)
+	}
 	var mixed []string
 	for _, w := range weights {
 		for _, kind := range kinds {
-			col := fmt.Sprintf("mixed %.2f", w)
-			var prune float64
-			switch {
-			case kind == "queried":
-				col += " queried"
-			case strings.HasPrefix(kind, "pruned"): // "pruned1e-7"
-				if prune, err = strconv.ParseFloat(strings.TrimPrefix(kind, "pruned"), 64); err != nil {
-					t.Fatal(err)
+			for _, setting := range settings {
+				col := fmt.Sprintf("mixed %.2f", w)
+				if setting != "" {
+					col += " [" + setting + "]"
 				}
-				col += " " + kind
+				var prune float64
+				switch {
+				case kind == "queried":
+					col += " queried"
+				case strings.HasPrefix(kind, "pruned"): // "pruned1e-7"
+					if prune, err = strconv.ParseFloat(strings.TrimPrefix(kind, "pruned"), 64); err != nil {
+						t.Fatal(err)
+					}
+					col += " " + kind
+				}
+				mixed = append(mixed, col)
+				run(Config{Grammar: dialogueGrammar(), Slots: 2, Decoders: []string{SourceMixed},
+					NarrowbandDecoders: []string{SourceMixed}, DomainWeight: w, mixQueried: kind == "queried", mixPrune: prune,
+					SearchArgs: strings.Fields(setting)},
+					func(string) string { return col })
 			}
-			mixed = append(mixed, col)
-			run(Config{Grammar: dialogueGrammar(), Slots: 2, Decoders: []string{SourceMixed},
-				NarrowbandDecoders: []string{SourceMixed}, DomainWeight: w, mixQueried: kind == "queried", mixPrune: prune},
-				func(string) string { return col })
 		}
 	}
 	g := testRecognizer(t).grammar

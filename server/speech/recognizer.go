@@ -220,6 +220,83 @@
 // in both. The margin stays 0 and the weight 0.3; the held-back sample
 // was not run, nothing having changed.
 //
+// # Search settings
+//
+// The mixed decoder searches with a language weight of 5, eight Gaussians
+// per frame and wider beams (DefaultSearchArgs) where pocketsphinx's
+// defaults (PocketsphinxSearchArgs: weight 6.5, set for its general model;
+// top 4; beams 1e-48, 7e-29, 1e-48) lost words: the mixture is peakier
+// than the general model, and a wider search loses fewer words to pruning.
+// Measured with TestDecoderComparison (HARK_LM_EVAL_ARGS; 100 blind
+// development lines per voice, never the held-back ones, and the test
+// set's commands and questions, kal16 and slt; load 2 on the 2 cores), the
+// mixed decoder alone, WER / action as typed (B: beams 1e-60, 1e-50,
+// 1e-60; B55: 1e-55, 1e-40, 1e-55):
+//
+//	settings                        commands      questions  dev lines
+//	pocketsphinx's                  3.8 / 96.4 %  14.4 %     14.9 / 76.5 %
+//	-lw 8                           6.3 / 94.0 %  18.6 %     18.5 / 75.0 %
+//	-lw 10                         12.9 / 83.3 %  33.9 %     29.6 / 65.0 %
+//	-lw 5                           3.0 / 97.6 %  13.6 %     13.8 / 78.0 %
+//	-wip 0.2                        4.1 / 96.4 %  14.4 %     15.1 / 76.5 %
+//	-wip 2                          3.8 / 96.4 %  14.4 %     15.2 / 76.5 %
+//	-pl_window 0                    4.1 / 95.2 %  15.3 %     15.0 / 76.5 %
+//	-fwdflat yes                    3.6 / 96.4 %  15.3 %     14.1 / 75.5 %
+//	-bestpathlw 7.5                 4.9 / 94.0 %  14.4 %     15.8 / 75.5 %
+//	-bestpathlw 11.5                3.3 / 97.6 %  14.4 %     15.2 / 76.5 %
+//	-topn 8                         4.1 / 96.4 %  13.6 %     14.5 / 77.0 %
+//	-remove_noise no                5.2 / 94.0 %  19.5 %     15.1 / 76.5 %
+//	B                               2.7 / 97.6 %  11.9 %     13.8 / 77.5 %
+//	beams 1e-80, 1e-60, 1e-80       2.7 / 97.6 %  11.0 %     13.8 / 77.5 %
+//	B, -maxhmmpf -1                 2.7 / 97.6 %  11.0 %     13.8 / 77.5 %
+//	B, -lw 4                        3.6 / 96.4 %  14.4 %     14.2 / 77.5 %
+//	B, -lw 4.5                      3.0 / 97.6 %  11.9 %     14.0 / 78.0 %
+//	B, -lw 5                        3.0 / 97.6 %  11.0 %     13.8 / 78.5 %
+//	B, -lw 5.5                      3.0 / 97.6 %  11.0 %     13.9 / 78.0 %
+//	B, -lw 5, -bestpathlw 11.5      3.0 / 97.6 %  11.0 %     13.5 / 79.0 %
+//	B, -lw 5, -bestpathlw 8         4.7 / 95.2 %  11.0 %     14.5 / 77.5 %
+//	-lw 5, -topn 8                  2.7 / 98.8 %  14.4 %     13.8 / 78.0 %
+//	B, -lw 5, -topn 8               2.7 / 98.8 %  11.9 %     13.7 / 78.0 %
+//	B55, -lw 5, -topn 8             2.7 / 98.8 %  12.7 %     13.8 / 78.0 %
+//	B55, -lw 5                      3.0 / 97.6 %  13.6 %     14.0 / 78.0 %
+//
+// The pair decides, though: the mixed decoder's scores are weighed against
+// the full decoder's at margin 0, and a setting that changes the scale of
+// its scores changes that choice. Paired (mixed + full at margin 0), the
+// same columns: pocketsphinx's 3.6 / 96.4 %, 15.3 %, 14.6 / 76.5 %; B with
+// -lw 5 3.6 / 96.4 %, 11.9 %, 13.9 / 77.0 %; the same with -bestpathlw
+// 11.5 3.8 / 96.4 %, 15.3 %, 17.2 / 73.0 % (its scores no longer compare
+// with the full model's); -lw 5 with -topn 8 2.2 / 98.8 %, 15.3 %, 13.5 /
+// 78.0 %; B with both 2.2 / 98.8 %, 12.7 %, 13.3 / 78.5 %; B55 with both
+// 2.2 / 98.8 %, 13.6 %, 13.5 / 78.0 %.
+//
+// Through the real server (server/spokeneval's TestSpokenFull on dev3,
+// kal16 and slt, 177 turns each, HARK_SPOKEN_ARGS; load 2-3.5, one run at
+// a time), WER / action as typed, sequences as typed, open questions WER
+// chosen (the full model alone 8.5 % and 22.0 %), and the run's wall time:
+//
+//	mixed decoder            kal16                      slt                        questions kal16 / slt  time kal16 / slt
+//	pocketsphinx's           15.5 % / 83.1 %, 5 of 8    15.5 % / 78.5 %, 5 of 8    8.5 / 22.0 %           91 / 68 s
+//	-lw 5, -topn 8           15.2 % / 85.3 %, 6 of 8    15.4 % / 79.7 %, 5 of 8    5.1 / 25.4 %           108 / 79 s
+//	B, -lw 5, -topn 8        15.1 % / 85.9 %, 7 of 8    15.3 % / 79.7 %, 5 of 8    5.1 / 20.3 %           170 / 119 s
+//	B55, -lw 5, -topn 8      15.1 % / 85.9 %, 7 of 8    15.3 % / 80.2 %, 5 of 8    5.1 / 22.0 %           128 / 88 s
+//
+// B55 with -lw 5 and -topn 8 is kept: as good as B on kal16 and a turn
+// better on slt, with open questions no worse than the full model alone
+// (without the wider beams slt's were worse: 25.4 %), at three quarters of
+// B's time. The full decoder keeps pocketsphinx's settings (narrower ones
+// made open questions look in-domain, see decoderConfig; wider ones were
+// not measured), and so does the domain decoder of short commands and 8
+// kHz audio (its margins were measured with them).
+//
+// The price is CPU. BenchmarkArrangements (one run, load 2.2): mixed +
+// full 0.86 CPU seconds and 0.56 s of wall time per second of audio, with
+// pocketsphinx's settings on the mixed decoder 0.56 and 0.30 (beams 1e-60
+// cost 0.95 and 0.66 in an earlier run). BenchmarkStreamLatency (load 2),
+// last byte to first MP3 byte at real-time pace: 82 ms for 2-3 s commands
+// against 34 ms, sub-second commands 53 against 51 ms (their domain
+// decoder is unchanged).
+//
 // Domain words missing from the pronunciation dictionary are left out of
 // the domain model as they are from the grammar (Grammar.Dropped). The
 // domain and mixed models are built once per grammar and cached in the
@@ -525,6 +602,17 @@ var DefaultDecoders = []string{SourceMixed, SourceFull}
 // DefaultNarrowbandDecoders is the arrangement for 8 kHz uploads.
 var DefaultNarrowbandDecoders = []string{SourceDomain, SourceFull}
 
+// DefaultSearchArgs are the mixed decoder's search settings: a lower
+// language weight than pocketsphinx's 6.5 (the mixture is peakier than the
+// general model the default was set for), more Gaussians per frame than
+// its 4, and beams wider than its 1e-48 / 7e-29 / 1e-48, which lose fewer
+// words to search errors (see "Search settings" in the package
+// documentation). PocketsphinxSearchArgs are pocketsphinx's own.
+var (
+	DefaultSearchArgs      = []string{"-lw", "5", "-topn", "8", "-beam", "1e-55", "-wbeam", "1e-40", "-pbeam", "1e-55"}
+	PocketsphinxSearchArgs = []string{"-lw", "6.5", "-topn", "4", "-beam", "1e-48", "-wbeam", "7e-29", "-pbeam", "1e-48"}
+)
+
 // DefaultShortDecoder is the in-domain decoder of a 16 kHz command shorter
 // than MeanDelay frames (see "Short commands" in the package
 // documentation).
@@ -582,6 +670,12 @@ type Config struct {
 	// LateStart and at 8 kHz, where nothing starts before the mean is
 	// known.
 	ShortDecoder string
+
+	// SearchArgs are the search settings of the mixed decoder
+	// (sphinx.Config.Args: name and value pairs); DefaultSearchArgs when
+	// nil. For measuring them through the server
+	// (server.Config.SpeechSearchArgs).
+	SearchArgs []string
 
 	// mixQueried builds the mixed model as before the trie reader (the
 	// general model's words and some of its bigrams, no trigram), for the
@@ -686,6 +780,9 @@ func (cfg Config) withDefaults() Config {
 	}
 	if len(cfg.NarrowbandDecoders) == 0 {
 		cfg.NarrowbandDecoders = DefaultNarrowbandDecoders
+	}
+	if cfg.SearchArgs == nil {
+		cfg.SearchArgs = DefaultSearchArgs
 	}
 	if cfg.DomainWeight <= 0 || cfg.DomainWeight >= 1 {
 		cfg.DomainWeight = DefaultDomainWeight
@@ -878,14 +975,16 @@ func (r *Recognizer) decoderConfig(kind string) sphinx.Config {
 		c.LM = r.domainLM
 	case SourceMixed:
 		c.LM = r.mixedLM
+		c.Args = r.cfg.SearchArgs
 	}
 	// The n-gram decoders skip the flat-lexicon second pass, which would
 	// run over the whole utterance after its end (about 100 ms of the 115
 	// ms left after the last byte, measured); the choice threshold is
-	// measured with it off. Otherwise they keep pocketsphinx's default
-	// search settings: narrower ones on the full decoder (-topn 2 in
-	// particular) change its acoustic scores enough to make open questions
-	// look in-domain (measured).
+	// measured with it off. Otherwise the full and domain decoders keep
+	// pocketsphinx's default search settings: narrower ones on the full
+	// decoder (-topn 2 in particular) change its acoustic scores enough to
+	// make open questions look in-domain (measured); the mixed one has its
+	// own (Config.SearchArgs, "Search settings").
 	c.NoFlatPass = true
 	return c
 }

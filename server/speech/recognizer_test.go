@@ -576,14 +576,24 @@ func BenchmarkRecognizeUtteranceLate(b *testing.B) {
 }
 
 // BenchmarkArrangements is the whole path of one upload with the old pair
-// (grammar + full) and the new defaults, in one run: RTF is wall time /
-// audio time (the decoders run in parallel), CPU-RTF the process's CPU
-// time / audio time. go test -run - -bench Arrangements -benchtime 5x
-// ./server/speech
+// (grammar + full), the defaults, the defaults with pocketsphinx's own
+// search settings on the mixed decoder, and the 8 kHz pair, in one run:
+// RTF is wall time / audio time (the decoders run in parallel), CPU-RTF
+// the process's CPU time / audio time. go test -run - -bench Arrangements
+// -benchtime 5x ./server/speech
 func BenchmarkArrangements(b *testing.B) {
-	for _, arr := range [][]string{{SourceGrammar, SourceFull}, DefaultDecoders, DefaultNarrowbandDecoders} {
-		b.Run(strings.Join(arr, "+"), func(b *testing.B) {
-			rec, err := New(Config{Grammar: dialogueGrammar(), Slots: 1, Decoders: arr, NarrowbandDecoders: arr})
+	for _, arr := range []struct {
+		name     string
+		decoders []string
+		args     []string
+	}{
+		{"grammar+full", []string{SourceGrammar, SourceFull}, nil},
+		{"mixed+full", DefaultDecoders, nil},
+		{"mixed+full,pocketsphinx-settings", DefaultDecoders, PocketsphinxSearchArgs},
+		{"domain+full", DefaultNarrowbandDecoders, nil},
+	} {
+		b.Run(arr.name, func(b *testing.B) {
+			rec, err := New(Config{Grammar: dialogueGrammar(), Slots: 1, Decoders: arr.decoders, NarrowbandDecoders: arr.decoders, SearchArgs: arr.args})
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -718,6 +728,20 @@ func TestMixedMarginOnlyMixed(t *testing.T) {
 		}
 		if a.margin != c.want {
 			t.Errorf("%v MinMargin %g MixedMargin %g narrowband %v: margin %g, want %g", c.names, c.min, c.mixed, c.narrowband, a.margin, c.want)
+		}
+	}
+}
+
+// The search settings reach the mixed decoder alone: the full decoder and
+// the domain decoder of short commands and 8 kHz audio keep pocketsphinx's.
+func TestSearchArgsReachTheMixedDecoder(t *testing.T) {
+	rec := testRecognizer(t)
+	if got := rec.decoderConfig(SourceMixed).Args; !slices.Equal(got, DefaultSearchArgs) {
+		t.Errorf("mixed decoder: %q, want %q", got, DefaultSearchArgs)
+	}
+	for _, kind := range []string{SourceFull, SourceDomain, SourceGrammar} {
+		if got := rec.decoderConfig(kind).Args; got != nil {
+			t.Errorf("%s decoder: %q, want pocketsphinx's own settings", kind, got)
 		}
 	}
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/harkhq/hark/client"
 	"github.com/harkhq/hark/server"
+	"github.com/harkhq/hark/server/speech"
 )
 
 // benchCommands are 2-3 s in-domain commands (flite kal16).
@@ -38,14 +39,26 @@ var benchShortCommands = []string{
 // one decoding short commands only after their end (SpeechLateStart, as
 // before their early start), one whose mixed decoder searches a short
 // command after its end while the full one started early (SpeechShortDecoder
-// "mixed", as before the domain decoder took short commands over), and one
-// as shipped. Each platform's user speaks all the commands in turn, so from
-// the second on the server has the speaker's cepstral prior. They
-// alternate command by command, so they share the machine's load.
+// "mixed", as before the domain decoder took short commands over), one
+// whose mixed decoder has pocketsphinx's own search settings (as before
+// its wider beams), and one as shipped. Each platform's user speaks all the
+// commands in turn, so from the second on the server has the speaker's
+// cepstral prior. They alternate command by command, so they share the
+// machine's load.
 func BenchmarkStreamLatency(b *testing.B) {
-	late, _ := voiceClient(b, server.Config{SpeechLateStart: true})
-	mixed, _ := voiceClient(b, server.Config{SpeechShortDecoder: "mixed"})
-	early, _ := voiceClient(b, server.Config{})
+	platforms := []struct {
+		name string
+		cfg  server.Config
+	}{
+		{"late", server.Config{SpeechLateStart: true}},
+		{"mixed", server.Config{SpeechShortDecoder: "mixed"}},
+		{"narrow", server.Config{SpeechSearchArgs: speech.PocketsphinxSearchArgs}},
+		{"early", server.Config{}},
+	}
+	clients := make([]*client.Client, len(platforms))
+	for i, p := range platforms {
+		clients[i], _ = voiceClient(b, p.cfg)
+	}
 	type command struct {
 		wav   []byte
 		short bool
@@ -59,10 +72,10 @@ func BenchmarkStreamLatency(b *testing.B) {
 	}
 	// times[platform][short] are the waits for the headers and the audio.
 	type waits struct{ headers, audio []time.Duration }
-	var times [3][2]waits
+	times := make([][2]waits, len(platforms))
 	for b.Loop() {
 		for _, cmd := range commands {
-			for p, c := range []*client.Client{late, mixed, early} {
+			for p, c := range clients {
 				body := &pacedWAV{data: cmd.wav}
 				ans, err := c.Dialogue.Stream(ctxT(b), body, 16000, 0)
 				if err != nil {
@@ -82,11 +95,11 @@ func BenchmarkStreamLatency(b *testing.B) {
 			}
 		}
 	}
-	for p, platform := range []string{"late", "mixed", "early"} {
+	for p, platform := range platforms {
 		for short, length := range []string{"2-3s", "short"} {
 			w := times[p][short]
-			b.ReportMetric(median(w.headers).Seconds()*1000, "ms-to-headers-p50-"+length+"-"+platform)
-			b.ReportMetric(median(w.audio).Seconds()*1000, "ms-to-audio-p50-"+length+"-"+platform)
+			b.ReportMetric(median(w.headers).Seconds()*1000, "ms-to-headers-p50-"+length+"-"+platform.name)
+			b.ReportMetric(median(w.audio).Seconds()*1000, "ms-to-audio-p50-"+length+"-"+platform.name)
 		}
 	}
 }

@@ -75,9 +75,18 @@ type target struct {
 // awb 16.3 / 86.4 -> 17.3 / 77.3 (two turns of 22 lost), rms 9.2 / 81.8
 // -> 7.1 / 86.4. awb's row follows the rule (one turn below, 0.72): a
 // regression on that voice, recorded as such.
+//
+// 2026-11-25, the mixed decoder's search settings (server/speech,
+// "Search settings"), same session as HARK_SPOKEN_ARGS with
+// pocketsphinx's own: kal16 11.7 / 78.6 -> 9.3 / 81.0 (open questions
+// chosen 8.5 -> 5.1 %), slt 19.0 / 73.8 -> 19.0 / 76.2, kal16 at 8 kHz
+// unchanged (its decoders are not). kal16's and slt's rows are raised to
+// one turn below (three words more for WER). awb 17.3 / 77.3 unchanged;
+// rms 7.1 / 86.4 -> 8.2 / 81.8, one turn lost (on dev3 rms keeps its
+// actions, 91.0 %, and loses 5 words of 1027), within its row.
 var targets = map[string]target{
-	"kal16":    {MaxWER: 0.14, MinAction: 0.76, MaxQuestionLoss: 0},
-	"slt":      {MaxWER: 0.21, MinAction: 0.71, MaxQuestionLoss: 0},
+	"kal16":    {MaxWER: 0.11, MinAction: 0.78, MaxQuestionLoss: 0},
+	"slt":      {MaxWER: 0.21, MinAction: 0.73, MaxQuestionLoss: 0},
 	"awb":      {MaxWER: 0.20, MinAction: 0.72, MaxQuestionLoss: 0},
 	"rms":      {MaxWER: 0.12, MinAction: 0.77, MaxQuestionLoss: 0},
 	"kal16@8k": {MaxWER: 0.38, MinAction: 0.63, MaxQuestionLoss: 0},
@@ -273,6 +282,12 @@ func newEvaluation(t *testing.T) *evaluation {
 			*e.to = f
 			t.Logf("%s=%g", e.name, f)
 		}
+	}
+	// HARK_SPOKEN_ARGS sets the in-domain decoders' search settings
+	// ("-lw 6.5 -beam 1e-48" measures pocketsphinx's own).
+	if v := os.Getenv("HARK_SPOKEN_ARGS"); v != "" {
+		cfg.SpeechSearchArgs = strings.Fields(v)
+		t.Logf("HARK_SPOKEN_ARGS=%s", v)
 	}
 	p := servertest.Start(t, cfg)
 	ctx := context.Background()

@@ -287,7 +287,14 @@
 // B's time. The full decoder keeps pocketsphinx's settings (narrower ones
 // made open questions look in-domain, see decoderConfig; wider ones were
 // not measured), and so does the domain decoder of short commands and 8
-// kHz audio (its margins were measured with them).
+// kHz audio (its margins were measured with them). Two consequences, in
+// TestRecognitionAccuracy and TestShortCommandsEarly: the mixed decoder now
+// wins the choice for 80-90 % of the open questions (before, under 30 %)
+// while hearing them as well as the full model or better (kal16 5.1 %
+// against 8.5 %, slt 22.0 % both), so the test asserts that instead; and
+// after the end it hears kal16's first sub-second commands two words
+// better than the short arrangement (6.1 % against 12.1 %: "delete
+// alarm"), which is kept for its latency.
 //
 // The price is CPU. BenchmarkArrangements (one run, load 2.2): mixed +
 // full 0.86 CPU seconds and 0.56 s of wall time per second of audio, with

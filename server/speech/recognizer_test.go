@@ -219,12 +219,24 @@ func TestRecognitionAccuracy(t *testing.T) {
 	if narrowWER > 0.25 {
 		t.Errorf("in-domain WER at 8 kHz %.1f%%, want ≤ 25%%", 100*narrowWER)
 	}
-	// Open questions: their WER is only reported (the full model's own
-	// accuracy), but the choice rule must hand most of them to the full model.
+	// Open questions: the chosen text must be no worse than the full
+	// model's own (issue #14). This used to require the choice rule to hand
+	// most of them to the full model, which kept the grammar from forcing
+	// them onto commands; the mixed model holds every n-gram of the general
+	// one, and with its search settings (language weight 5) it is chosen
+	// for 80-90 % of them while hearing them as well or better (kal16 5.1 %
+	// against the full model's 8.5 %, slt 22.0 % both).
 	for _, voice := range []string{"kal16", "slt"} {
-		_, qGrammar := summarize(t, "question "+voice, recognizeAll(t, rec, voice, set.Questions))
-		if qGrammar > 0.3 {
-			t.Errorf("in-domain decoder chosen for %.0f%% of open questions (%s), want ≤ 30%%", 100*qGrammar, voice)
+		out := recognizeAll(t, rec, voice, set.Questions)
+		chosen, _ := summarize(t, "question "+voice, out)
+		var errs, words float64
+		for _, o := range out {
+			n := float64(len(strings.Fields(normalizeWords(o.ref))))
+			errs += wordErrorRate(o.ref, o.res.FullText) * n
+			words += n
+		}
+		if full := errs / words; chosen > full+1e-9 {
+			t.Errorf("open questions (%s): WER of the chosen text %.1f%%, the full model's %.1f%%", voice, 100*chosen, 100*full)
 		}
 	}
 	if rec.Idle() != rec.Slots() {

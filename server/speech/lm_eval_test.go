@@ -261,7 +261,7 @@ func TestDecoderComparison(t *testing.T) {
 				mixed = append(mixed, col)
 				run(Config{Grammar: dialogueGrammar(), Slots: 2, Decoders: []string{SourceMixed},
 					NarrowbandDecoders: []string{SourceMixed}, DomainWeight: w, mixQueried: kind == "queried", mixPrune: prune,
-					SearchArgs: strings.Fields(setting)},
+					SearchArgs: searchArgs(setting)},
 					func(string) string { return col })
 			}
 		}
@@ -392,4 +392,14 @@ func rss(t *testing.T) int64 {
 	}
 	t.Skip("no VmRSS")
 	return 0
+}
+
+// searchArgs are the mixed decoder's settings of a HARK_LM_EVAL_ARGS
+// entry: nil (DefaultSearchArgs) for the empty one, which an empty list
+// would turn into pocketsphinx's own.
+func searchArgs(setting string) []string {
+	if setting == "" {
+		return nil
+	}
+	return strings.Fields(setting)
 }

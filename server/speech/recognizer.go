@@ -680,8 +680,8 @@ type Config struct {
 
 	// SearchArgs are the search settings of the mixed decoder
 	// (sphinx.Config.Args: name and value pairs); DefaultSearchArgs when
-	// nil. For measuring them through the server
-	// (server.Config.SpeechSearchArgs).
+	// nil, pocketsphinx's own when empty. For measuring them through the
+	// server (server.Config.SpeechSearchArgs).
 	SearchArgs []string
 
 	// mixQueried builds the mixed model as before the trie reader (the

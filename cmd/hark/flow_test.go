@@ -72,6 +72,11 @@ func TestFlowRunUsage(t *testing.T) {
 	}
 }
 
+// slowTurn is the flows' per-turn timeout here: the first spoken turn waits
+// for a race-built speech worker to load its models, which took more than
+// the default 30 s on 2 busy cores; these tests are about expectations.
+const slowTurn = "3m"
+
 func needFlite(t *testing.T) {
 	if _, err := exec.LookPath("flite"); err != nil {
 		t.Skip("flite is not installed (make test installs it)")
@@ -88,7 +93,7 @@ func TestFlowExamplesPass(t *testing.T) {
 	if err != nil || len(paths) < 7 {
 		t.Fatalf("examples: %v %v", paths, err)
 	}
-	code, out, errOut := hark(t, "", append([]string{"flow", "run", "--pace", "fast"}, paths...)...)
+	code, out, errOut := hark(t, "", append([]string{"flow", "run", "--pace", "fast", "--timeout", slowTurn}, paths...)...)
 	if code != 0 || !strings.HasSuffix(out, "7 of 7 flow runs passed; 13 of 13 turns\n") || errOut != "" {
 		t.Fatalf("exit %d\n%s\nstderr: %s", code, out, errOut)
 	}
@@ -116,7 +121,7 @@ turns:
 `), 0o600)
 	r := remote(t)
 
-	code, out, errOut := hark(t, "", append(r, "flow", "run", "--pace", "fast", wrong)...)
+	code, out, errOut := hark(t, "", append(r, "flow", "run", "--pace", "fast", "--timeout", slowTurn, wrong)...)
 	if code != 1 || !strings.Contains(out, "FAIL jazz is not an alarm") ||
 		!strings.Contains(out, "  FAIL turn 2 (line 5) say \"play some jazz\"\n       reason:  action SET_ALARM expected, got PLAY_MUSIC\n") ||
 		!strings.Contains(out, "  pass turn 1 (line 3) type") || !strings.HasSuffix(out, "0 of 1 flow runs passed; 1 of 2 turns\n") {
@@ -124,7 +129,7 @@ turns:
 	}
 
 	report := filepath.Join(dir, "report.xml")
-	code, out, errOut = hark(t, "", append(r, "flow", "run", "--pace", "fast", "--json", "--junit", report, "--voices", "slt,awb", wrong)...)
+	code, out, errOut = hark(t, "", append(r, "flow", "run", "--pace", "fast", "--timeout", slowTurn, "--json", "--junit", report, "--voices", "slt,awb", wrong)...)
 	if code != 1 {
 		t.Fatalf("--json: exit %d\n%s\nstderr: %s", code, out, errOut)
 	}

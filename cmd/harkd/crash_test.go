@@ -105,8 +105,13 @@ func TestKillKeepsReturnedAudioURLs(t *testing.T) {
 
 // kill -9 in the middle of an import: after the restart the rows the
 // import had committed are undone, and once the killed process's lease has
-// run out the job runs again and adds the whole file, once.
+// run out the job runs again and adds the whole file, once. It needs a
+// file of several chunks, which a race-built harkd imports in 30 s against
+// a few without the detector; make test runs it without.
 func TestKillMidImportLeavesTableUnchanged(t *testing.T) {
+	if raceDetector {
+		t.Skip("imports 40,000 rows twice: make test runs it without the race detector")
+	}
 	data := t.TempDir()
 	args := append(serveArgs(data), "--job-lease", "1s")
 	h := startHarkd(t, args...)

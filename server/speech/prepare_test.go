@@ -10,6 +10,7 @@ import (
 // nothing else, and a recogniser started afterwards reads them from there
 // rather than building them again.
 func TestPrepareModelsFillsTheCache(t *testing.T) {
+	skipUnderRace(t)
 	cache := t.TempDir()
 	t.Setenv("XDG_CACHE_HOME", cache)
 	src := spec(t, []string{"set an alarm for {time}", "what time is it"}, map[string][]string{"time": {"seven", "eight"}}, nil)
@@ -43,5 +44,19 @@ func TestPrepareModelsFillsTheCache(t *testing.T) {
 	}
 	if err := PrepareModels(Config{Grammar: src, Decoders: []string{"nonsense"}}); err == nil {
 		t.Error("an unknown decoder was accepted")
+	}
+}
+
+// skipUnderRace skips a test that decodes many utterances or builds a
+// model when the race detector is on. Decoding is pocketsphinx's C code,
+// which the detector does not see, while the Go around it runs several
+// times slower: the accuracy tests, the short commands' and this one took
+// 115 s under it against 75 s without. make test runs them without it;
+// the recogniser's concurrency is checked under it by TestSlotsAlwaysReturn
+// and the speech workers' tests.
+func skipUnderRace(t *testing.T) {
+	t.Helper()
+	if raceEnabled {
+		t.Skip("measured without the race detector (make test runs it so)")
 	}
 }

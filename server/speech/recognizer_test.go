@@ -159,6 +159,7 @@ func summarize(t *testing.T, label string, out []outcome) (wer float64, inDomain
 }
 
 func TestRecognitionAccuracy(t *testing.T) {
+	skipUnderRace(t)
 	set := loadTestSet(t)
 	rec := testRecognizer(t)
 	if len(set.Commands) < 40 || len(set.Questions) < 10 {

@@ -60,6 +60,7 @@ func TestShortCommandsEarly(t *testing.T) {
 	if testing.Short() {
 		t.Skip("decodes about 250 utterances")
 	}
+	skipUnderRace(t)
 	set := loadTestSet(t)
 	if len(set.Short) < 20 {
 		t.Fatalf("%d short commands in the fixtures", len(set.Short))

@@ -1,0 +1,5 @@
+//go:build race
+
+package speech
+
+const raceEnabled = true

@@ -620,6 +620,11 @@ var (
 	PocketsphinxSearchArgs = []string{"-lw", "6.5", "-topn", "4", "-beam", "1e-48", "-wbeam", "7e-29", "-pbeam", "1e-48"}
 )
 
+// DefaultDomainSearchArgs are the domain decoder's search settings (of 8
+// kHz audio and of short commands): pocketsphinx's own, which its margins
+// were measured with (see "Search settings").
+var DefaultDomainSearchArgs = []string{}
+
 // DefaultShortDecoder is the in-domain decoder of a 16 kHz command shorter
 // than MeanDelay frames (see "Short commands" in the package
 // documentation).
@@ -683,6 +688,11 @@ type Config struct {
 	// nil, pocketsphinx's own when empty. For measuring them through the
 	// server (server.Config.SpeechSearchArgs).
 	SearchArgs []string
+	// DomainSearchArgs are the same for the domain decoder (8 kHz audio
+	// and short commands); DefaultDomainSearchArgs when nil,
+	// pocketsphinx's own when empty. For measuring them
+	// (server.Config.SpeechDomainSearchArgs).
+	DomainSearchArgs []string
 
 	// mixQueried builds the mixed model as before the trie reader (the
 	// general model's words and some of its bigrams, no trigram), for the
@@ -790,6 +800,9 @@ func (cfg Config) withDefaults() Config {
 	}
 	if cfg.SearchArgs == nil {
 		cfg.SearchArgs = DefaultSearchArgs
+	}
+	if cfg.DomainSearchArgs == nil {
+		cfg.DomainSearchArgs = DefaultDomainSearchArgs
 	}
 	if cfg.DomainWeight <= 0 || cfg.DomainWeight >= 1 {
 		cfg.DomainWeight = DefaultDomainWeight
@@ -980,6 +993,7 @@ func (r *Recognizer) decoderConfig(kind string) sphinx.Config {
 		c.LM = general
 	case SourceDomain:
 		c.LM = r.domainLM
+		c.Args = r.cfg.DomainSearchArgs
 	case SourceMixed:
 		c.LM = r.mixedLM
 		c.Args = r.cfg.SearchArgs

@@ -878,10 +878,13 @@ func (cfg Config) withDefaults() Config {
 
 // shortDecoders is the arrangement of a 16 kHz utterance shorter than
 // MeanDelay frames: ShortDecoder in place of the first of Decoders; the
-// same as Decoders when that is ShortDecoder already or when there is no
-// free decoder to start early.
+// same as Decoders when that is ShortDecoder already, when there is no
+// free decoder to start early, or when ShortDecoder is among the others
+// (it would then be in the arrangement twice, which New refuses: the
+// arrangements of every decoder that TestDecoderComparison and
+// BenchmarkDecoders load failed so).
 func (cfg Config) shortDecoders() []string {
-	if len(cfg.Decoders) < 2 || cfg.Decoders[0] == cfg.ShortDecoder {
+	if len(cfg.Decoders) < 2 || slices.Contains(cfg.Decoders, cfg.ShortDecoder) {
 		return cfg.Decoders
 	}
 	return append([]string{cfg.ShortDecoder}, cfg.Decoders[1:]...)

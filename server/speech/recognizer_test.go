@@ -791,3 +791,21 @@ func TestDomainSearchArgsReachTheDomainDecoder(t *testing.T) {
 		t.Errorf("domain decoder of New: %q, want %q", got, args)
 	}
 }
+
+// The short arrangement replaces the first decoder with ShortDecoder,
+// unless ShortDecoder is in the arrangement already (it would be there
+// twice, which New refuses).
+func TestShortDecoders(t *testing.T) {
+	for _, c := range []struct {
+		decoders, want []string
+	}{
+		{[]string{SourceMixed, SourceFull}, []string{SourceDomain, SourceFull}},
+		{[]string{SourceDomain, SourceFull}, []string{SourceDomain, SourceFull}},
+		{[]string{SourceFull, SourceDomain}, []string{SourceFull, SourceDomain}},
+		{[]string{SourceMixed}, []string{SourceMixed}},
+	} {
+		if got := (Config{Decoders: c.decoders}).withDefaults().shortDecoders(); !slices.Equal(got, c.want) {
+			t.Errorf("Decoders %v: short arrangement %v, want %v", c.decoders, got, c.want)
+		}
+	}
+}

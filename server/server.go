@@ -111,6 +111,10 @@ type Config struct {
 	// (speech.Config.SearchArgs; nil for the defaults), for measuring them
 	// through the server (server/spokeneval's HARK_SPOKEN_ARGS).
 	SpeechSearchArgs []string
+	// SpeechDomainSearchArgs are the domain decoder's (8 kHz audio and
+	// short commands; speech.Config.DomainSearchArgs, nil for the
+	// defaults), for the same measurements (HARK_SPOKEN_DOMAIN_ARGS).
+	SpeechDomainSearchArgs []string
 
 	// AuthMemory is the memory budget of password hashing (19 MiB per
 	// argon2id hash); default 128 MiB, 6 hashes at once.
@@ -370,7 +374,8 @@ func (s *Server) build(ctx context.Context) error {
 	endpoints.Surveys(s.api, s.Surveys)
 	endpoints.Items(s.api, s.Items, prefs)
 	s.voice = loadVoice(cfg.Logger, s.Dialogue, speech.Config{MaxBytes: cfg.MaxAudio, LateStart: cfg.SpeechLateStart, ShortDecoder: cfg.SpeechShortDecoder,
-		DomainWeight: cfg.SpeechDomainWeight, MixedMargin: cfg.SpeechMixedMargin, SearchArgs: cfg.SpeechSearchArgs})
+		DomainWeight: cfg.SpeechDomainWeight, MixedMargin: cfg.SpeechMixedMargin, SearchArgs: cfg.SpeechSearchArgs,
+		DomainSearchArgs: cfg.SpeechDomainSearchArgs})
 	s.answers, err = spoken.New(ctx, s.db, filepath.Join(cfg.DataDir, "answers"), s.voice.spokenSynth, cfg.Now)
 	if err != nil {
 		return err

@@ -266,6 +266,19 @@ func TestDecoderComparison(t *testing.T) {
 			}
 		}
 	}
+	// HARK_LM_EVAL_DOMAIN_ARGS: search settings of the domain decoder (8
+	// kHz audio and short commands) to compare with its default, the
+	// "domain" column, separated by ";" as HARK_LM_EVAL_ARGS.
+	var domains []string
+	if v := os.Getenv("HARK_LM_EVAL_DOMAIN_ARGS"); v != "" {
+		for _, setting := range strings.Split(v, ";") {
+			col := SourceDomain + " [" + setting + "]"
+			domains = append(domains, col)
+			run(Config{Grammar: dialogueGrammar(), Slots: 2, Decoders: []string{SourceDomain},
+				NarrowbandDecoders: []string{SourceDomain}, DomainSearchArgs: strings.Fields(setting)},
+				func(string) string { return col })
+		}
+	}
 	g := testRecognizer(t).grammar
 	type column struct {
 		name string
@@ -284,10 +297,20 @@ func TestDecoderComparison(t *testing.T) {
 	for _, m := range mixed {
 		cols = append(cols, single(m))
 	}
+	for _, d := range domains {
+		cols = append(cols, single(d))
+	}
 	cols = append(cols, paired(SourceGrammar, SourceFull, DefaultMinMargin))
 	margins := []float64{-8, -4, 0, 4, 8, 12}
 	for _, margin := range margins {
 		cols = append(cols, paired(SourceDomain, SourceFull, margin))
+	}
+	for _, d := range domains {
+		// Settings that change the language weight change the scale of
+		// the domain decoder's scores against the full one's: finer margins.
+		for _, margin := range []float64{-8, -4, -2, -1, 0, 1, 2, 4, 8} {
+			cols = append(cols, paired(d, SourceFull, margin))
+		}
 	}
 	for _, m := range mixed {
 		for _, first := range []string{SourceGrammar, SourceDomain} {
@@ -301,7 +324,7 @@ func TestDecoderComparison(t *testing.T) {
 	}
 	for _, o := range out {
 		parts := []string{}
-		for _, c := range cols[:3+len(mixed)] {
+		for _, c := range cols[:3+len(mixed)+len(domains)] {
 			parts = append(parts, fmt.Sprintf("%s=%q", c.name, c.pick(o)))
 		}
 		gh, fh := o.hyps[SourceGrammar], o.hyps[SourceFull]

@@ -745,16 +745,68 @@ func TestMixedMarginOnlyMixed(t *testing.T) {
 	}
 }
 
-// The search settings reach the mixed decoder alone: the full decoder and
-// the domain decoder of short commands and 8 kHz audio keep pocketsphinx's.
+// The search settings reach the mixed decoder alone: the full decoder
+// keeps pocketsphinx's, and the domain decoder of short commands and 8 kHz
+// audio has its own (DefaultDomainSearchArgs).
 func TestSearchArgsReachTheMixedDecoder(t *testing.T) {
 	rec := testRecognizer(t)
 	if got := rec.decoderConfig(SourceMixed).Args; !slices.Equal(got, DefaultSearchArgs) {
 		t.Errorf("mixed decoder: %q, want %q", got, DefaultSearchArgs)
 	}
-	for _, kind := range []string{SourceFull, SourceDomain, SourceGrammar} {
+	if got := rec.decoderConfig(SourceDomain).Args; !slices.Equal(got, DefaultDomainSearchArgs) {
+		t.Errorf("domain decoder: %q, want %q", got, DefaultDomainSearchArgs)
+	}
+	for _, kind := range []string{SourceFull, SourceGrammar} {
 		if got := rec.decoderConfig(kind).Args; got != nil {
 			t.Errorf("%s decoder: %q, want pocketsphinx's own settings", kind, got)
+		}
+	}
+}
+
+// Config.DomainSearchArgs reach the domain decoder alone, nil meaning
+// DefaultDomainSearchArgs and empty pocketsphinx's own; a real decoder
+// loads with them (sphinxbase refuses settings it does not know).
+func TestDomainSearchArgsReachTheDomainDecoder(t *testing.T) {
+	args := []string{"-lw", "7", "-beam", "1e-60"}
+	for _, c := range []struct {
+		set, want []string
+	}{{nil, DefaultDomainSearchArgs}, {[]string{}, nil}, {args, args}} {
+		r := &Recognizer{cfg: Config{ModelDir: DefaultModelDir, DomainSearchArgs: c.set}.withDefaults()}
+		if got := r.decoderConfig(SourceDomain).Args; !slices.Equal(got, c.want) {
+			t.Errorf("DomainSearchArgs %q: domain decoder %q, want %q", c.set, got, c.want)
+		}
+		if got := r.decoderConfig(SourceMixed).Args; !slices.Equal(got, DefaultSearchArgs) {
+			t.Errorf("DomainSearchArgs %q: mixed decoder %q, want %q", c.set, got, DefaultSearchArgs)
+		}
+		if got := r.decoderConfig(SourceFull).Args; got != nil {
+			t.Errorf("DomainSearchArgs %q: full decoder %q, want pocketsphinx's own", c.set, got)
+		}
+	}
+	rec, err := New(Config{Grammar: dialogueGrammar(), Slots: 1, Decoders: []string{SourceDomain}, NarrowbandDecoders: []string{SourceDomain},
+		DomainSearchArgs: args})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rec.Close()
+	if got := rec.decoderConfig(SourceDomain).Args; !slices.Equal(got, args) {
+		t.Errorf("domain decoder of New: %q, want %q", got, args)
+	}
+}
+
+// The short arrangement replaces the first decoder with ShortDecoder,
+// unless ShortDecoder is in the arrangement already (it would be there
+// twice, which New refuses).
+func TestShortDecoders(t *testing.T) {
+	for _, c := range []struct {
+		decoders, want []string
+	}{
+		{[]string{SourceMixed, SourceFull}, []string{SourceDomain, SourceFull}},
+		{[]string{SourceDomain, SourceFull}, []string{SourceDomain, SourceFull}},
+		{[]string{SourceFull, SourceDomain}, []string{SourceFull, SourceDomain}},
+		{[]string{SourceMixed}, []string{SourceMixed}},
+	} {
+		if got := (Config{Decoders: c.decoders}).withDefaults().shortDecoders(); !slices.Equal(got, c.want) {
+			t.Errorf("Decoders %v: short arrangement %v, want %v", c.decoders, got, c.want)
 		}
 	}
 }

@@ -289,6 +289,12 @@ func newEvaluation(t *testing.T) *evaluation {
 		cfg.SpeechSearchArgs = strings.Fields(v)
 		t.Logf("HARK_SPOKEN_ARGS=%s", v)
 	}
+	// HARK_SPOKEN_DOMAIN_ARGS sets the domain decoder's (8 kHz audio and
+	// short commands; "-lw 6.5" measures pocketsphinx's own).
+	if v := os.Getenv("HARK_SPOKEN_DOMAIN_ARGS"); v != "" {
+		cfg.SpeechDomainSearchArgs = strings.Fields(v)
+		t.Logf("HARK_SPOKEN_DOMAIN_ARGS=%s", v)
+	}
 	p := servertest.Start(t, cfg)
 	ctx := context.Background()
 	wait, cancel := context.WithTimeout(ctx, 2*time.Minute)

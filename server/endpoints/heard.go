@@ -49,16 +49,18 @@ import (
 // as a complete request of another intent than the grammar's chosen
 // reading gave 273 (it fixed 3, "please give me the latest sports
 // scores" among them, and broke 10 the grammar had right).
-var heardDefault = heardRule{MaxGap: 1.0, MinGrammar: math.Inf(1), GapWeight: 1.0, KeepComplete: true, Extend: true}
+var heardDefault = heardRule{MaxGap: 1.0, DomainGap: 1.0, MinGrammar: math.Inf(1), GapWeight: 1.0, KeepComplete: true, Extend: true}
 
 // heardRule holds the numbers of the rule above, so the study that
-// measured them can vary them: MaxGap (the acoustic gate), MinGrammar
-// (the margin at which the grammar's rejected reading may compete; +Inf:
-// never), GapWeight, KeepComplete (the first line of the rule) and Extend
-// (an understood, incomplete choice may only be completed).
+// measured them can vary them: MaxGap (the acoustic gate), DomainGap (the
+// gate of the chosen in-domain decoder's other readings against its best
+// path; negative: never), MinGrammar (the margin at which the grammar's
+// rejected reading may compete; +Inf: never), GapWeight, KeepComplete
+// (the first line of the rule) and Extend (an understood, incomplete
+// choice may only be completed).
 type heardRule struct {
-	MaxGap, MinGrammar, GapWeight float64
-	KeepComplete, Extend          bool
+	MaxGap, DomainGap, MinGrammar, GapWeight float64
+	KeepComplete, Extend                     bool
 }
 
 // heard is the choice among the readings of an utterance.
@@ -98,6 +100,16 @@ func (rule heardRule) choose(ctx context.Context, e *dialogue.Engine, req dialog
 		switch {
 		case i == 0:
 			eligible[i] = true
+		case hyp.Source != speech.SourceFull && hyp.Alternative && hyp.Source == h.hyps[0].Source:
+			// another reading of the in-domain decoder the recogniser
+			// chose, gated against that decoder's best path
+			gap[i] = max(-hyp.Score, 0)
+			eligible[i] = gap[i] <= rule.DomainGap
+			if !eligible[i] {
+				h.why[i] = fmt.Sprintf("%.2f per frame below the %s decoder's best path (more than %.1f)", gap[i], hyp.Source, max(rule.DomainGap, 0))
+			}
+		case hyp.Source != speech.SourceFull && hyp.Alternative:
+			h.why[i] = fmt.Sprintf("another reading of the %s decoder, which the recogniser rejected", hyp.Source)
 		case hyp.Source != speech.SourceFull:
 			// the in-domain decoder's reading (the grammar, the mixed or
 			// the domain model) that the recogniser did not choose

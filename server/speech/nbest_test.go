@@ -133,3 +133,32 @@ func TestRecognitionGivesNBest(t *testing.T) {
 	}
 	t.Logf("%+v", res.Hypotheses)
 }
+
+// The grammar's search gives n-best readings too (pocketsphinx builds a
+// lattice for it as for the n-gram models): in the grammar + full pair its
+// other readings are listed, at or below its best path.
+func TestGrammarGivesNBest(t *testing.T) {
+	rec, err := New(Config{Grammar: dialogueGrammar(), Slots: 1, Decoders: []string{SourceGrammar, SourceFull}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rec.Close()
+	audio := speak(t, t.TempDir(), "kal16", "set an alarm for seven thirty")
+	res, err := rec.Recognize(context.Background(), "en", 16000, bytes.NewReader(audio))
+	if err != nil {
+		t.Fatal(err)
+	}
+	alts := 0
+	for _, h := range res.Hypotheses {
+		if h.Alternative {
+			alts++
+			if h.Source != SourceGrammar || h.Score > 0 {
+				t.Errorf("alternative %+v", h)
+			}
+		}
+	}
+	if alts == 0 {
+		t.Errorf("no other reading of the grammar among %+v", res.Hypotheses)
+	}
+	t.Logf("%+v", res.Hypotheses)
+}

@@ -195,12 +195,38 @@ func TestHeardStudy(t *testing.T) {
 		for _, mg := range []float64{6, 12, math.Inf(1)} {
 			for _, w := range []float64{0.5, 1, 2} {
 				for _, keep := range []bool{false, true} {
-					rule := heardRule{MaxGap: gap, MinGrammar: mg, GapWeight: w, KeepComplete: keep}
+					rule := heardRule{MaxGap: gap, DomainGap: -1, MinGrammar: mg, GapWeight: w, KeepComplete: keep}
 					_, ok, _, qok, qw := score(&rule, false)
 					t.Logf("gap ≤ %.1f, grammar ≥ %3.0f, weight %.1f, keep complete %v: %d commands, %d questions, question WER %.1f%%", gap, mg, w, keep, ok, qok, 100*qw)
 				}
 			}
 		}
+	}
+	// The chosen in-domain decoder's other readings: the bound, and the
+	// default rule with them gated at several distances below that
+	// decoder's best path (negative: not offered, the rule before them).
+	for _, gap := range []float64{1, 3, 100} {
+		reach := 0
+		for i, it := range items {
+			if it.Question {
+				continue
+			}
+			for j, h := range it.Res.Hypotheses {
+				ok := j == 0 || h.Source == speech.SourceFull && -h.Score <= 1 ||
+					h.Alternative && h.Source == it.Res.Hypotheses[0].Source && -h.Score <= gap
+				if ok && actionOf(h.Text) == typed[i] {
+					reach++
+					break
+				}
+			}
+		}
+		t.Logf("with the chosen in-domain decoder's readings within %.1f per frame (full ones within 1.0), %d of %d commands have a reading that acts as typed", gap, reach, c)
+	}
+	for _, dg := range []float64{-1, 0.25, 0.5, 1, 1.5, 2, 3} {
+		rule := heardDefault
+		rule.DomainGap = dg
+		_, ok, _, qok, qw := score(&rule, false)
+		t.Logf("default rule, in-domain gap ≤ %.2f: %d commands, %d questions, question WER %.1f%%", dg, ok, qok, 100*qw)
 	}
 	start := time.Now()
 	_, ok, _, qok, qw := score(&heardDefault, true)

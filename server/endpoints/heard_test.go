@@ -17,6 +17,12 @@ func grammar(text string, margin float64) speech.Hypothesis {
 	return speech.Hypothesis{Text: text, Source: speech.SourceGrammar, Score: margin}
 }
 
+// alt is another reading of the mixed decoder, score per frame below its
+// best path.
+func alt(text string, score float64) speech.Hypothesis {
+	return speech.Hypothesis{Text: text, Source: speech.SourceMixed, Score: score, Alternative: true}
+}
+
 // The choice among readings with the real engine's readings of them: the
 // readings are as the recogniser gave them for flite speech (kal16), or
 // built like them.
@@ -28,6 +34,7 @@ func TestChooseHeard(t *testing.T) {
 		hyps   []speech.Hypothesis
 		chosen string
 		why    string // part of the chosen reading's reason
+		last   string // part of the last reading's reason, when set
 	}{
 		{
 			// "set an alarm for seven am" (kal16): the full model's best
@@ -84,6 +91,29 @@ func TestChooseHeard(t *testing.T) {
 			chosen: "text to anna", why: "the recogniser's choice, SEND_SMS without its",
 		},
 		{
+			// The chosen in-domain decoder's other readings compete, gated
+			// against its best path.
+			name:   "in-domain reading completes the choice",
+			hyps:   []speech.Hypothesis{{Text: "set an alarm", Source: speech.SourceMixed, Score: 2}, full("set and alarm", 0), alt("set an alarm for seven", -0.6)},
+			chosen: "set an alarm for seven", why: "SET_ALARM, cost",
+		},
+		{
+			name: "in-domain reading behind the gate",
+			hyps: []speech.Hypothesis{{Text: "set an alarm", Source: speech.SourceMixed, Score: 2}, full("set and alarm", 0),
+				alt("set an alarm for seven", -1.8)},
+			chosen: "set an alarm", why: "the recogniser's choice, SET_ALARM without its",
+			last: "1.80 per frame below the mixed decoder's best path (more than 1.0)",
+		},
+		{
+			// The in-domain decoder the recogniser rejected: none of its
+			// readings comes back by being understood.
+			name: "rejected in-domain decoder's readings",
+			hyps: []speech.Hypothesis{full("scarpa the stop fetch", 0), {Text: "start the stopwatch", Source: speech.SourceMixed, Score: -0.5},
+				alt("stop the stopwatch", -0.1)},
+			chosen: "scarpa the stop fetch", why: "the recogniser's choice",
+			last: "another reading of the mixed decoder, which the recogniser rejected",
+		},
+		{
 			name:   "recogniser's choice kept",
 			hyps:   []speech.Hypothesis{grammar("set a timer for five minutes", 22.5), full("so the timer for five minutes", 0), full("such a timer for five minutes", -0.36)},
 			chosen: "set a timer for five minutes", why: "the recogniser's choice, SET_TIMER",
@@ -104,6 +134,9 @@ func TestChooseHeard(t *testing.T) {
 				if hx.Reason == "" || hx.Text != c.hyps[i].Text || hx.Score != c.hyps[i].Score || hx.Chosen != (i == h.chosen) {
 					t.Errorf("reading %d explained as %+v", i, hx)
 				}
+			}
+			if last := x[len(x)-1].Reason; !strings.Contains(last, c.last) {
+				t.Errorf("last reading explained as %q, want %q", last, c.last)
 			}
 		})
 	}

@@ -1256,7 +1256,8 @@ type Result struct {
 	Margin      float64
 	// Hypotheses are the readings harkd may choose among by understanding
 	// (see Hypothesis): the chosen Text first, then the full decoder's
-	// n-best list, then the grammar's reading, each text once.
+	// n-best list, then the in-domain decoder's reading and the rest of
+	// its n-best list, each text once.
 	Hypotheses []Hypothesis
 	// ByDecoder holds every decoder's hypothesis by source name.
 	ByDecoder map[string]string `json:",omitempty"`
@@ -1586,10 +1587,11 @@ func (u *Utterance) Finish() (Result, error) {
 		u.r.choose(&res, u.arr, u.decoded)
 		if len(u.decoded) > 1 {
 			// The decoders have stopped and the slot is still held: the
-			// n-best readings of the free decoder, the second.
-			free := u.s.decs[u.arr.idx[1]]
+			// n-best readings of the free decoder, the second, and of the
+			// in-domain one, the first (its best path and NBestSize more).
+			free, dom := u.s.decs[u.arr.idx[1]], u.s.decs[u.arr.idx[0]]
 			res.Hypotheses = hypotheses(res.Text, res.Source, res.Margin, u.arr.names,
-				u.decoded[0].hyp, u.decoded[1].hyp, free.NBest(NBestSize))
+				u.decoded[0].hyp, u.decoded[1].hyp, free.NBest(NBestSize), dom.NBest(NBestSize+1))
 		}
 	}
 	u.release(errEnded)

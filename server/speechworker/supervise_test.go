@@ -280,21 +280,25 @@ func TestRecognitionInWorkers(t *testing.T) {
 			t.Fatalf("after an abort: %q %v", res.Text, err)
 		}
 		// The readings cross the pipe: the chosen one first, then the
-		// full decoder's other readings, below its best path.
+		// full decoder's other readings, below its best path, and the
+		// in-domain decoder's, marked as its alternatives.
 		if len(res.Hypotheses) < 2 || res.Hypotheses[0].Text != res.Text || res.Hypotheses[0].Source != res.Source {
 			t.Fatalf("hypotheses %+v for %q from %s", res.Hypotheses, res.Text, res.Source)
 		}
-		full := 0
+		full, alts := 0, 0
 		for _, h := range res.Hypotheses[1:] {
-			if h.Source == speech.SourceFull {
+			switch {
+			case h.Source == speech.SourceFull:
 				full++
 				if h.Score > 0 {
 					t.Errorf("full reading %+v above the best path", h)
 				}
+			case h.Alternative:
+				alts++
 			}
 		}
-		if full == 0 {
-			t.Errorf("no n-best reading of the full decoder among %+v", res.Hypotheses)
+		if full == 0 || alts == 0 {
+			t.Errorf("%d n-best readings of the full decoder and %d other readings of the in-domain one among %+v", full, alts, res.Hypotheses)
 		}
 	})
 	t.Run("PriorCrossesThePipe", func(t *testing.T) {

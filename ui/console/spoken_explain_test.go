@@ -20,9 +20,11 @@ import (
 func TestMain(m *testing.M) { uitest.Main(m) }
 
 // The explain view of a real spoken turn, from a real in-process platform:
-// flite's kal16 "text anna", which the recogniser hears as "text to anna"
-// (understood, without its message) and the full model otherwise, its
-// readings turned down for dropping those words or being too far behind
+// flite's kal16 "text anna", which the domain decoder of short commands
+// hears as said (understood, without its message) and the full model
+// otherwise; the full model's readings are turned down for dropping those
+// words or being too far behind, the domain decoder's other readings for
+// being too far behind its best path
 // (testdata/TestSpokenExplainGolden.golden; go test ./ui/console -run
 // SpokenExplain -update rewrites it).
 func TestSpokenExplainGolden(t *testing.T) {

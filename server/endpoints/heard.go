@@ -68,6 +68,11 @@ import (
 // / 80.2 % -> 14.9 % / 80.8 % (one turn), open questions' WER unchanged
 // (kal16 5.1 %, slt 22.0 %); make test's held-back sample unchanged
 // (kal16 9.3 % / 81.0 %, slt 19.0 % / 76.2 %). Loads 0.4-10 on 2 cores.
+// Checked afterwards on the study's other lines (HARK_HEARD_OFFSET=6, 438
+// commands, never used to choose the gate): without them 332, with them
+// at 1.0 333, at 1.5-2.0 334, at 3.0 333 with a question lost; on dev3,
+// awb 78.0 → 78.5 % and kal16 at 8 kHz 58.8 → 59.3 % as typed, rms
+// unchanged (91.0 %); the held-back sample unchanged in every voice.
 var heardDefault = heardRule{MaxGap: 1.0, DomainGap: 1.0, MinGrammar: math.Inf(1), GapWeight: 1.0, KeepComplete: true, Extend: true}
 
 // heardRule holds the numbers of the rule above, so the study that

@@ -306,7 +306,7 @@
 // decoder is unchanged).
 //
 // The domain decoder's settings (Config.DomainSearchArgs,
-// DefaultDomainSearchArgs: pocketsphinx's own) were swept for 8 kHz audio,
+// none by default: pocketsphinx's own) were swept for 8 kHz audio,
 // where domain + full at margin 0 is the weakest arrangement (make test's
 // held-back sample, kal16 at 8 kHz: 36.7 % WER, 63.6 % action; the issue
 // asks 90 %). TestDecoderComparison (HARK_LM_EVAL_DOMAIN_ARGS,
@@ -683,11 +683,6 @@ var (
 	PocketsphinxSearchArgs = []string{"-lw", "6.5", "-topn", "4", "-beam", "1e-48", "-wbeam", "7e-29", "-pbeam", "1e-48"}
 )
 
-// DefaultDomainSearchArgs are the domain decoder's search settings (of 8
-// kHz audio and of short commands): pocketsphinx's own, which its margins
-// were measured with (see "Search settings").
-var DefaultDomainSearchArgs = []string{}
-
 // DefaultShortDecoder is the in-domain decoder of a 16 kHz command shorter
 // than MeanDelay frames (see "Short commands" in the package
 // documentation).
@@ -752,9 +747,9 @@ type Config struct {
 	// server (server.Config.SpeechSearchArgs).
 	SearchArgs []string
 	// DomainSearchArgs are the same for the domain decoder (8 kHz audio
-	// and short commands); DefaultDomainSearchArgs when nil,
-	// pocketsphinx's own when empty. For measuring them
-	// (server.Config.SpeechDomainSearchArgs).
+	// and short commands); pocketsphinx's own when nil or empty, which its
+	// margins were measured with and no setting swept beat (see "Search
+	// settings"). For measuring them (server.Config.SpeechDomainSearchArgs).
 	DomainSearchArgs []string
 
 	// mixQueried builds the mixed model as before the trie reader (the
@@ -863,9 +858,6 @@ func (cfg Config) withDefaults() Config {
 	}
 	if cfg.SearchArgs == nil {
 		cfg.SearchArgs = DefaultSearchArgs
-	}
-	if cfg.DomainSearchArgs == nil {
-		cfg.DomainSearchArgs = DefaultDomainSearchArgs
 	}
 	if cfg.DomainWeight <= 0 || cfg.DomainWeight >= 1 {
 		cfg.DomainWeight = DefaultDomainWeight

@@ -747,14 +747,14 @@ func TestMixedMarginOnlyMixed(t *testing.T) {
 
 // The search settings reach the mixed decoder alone: the full decoder
 // keeps pocketsphinx's, and the domain decoder of short commands and 8 kHz
-// audio has its own (DefaultDomainSearchArgs).
+// audio has its own (Config.DomainSearchArgs, none by default).
 func TestSearchArgsReachTheMixedDecoder(t *testing.T) {
 	rec := testRecognizer(t)
 	if got := rec.decoderConfig(SourceMixed).Args; !slices.Equal(got, DefaultSearchArgs) {
 		t.Errorf("mixed decoder: %q, want %q", got, DefaultSearchArgs)
 	}
-	if got := rec.decoderConfig(SourceDomain).Args; !slices.Equal(got, DefaultDomainSearchArgs) {
-		t.Errorf("domain decoder: %q, want %q", got, DefaultDomainSearchArgs)
+	if got := rec.decoderConfig(SourceDomain).Args; len(got) != 0 {
+		t.Errorf("domain decoder: %q, want pocketsphinx's own", got)
 	}
 	for _, kind := range []string{SourceFull, SourceGrammar} {
 		if got := rec.decoderConfig(kind).Args; got != nil {
@@ -763,14 +763,14 @@ func TestSearchArgsReachTheMixedDecoder(t *testing.T) {
 	}
 }
 
-// Config.DomainSearchArgs reach the domain decoder alone, nil meaning
-// DefaultDomainSearchArgs and empty pocketsphinx's own; a real decoder
+// Config.DomainSearchArgs reach the domain decoder alone, nil and empty
+// meaning pocketsphinx's own; a real decoder
 // loads with them (sphinxbase refuses settings it does not know).
 func TestDomainSearchArgsReachTheDomainDecoder(t *testing.T) {
 	args := []string{"-lw", "7", "-beam", "1e-60"}
 	for _, c := range []struct {
 		set, want []string
-	}{{nil, DefaultDomainSearchArgs}, {[]string{}, nil}, {args, args}} {
+	}{{nil, nil}, {[]string{}, nil}, {args, args}} {
 		r := &Recognizer{cfg: Config{ModelDir: DefaultModelDir, DomainSearchArgs: c.set}.withDefaults()}
 		if got := r.decoderConfig(SourceDomain).Args; !slices.Equal(got, c.want) {
 			t.Errorf("DomainSearchArgs %q: domain decoder %q, want %q", c.set, got, c.want)

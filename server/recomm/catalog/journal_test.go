@@ -165,7 +165,7 @@ func diff(a, b string) string {
 }
 
 // startImport runs an interaction import of job jobID whose source stays
-// open after 2 chunks and 10 rows, and returns once those chunks are
+// open after 2 chunks and 10 rows, and returns once all of them are
 // committed; writing to the pipe goes on with the file, and done reports
 // the import's end.
 func startImport(t *testing.T, c *Catalog, jobID string) (pw *io.PipeWriter, done chan error) {
@@ -182,9 +182,13 @@ func startImport(t *testing.T, c *Catalog, jobID string) (pw *io.PipeWriter, don
 		fmt.Fprintf(w, "u%d,%s,%d,view,\n", i%5, itemID(i%30), 100+i)
 	}
 	w.Flush()
-	// the first chunks commit as the reader catches up
+	// Every row written commits: two full chunks as the reader catches up,
+	// then the last ten once the import has waited idleAfter for more. A
+	// test reading the table before those ten would race their commit
+	// (seen on a loaded machine: "undoing another job's imports changed
+	// this one").
 	deadline := time.Now().Add(10 * time.Second)
-	for committed(t, c.db) < 2*chunkRows {
+	for committed(t, c.db) < 2*chunkRows+10 {
 		if time.Now().After(deadline) {
 			t.Fatal("the import committed nothing")
 		}

@@ -22,14 +22,22 @@ package sphinx
 #include <sphinxbase/feat.h>
 
 // cmd_ln_init is variadic, which cgo cannot call.
-// The models are 16 kHz; callers resample.
+// The models are 16 kHz; callers resample. The warp is always given (see
+// frontendMu).
 static cmd_ln_t *hark_config(const char *hmm, const char *dict, const char *lm) {
 	if (lm != NULL) {
 		return cmd_ln_init(NULL, ps_args(), TRUE,
-			"-hmm", hmm, "-dict", dict, "-lm", lm, "-samprate", "16000", NULL);
+			"-hmm", hmm, "-dict", dict, "-lm", lm, "-samprate", "16000", "-warp_params", "1", NULL);
 	}
 	return cmd_ln_init(NULL, ps_args(), TRUE,
-		"-hmm", hmm, "-dict", dict, "-samprate", "16000", NULL);
+		"-hmm", hmm, "-dict", dict, "-samprate", "16000", "-warp_params", "1", NULL);
+}
+
+// hark_frontend makes a front end with config's settings and the given
+// frequency warp.
+static fe_t *hark_frontend(cmd_ln_t *config, const char *warp) {
+	cmd_ln_set_str_r(config, "-warp_params", warp);
+	return fe_init_auto_r(config);
 }
 
 static void hark_quiet(void) { err_set_logfp(NULL); }
@@ -132,6 +140,16 @@ func checkArgs(args []string) error {
 	return nil
 }
 
+// frontendMu serialises the making of front ends (each decoder makes one
+// too). sphinxbase keeps the warp of the mel filters it is building in
+// static variables of fe_warp_inverse_linear.c, shared by the process, and
+// skips parsing a warp equal to the last one it parsed even after a front
+// end without a warp made it neutral; so two front ends made at once could
+// take each other's warp, and a missing warp would make the next equal one
+// a no-op. Under this lock, with a warp always given, every front end gets
+// its own. The filters are fixed once built: processing needs no lock.
+var frontendMu sync.Mutex
+
 // Decoder is one pocketsphinx decoder.
 type Decoder struct {
 	ps     *C.ps_decoder_t
@@ -178,7 +196,9 @@ func NewDecoder(c Config) (*Decoder, error) {
 			return nil, fmt.Errorf("sphinx: arguments %q rejected", c.Args)
 		}
 	}
+	frontendMu.Lock()
 	ps := C.ps_init(config)
+	frontendMu.Unlock()
 	if ps == nil {
 		C.cmd_ln_free_r(config)
 		return nil, fmt.Errorf("sphinx: cannot load models (hmm %s, dict %s, lm %q)", c.HMM, c.Dict, c.LM)
@@ -252,14 +272,32 @@ type Frontend struct {
 	ncep int
 }
 
-// NewFrontend makes a front end with d's settings; Close frees it.
-func NewFrontend(d *Decoder) (*Frontend, error) {
-	fe := C.fe_init_auto_r(C.ps_get_config(d.ps))
+// NewFrontend makes a front end with d's settings and its mel filters
+// warped by warp (sphinxbase's inverse linear warping, as in vocal tract
+// length normalisation: a warp above 1 suits a shorter vocal tract than
+// the model's average speaker, below 1 a longer one; 1 is the model's own
+// filters); Close frees it.
+func NewFrontend(d *Decoder, warp float64) (*Frontend, error) {
+	if !(warp >= MinWarp && warp <= MaxWarp) {
+		return nil, fmt.Errorf("sphinx: warp %g outside [%g, %g]", warp, MinWarp, MaxWarp)
+	}
+	w := C.CString(strconv.FormatFloat(warp, 'g', -1, 32))
+	defer C.free(unsafe.Pointer(w))
+	frontendMu.Lock()
+	fe := C.hark_frontend(C.ps_get_config(d.ps), w)
+	frontendMu.Unlock()
 	if fe == nil {
 		return nil, errors.New("sphinx: cannot make the front end")
 	}
 	return &Frontend{fe: fe, ncep: int(C.fe_get_output_size(fe))}, nil
 }
+
+// The warps a front end accepts: well beyond the spread of adult voices
+// (about ±20 %), and far enough from 0 that the filters stay in the band.
+const (
+	MinWarp float64 = 0.5
+	MaxWarp float64 = 2
+)
 
 // Start begins an utterance.
 func (f *Frontend) Start() error {

@@ -1,7 +1,9 @@
 package sphinx
 
 import (
+	"math"
 	"os"
+	"slices"
 	"testing"
 )
 
@@ -74,6 +76,79 @@ func TestArgs(t *testing.T) {
 		if d, err := NewDecoder(c); err == nil {
 			d.Close()
 			t.Errorf("%q accepted", args)
+		}
+	}
+}
+
+// A front end's warp changes its filters and only its own: the same warp
+// gives the same cepstra again after other warps and after a decoder was
+// made in between (sphinxbase keeps the warp it parses in static state,
+// and a decoder's own front end used to leave it neutral while the next
+// equal warp was skipped as already parsed); a warp out of range is refused.
+func TestFrontendWarp(t *testing.T) {
+	const dir = "/usr/share/pocketsphinx/model/en-us"
+	if _, err := os.Stat(dir + "/en-us.lm.bin"); err != nil {
+		t.Skip("pocketsphinx-en-us is not installed")
+	}
+	cfg := Config{HMM: dir + "/en-us", Dict: dir + "/cmudict-en-us.dict", LM: dir + "/en-us.lm.bin", NoFlatPass: true}
+	d, err := NewDecoder(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	// A second of a rising tone with a little noise: energy in every band.
+	samples := make([]int16, 16000)
+	seed := uint32(1)
+	for i := range samples {
+		seed = seed*1664525 + 1013904223
+		f := 200 + 3000*float64(i)/float64(len(samples))
+		samples[i] = int16(6000*math.Sin(2*math.Pi*f*float64(i)/16000) + float64(int32(seed>>16)%400))
+	}
+	cepstra := func(warp float64) []float32 {
+		t.Helper()
+		fe, err := NewFrontend(d, warp)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer fe.Close()
+		if err := fe.Start(); err != nil {
+			t.Fatal(err)
+		}
+		c, err := fe.Process(nil, samples)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c, err = fe.End(c); err != nil {
+			t.Fatal(err)
+		}
+		if len(c) == 0 {
+			t.Fatal("no frames")
+		}
+		return c
+	}
+	plain, warped := cepstra(1), cepstra(1.2)
+	if slices.Equal(plain, warped) {
+		t.Fatal("a warp of 1.2 left the cepstra as they were")
+	}
+	if !slices.Equal(cepstra(0.88), cepstra(0.88)) || slices.Equal(cepstra(0.88), warped) {
+		t.Fatal("warps 0.88 and 1.2 are not each their own")
+	}
+	cepstra(1.2)                  // the last warp parsed...
+	other, err := NewDecoder(cfg) // ...then a front end made with the model's filters
+	if err != nil {
+		t.Fatal(err)
+	}
+	other.Close()
+	if !slices.Equal(cepstra(1.2), warped) {
+		t.Error("after a decoder was made, a warp of 1.2 gave other cepstra")
+	}
+	if !slices.Equal(cepstra(1), plain) {
+		t.Error("the model's own filters changed after other warps")
+	}
+	for _, bad := range []float64{0, -1, 0.3, 2.5, math.NaN()} {
+		if fe, err := NewFrontend(d, bad); err == nil {
+			fe.Close()
+			t.Errorf("warp %g accepted", bad)
 		}
 	}
 }

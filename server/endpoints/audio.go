@@ -126,10 +126,17 @@ func (a *Audio) recognise(w http.ResponseWriter, r *http.Request, body io.Reader
 	}
 	if key != "" && a.Priors != nil {
 		a.Priors.Add(key, res.Mean)
+		a.Priors.AddWarps(key, res.Warps, res.WarpFrames)
+	}
+	// For the log: whether the speaker's cepstral mean seeded the
+	// utterance, and the front end's warp (1: the model's own filters).
+	hasMean, warp := opt.Prior != nil && opt.Prior.Mean != nil, 1.0
+	if opt.Prior != nil && opt.Prior.Warp != 0 {
+		warp = opt.Prior.Warp
 	}
 	if strings.TrimSpace(res.Text) == "" {
 		a.Logger.Info("recognised", "request_id", httpapi.RequestID(r.Context()), "source", res.Source,
-			"audio_ms", res.Audio.Milliseconds(), "margin", res.Margin, "prior", opt.Prior != nil)
+			"audio_ms", res.Audio.Milliseconds(), "margin", res.Margin, "prior", hasMean, "warp", warp, "estimated", len(res.Warps) > 0)
 		return a.Engine.NotHeard(lang, req.Ref), lang, nil
 	}
 	h, err := chooseHeard(r.Context(), a.Engine, req, res)
@@ -137,7 +144,7 @@ func (a *Audio) recognise(w http.ResponseWriter, r *http.Request, body io.Reader
 		return dialogue.Response{}, "", err
 	}
 	a.Logger.Info("recognised", "request_id", httpapi.RequestID(r.Context()), "source", res.Source,
-		"audio_ms", res.Audio.Milliseconds(), "margin", res.Margin, "prior", opt.Prior != nil,
+		"audio_ms", res.Audio.Milliseconds(), "margin", res.Margin, "prior", hasMean, "warp", warp, "estimated", len(res.Warps) > 0,
 		"readings", len(h.hyps), "chosen", h.chosen)
 	req.Query = h.Text()
 	req.Explain = explainRequested(r) // as on /query/text, for the console's explain view

@@ -22,7 +22,8 @@ type Priors struct {
 
 type priorEntry struct {
 	key   string
-	prior Prior
+	prior Prior // the mean, and the warp it was measured under
+	warps warpEvidence
 }
 
 // maxPriorFrames caps the frames a kept mean stands for, so that a
@@ -35,48 +36,77 @@ func NewPriors(max int) *Priors {
 	return &Priors{max: max, order: list.New(), byKey: map[string]*list.Element{}}
 }
 
-// Get returns a copy of key's prior, or nil.
+// Get returns what key's next utterance starts from: the speaker's warp
+// (see "Speaker normalisation" in warp.go), the cepstral mean measured
+// under that warp if there is one, and whether the utterance should carry
+// a new warp estimate. An unknown key gets no mean and the model's own
+// filters, and asks for an estimate.
 func (p *Priors) Get(key string) *Prior {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	el, ok := p.byKey[key]
 	if !ok {
-		return nil
+		return &Prior{Estimate: true}
 	}
 	p.order.MoveToFront(el)
 	e := el.Value.(*priorEntry)
-	return &Prior{Mean: append([]float32(nil), e.prior.Mean...), Frames: e.prior.Frames}
+	e.warps.since++
+	out := &Prior{Warp: e.warps.warp(), Estimate: e.warps.due()}
+	if out.Warp == 1 {
+		out.Warp = 0
+	}
+	if e.prior.Warp == out.Warp && len(e.prior.Mean) > 0 {
+		out.Mean, out.Frames = append([]float32(nil), e.prior.Mean...), e.prior.Frames
+	}
+	return out
 }
 
-// Add folds the mean of key's latest utterance into key's prior: the two
-// are weighted by their frames, the sum capped at maxPriorFrames. A nil
-// mean (nothing heard) changes nothing; a mean of another size replaces
-// the old one.
+// AddWarps folds the warp scores of key's latest utterance
+// (Result.Warps, taken over frames) into key's warp evidence.
+func (p *Priors) AddWarps(key string, scores []float64, frames int) {
+	if len(scores) == 0 {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.entry(key).warps.add(scores, frames)
+}
+
+// entry returns key's entry, made and the least recently used forgotten
+// when there is none; p.mu is held.
+func (p *Priors) entry(key string) *priorEntry {
+	if el, ok := p.byKey[key]; ok {
+		p.order.MoveToFront(el)
+		return el.Value.(*priorEntry)
+	}
+	e := &priorEntry{key: key}
+	p.byKey[key] = p.order.PushFront(e)
+	for p.order.Len() > p.max {
+		last := p.order.Back()
+		p.order.Remove(last)
+		delete(p.byKey, last.Value.(*priorEntry).key)
+	}
+	return e
+}
+
+// Add folds the mean of key's latest utterance (Result.Mean) into key's
+// prior: the two are weighted by their frames, the sum capped at
+// maxPriorFrames. A nil mean (nothing heard) changes nothing; a mean of
+// another size, or measured under another warp, replaces the old one.
 func (p *Priors) Add(key string, m *Prior) {
 	if m == nil || m.Frames <= 0 || len(m.Mean) == 0 {
 		return
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if el, ok := p.byKey[key]; ok {
-		p.order.MoveToFront(el)
-		e := el.Value.(*priorEntry)
-		if len(e.prior.Mean) != len(m.Mean) {
-			e.prior = Prior{Mean: append([]float32(nil), m.Mean...), Frames: min(m.Frames, maxPriorFrames)}
-			return
-		}
-		old, n := float64(e.prior.Frames), float64(m.Frames)
-		for j := range e.prior.Mean {
-			e.prior.Mean[j] = float32((float64(e.prior.Mean[j])*old + float64(m.Mean[j])*n) / (old + n))
-		}
-		e.prior.Frames = min(e.prior.Frames+m.Frames, maxPriorFrames)
+	e := p.entry(key)
+	if len(e.prior.Mean) != len(m.Mean) || e.prior.Warp != m.Warp {
+		e.prior = Prior{Mean: append([]float32(nil), m.Mean...), Frames: min(m.Frames, maxPriorFrames), Warp: m.Warp}
 		return
 	}
-	p.byKey[key] = p.order.PushFront(&priorEntry{key: key,
-		prior: Prior{Mean: append([]float32(nil), m.Mean...), Frames: min(m.Frames, maxPriorFrames)}})
-	for p.order.Len() > p.max {
-		last := p.order.Back()
-		p.order.Remove(last)
-		delete(p.byKey, last.Value.(*priorEntry).key)
+	old, n := float64(e.prior.Frames), float64(m.Frames)
+	for j := range e.prior.Mean {
+		e.prior.Mean[j] = float32((float64(e.prior.Mean[j])*old + float64(m.Mean[j])*n) / (old + n))
 	}
+	e.prior.Frames = min(e.prior.Frames+m.Frames, maxPriorFrames)
 }

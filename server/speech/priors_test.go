@@ -7,8 +7,8 @@ import (
 
 func TestPriorsFoldAndForget(t *testing.T) {
 	p := NewPriors(2)
-	if p.Get("a") != nil {
-		t.Fatal("prior of an unknown speaker")
+	if got := p.Get("a"); got.Mean != nil || got.Warp != 0 || !got.Estimate {
+		t.Fatalf("an unknown speaker got %+v, want no mean, no warp and an estimate asked", got)
 	}
 	p.Add("a", &Prior{Mean: []float32{10, 0}, Frames: 100})
 	p.Add("a", nil) // nothing heard: no change
@@ -32,7 +32,54 @@ func TestPriorsFoldAndForget(t *testing.T) {
 	p.Add("b", &Prior{Mean: []float32{1, 1}, Frames: 10})
 	p.Get("a")
 	p.Add("c", &Prior{Mean: []float32{2, 2}, Frames: 10})
-	if p.Get("b") != nil || p.Get("a") == nil || p.Get("c").Mean[0] != 2 {
+	if p.Get("b").Mean != nil || p.Get("a").Mean == nil || p.Get("c").Mean[0] != 2 {
 		t.Fatal("the least recently used speaker was not the one forgotten")
+	}
+}
+
+// A speaker's warp is the grid warp of the highest frame-weighted score;
+// the mean measured under another warp is not handed out with it, and is
+// replaced by the first one measured under the new warp. Estimates are
+// asked for until the evidence settles, then every warpRecheck utterances;
+// new evidence outweighs old once the cap is reached.
+func TestPriorsWarp(t *testing.T) {
+	p := NewPriors(4)
+	peak := func(w float64) []float64 {
+		s := make([]float64, len(WarpGrid))
+		for i, g := range WarpGrid {
+			s[i] = -40 - 10*math.Abs(g-w)
+		}
+		return s
+	}
+	p.Add("a", &Prior{Mean: []float32{1, 2}, Frames: 100})
+	p.AddWarps("a", peak(1.2), 200)
+	got := p.Get("a")
+	if got.Warp != 1.2 || got.Mean != nil || !got.Estimate {
+		t.Fatalf("after 200 frames peaking at 1.2: %+v, want warp 1.2, no mean (it was measured at 1), an estimate asked", got)
+	}
+	p.Add("a", &Prior{Mean: []float32{5, 6}, Frames: 50, Warp: 1.2})
+	p.AddWarps("a", peak(1.2), 150)
+	got = p.Get("a")
+	if got.Warp != 1.2 || got.Frames != 50 || got.Mean[0] != 5 || got.Estimate {
+		t.Fatalf("settled: %+v, want warp 1.2 with the mean measured under it and no estimate", got)
+	}
+	for range warpRecheck - 2 {
+		p.Get("a")
+	}
+	if !p.Get("a").Estimate {
+		t.Fatalf("no estimate asked after %d utterances", warpRecheck)
+	}
+	// Another voice on the account: its evidence wins within the cap.
+	for range 4 {
+		p.AddWarps("a", peak(0.88), 250)
+	}
+	if w := p.Get("a").Warp; w != 0.88 {
+		t.Fatalf("after 1,000 frames of a voice peaking at 0.88 the warp is %g", w)
+	}
+	// Scores that are not one per grid warp, or not finite, are ignored.
+	p.AddWarps("b", []float64{1, 2}, 100)
+	p.AddWarps("b", append(peak(1.2)[:len(WarpGrid)-1], math.NaN()), 100)
+	if got := p.Get("b"); got.Warp != 0 || !got.Estimate {
+		t.Fatalf("malformed scores were kept: %+v", got)
 	}
 }

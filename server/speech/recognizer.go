@@ -762,12 +762,27 @@ type Config struct {
 	mixPrune float64
 }
 
-// Prior is a cepstral mean an utterance's normalisation may start from:
-// the mean of the speaker's previous utterances (Result.Mean), carried by
-// the caller to the same speaker's next one.
+// Prior is what a speaker's utterance starts from, carried by the caller
+// from the same speaker's earlier ones (Priors): the cepstral mean the
+// normalisation may start from (Result.Mean), and the frequency warp of
+// the front end (see "Speaker normalisation" in warp.go).
 type Prior struct {
-	Mean   []float32 `json:"mean"`
-	Frames int       `json:"frames"` // how many frames of speech it was estimated from
+	Mean   []float32 `json:"mean,omitempty"`
+	Frames int       `json:"frames,omitempty"` // how many frames of speech Mean was estimated from
+	// Warp is the speaker's warp, under which Mean was measured; 0 for the
+	// model's own filters (a warp of 1).
+	Warp float64 `json:"warp,omitempty"`
+	// Estimate asks for the utterance's scores at every warp of WarpGrid
+	// (Result.Warps).
+	Estimate bool `json:"estimate,omitempty"`
+}
+
+// warp is the front end's warp for p.
+func (p *Prior) warp() float64 {
+	if p == nil || p.Warp == 0 {
+		return 1
+	}
+	return p.Warp
 }
 
 // Options are the optional parts of an utterance.
@@ -1263,8 +1278,13 @@ type Result struct {
 	// Audio is the duration of the audio received.
 	Audio time.Duration
 	// Mean is the cepstral mean of the utterance's speech (nil when none
-	// was heard): the Prior of the same speaker's next utterance.
+	// was heard) and the warp it was measured under: the Prior of the same
+	// speaker's next utterance.
 	Mean *Prior `json:",omitempty"`
+	// Warps are the utterance's scores at each warp of WarpGrid, taken
+	// over WarpFrames frames, when its Prior asked for them (Priors.AddWarps).
+	Warps      []float64 `json:",omitempty"`
+	WarpFrames int       `json:",omitempty"`
 }
 
 // Utterance is one utterance being decoded. Write, Finish and Abort may be
@@ -1291,6 +1311,11 @@ type Utterance struct {
 	received int64
 	rate     int
 	stop     func() bool
+
+	warp float64 // the front end's
+	// kept is the audio a warp estimate decodes (the first warpSamples at
+	// 16 kHz); nil when none was asked for.
+	kept []int16
 
 	earlyGrammar  bool    // the in-domain decoder starts early too (measurements only)
 	earlyDistance float64 // Result.earlyDistance
@@ -1367,7 +1392,8 @@ func (r *Recognizer) StartWith(ctx context.Context, lang string, rate int, opt O
 	// a result depend on whoever used the slot before. Making one takes
 	// 27 µs; it is primed in analyse.
 	arr := r.arrangementFor(rate)
-	fe, err := sphinx.NewFrontend(s.decs[0])
+	warp := opt.Prior.warp()
+	fe, err := sphinx.NewFrontend(s.decs[0], warp)
 	if err == nil {
 		if err = fe.Start(); err != nil {
 			fe.Close()
@@ -1378,8 +1404,11 @@ func (r *Recognizer) StartWith(ctx context.Context, lang string, rate int, opt O
 		return nil, err
 	}
 	ncep := s.decs[0].CepstrumSize()
-	u := &Utterance{r: r, s: s, fe: fe, pending: make([]int16, 0, primeSamples), rate: rate,
+	u := &Utterance{r: r, s: s, fe: fe, pending: make([]int16, 0, primeSamples), rate: rate, warp: warp,
 		norm: newMeanNormalizer(ncep, r.cfg.MeanDelay), arr: arr, decoded: make([]decoded, len(arr.idx)), earlyDistance: -1}
+	if opt.Prior != nil && opt.Prior.Estimate && slices.Contains(r.kinds, SourceDomain) {
+		u.kept = make([]int16, 0, warpSamples)
+	}
 	if !r.cfg.LateStart && rate == 16000 {
 		// 8 kHz audio is decoded after the mean is known: with its
 		// arrangement (domain + full) the early start lost accuracy on the
@@ -1428,6 +1457,7 @@ func (u *Utterance) Write(pcm []byte) (int, error) {
 	if u.up != nil {
 		samples = u.up.Process(nil, samples)
 	}
+	u.keep(samples)
 	if err := u.analyse(samples, false); err != nil {
 		u.release(err)
 		return 0, err
@@ -1561,6 +1591,7 @@ func (u *Utterance) Finish() (Result, error) {
 	if u.up != nil {
 		tail = u.up.Flush(nil)
 	}
+	u.keep(tail)
 	if err := u.analyse(tail, true); err != nil {
 		u.release(err)
 		return Result{}, err
@@ -1570,6 +1601,9 @@ func (u *Utterance) Finish() (Result, error) {
 	}
 	u.wg.Wait()
 	res.Mean = u.norm.mean()
+	if res.Mean != nil && u.warp != 1 {
+		res.Mean.Warp = u.warp
+	}
 	res.earlyDistance = u.earlyDistance
 	var err error
 	for _, d := range u.decoded {
@@ -1585,9 +1619,23 @@ func (u *Utterance) Finish() (Result, error) {
 			res.Hypotheses = hypotheses(res.Text, res.Source, res.Margin, u.arr.names,
 				u.decoded[0].hyp, u.decoded[1].hyp, free.NBest(NBestSize), dom.NBest(NBestSize+1))
 		}
+		if u.kept != nil && res.Mean != nil && res.Mean.Frames >= u.r.cfg.MeanDelay {
+			// Not on a short command: it would add most to the turns that
+			// are answered fastest, for little evidence.
+			// Best effort: an utterance the estimate cannot score (too
+			// little speech under some warp) carries none.
+			res.Warps, res.WarpFrames, _ = estimateWarps(u.s.decs[slices.Index(u.r.kinds, SourceDomain)], u.kept)
+		}
 	}
 	u.release(errEnded)
 	return res, err
+}
+
+// keep appends samples to the audio a warp estimate decodes; u.mu is held.
+func (u *Utterance) keep(samples []int16) {
+	if u.kept != nil {
+		u.kept = append(u.kept, samples[:min(len(samples), cap(u.kept)-len(u.kept))]...)
+	}
 }
 
 // Abort abandons the utterance and returns its slot; it is safe to call
@@ -1831,6 +1879,12 @@ func (p *Prior) check(ncep int) error {
 	if p == nil {
 		return nil
 	}
+	if p.Warp != 0 && !(p.Warp >= sphinx.MinWarp && p.Warp <= sphinx.MaxWarp) {
+		return apierr.InvalidArgumentf("a warp of %g is outside [%g, %g]", p.Warp, sphinx.MinWarp, sphinx.MaxWarp)
+	}
+	if p.Mean == nil && p.Frames == 0 {
+		return nil // a warp alone
+	}
 	if len(p.Mean) != ncep {
 		return apierr.InvalidArgumentf("a cepstral prior has %d coefficients, not %d", len(p.Mean), ncep)
 	}
@@ -1856,7 +1910,7 @@ const (
 // utterance: seeded with the session's prior when there is one of the
 // right size, otherwise with the model's initial mean.
 func (r *Recognizer) earlyNormalizer(ncep int, opt Options) *earlyNormalizer {
-	if p := opt.Prior; p != nil {
+	if p := opt.Prior; p != nil && len(p.Mean) > 0 {
 		w := opt.priorWeight
 		if w == 0 {
 			w = defaultPriorWeight

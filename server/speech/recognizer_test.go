@@ -479,7 +479,7 @@ func benchmarkAudio(b *testing.B) ([]int16, float64) {
 // utterance's cepstra (computed and normalised once, outside the timing).
 func benchmarkDecoder(b *testing.B, d *sphinx.Decoder) {
 	samples, seconds := benchmarkAudio(b)
-	fe, err := sphinx.NewFrontend(d)
+	fe, err := sphinx.NewFrontend(d, 1)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -327,6 +327,21 @@ func TestRecognitionInWorkers(t *testing.T) {
 		if st := waitFull(t, r.Pool, 1); st.Restarts != 0 {
 			t.Fatalf("a refused prior killed a worker: %+v", st)
 		}
+		// The speaker's warp and the request for an estimate cross too:
+		// the mean comes back measured under the warp, and a command long
+		// enough carries its scores at every grid warp.
+		long := pcmOf(t, flite(t, "set an alarm for seven thirty tomorrow morning"))
+		u, err = r.OpenWith(context.Background(), "en", 16000, speech.Options{Prior: &speech.Prior{Warp: 1.2, Estimate: true}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := stream(t, u, long, 0, nil)
+		if err != nil || res.Mean == nil || res.Mean.Warp != 1.2 || len(res.Warps) != len(speech.WarpGrid) || res.WarpFrames < 100 {
+			t.Fatalf("with warp 1.2 and an estimate asked: %v, mean %+v, %d warp scores over %d frames", err, res.Mean, len(res.Warps), res.WarpFrames)
+		}
+		if _, err = r.OpenWith(context.Background(), "en", 16000, speech.Options{Prior: &speech.Prior{Warp: 7}}); err == nil {
+			t.Fatal("a warp of 7 was accepted")
+		}
 	})
 	t.Run("KilledMidUtteranceIsRetried", func(t *testing.T) {
 		before := r.Stats().Restarts

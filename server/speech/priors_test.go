@@ -69,12 +69,15 @@ func TestPriorsWarp(t *testing.T) {
 	if !p.Get("a").Estimate {
 		t.Fatalf("no estimate asked after %d utterances", warpRecheck)
 	}
-	// Another voice on the account: its evidence wins within the cap.
-	for range 4 {
-		p.AddWarps("a", peak(0.88), 250)
+	// Another voice on the account: the estimate that disagrees asks for
+	// the next, and its evidence wins within the cap.
+	p.AddWarps("a", peak(0.88), 200)
+	if got := p.Get("a"); got.Warp != 1.2 || !got.Estimate {
+		t.Fatalf("after one estimate of another voice: %+v, want warp 1.2 still and an estimate asked", got)
 	}
-	if w := p.Get("a").Warp; w != 0.88 {
-		t.Fatalf("after 1,000 frames of a voice peaking at 0.88 the warp is %g", w)
+	p.AddWarps("a", peak(0.88), 200)
+	if got := p.Get("a"); got.Warp != 0.88 || got.Estimate {
+		t.Fatalf("after two estimates of another voice: %+v, want warp 0.88 and no estimate (they agree)", got)
 	}
 	// Scores that are not one per grid warp, or not finite, are ignored.
 	p.AddWarps("b", []float64{1, 2}, 100)

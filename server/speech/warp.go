@@ -116,17 +116,21 @@ type warpEvidence struct {
 	sum    []float64 // per WarpGrid entry
 	frames int
 	since  int // utterances begun since the last estimate
+	// differs is set when the last estimate's own best warp was not the
+	// speaker's: the next utterance estimates again.
+	differs bool
 }
 
 // Settling a speaker's warp: estimates are asked for until this many
-// frames of evidence are kept (two or three commands), then once every
-// warpRecheck utterances, so that another voice on the same account is
-// followed; the evidence is capped at maxWarpFrames, the older scaled
-// down, so that the latest voice outweighs the first after a few seconds.
+// frames of evidence are kept (two or three commands) and as long as the
+// latest estimate prefers another warp than the speaker's, then once
+// every warpRecheck utterances, so that another voice on the same account
+// is noticed; the evidence is capped at maxWarpFrames, the older scaled
+// down, so that a new voice outweighs the old within a few commands.
 const (
 	warpSettleFrames = 300
 	warpRecheck      = 8
-	maxWarpFrames    = 1000
+	maxWarpFrames    = 600
 )
 
 // add folds an utterance's scores, taken over frames, into e.
@@ -148,6 +152,7 @@ func (e *warpEvidence) add(scores []float64, frames int) {
 	}
 	e.frames = int(math.Round(float64(e.frames)*keep)) + frames
 	e.since = 0
+	e.differs = WarpGrid[slices.Index(scores, slices.Max(scores))] != e.warp()
 }
 
 // warp is the grid warp of the highest mean score, 1 without evidence.
@@ -166,5 +171,5 @@ func (e *warpEvidence) warp() float64 {
 
 // due tells whether the speaker's next utterance should carry an estimate.
 func (e *warpEvidence) due() bool {
-	return e.frames < warpSettleFrames || e.since >= warpRecheck
+	return e.frames < warpSettleFrames || e.differs || e.since >= warpRecheck
 }

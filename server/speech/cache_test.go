@@ -1,6 +1,7 @@
 package speech
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"slices"
@@ -117,7 +118,7 @@ func TestCacheRemovesUnusedModels(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	current := filepath.Base(f.Path)
+	current := filepath.Base(f.Path())
 	want := []string{
 		current, current + ".lock",
 		"mixed-" + h2 + ".arpa", "mixed-" + h2 + ".arpa.lock",
@@ -139,15 +140,15 @@ func TestCacheRemovesUnusedModels(t *testing.T) {
 	// it meanwhile): it is touched, kept and not built again.
 	f.Close()
 	when := time.Now().Add(-old)
-	os.Chtimes(f.Path, when, when)
+	os.Chtimes(f.Path(), when, when)
 	g, err := cachedModel("domain", "sweep", false, smallModel(t, &builds))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer g.Close()
-	fi, err := os.Stat(g.Path)
-	if err != nil || g.Path != f.Path || time.Since(fi.ModTime()) > time.Minute {
-		t.Errorf("model found again: %v, %s (was %s), last used %v ago", err, g.Path, f.Path, time.Since(fi.ModTime()))
+	fi, err := os.Stat(g.Path())
+	if err != nil || g.Path() != f.Path() || time.Since(fi.ModTime()) > time.Minute {
+		t.Errorf("model found again: %v, %s (was %s), last used %v ago", err, g.Path(), f.Path(), time.Since(fi.ModTime()))
 	}
 	if builds != 1 {
 		t.Errorf("%d builds, want 1", builds)
@@ -165,9 +166,9 @@ func TestCacheKeepsHeldModels(t *testing.T) {
 	}
 	defer f.Close()
 	when := time.Now().Add(-2 * cacheMaxIdle)
-	os.Chtimes(f.Path, when, when)
+	os.Chtimes(f.Path(), when, when)
 	sweepCache(dir, time.Now().Add(-cacheMaxIdle))
-	if _, err := os.Stat(f.Path); err != nil {
+	if _, err := os.Stat(f.Path()); err != nil {
 		t.Fatalf("a held model was removed: %v", err)
 	}
 	f.hold.Close() // let go without the touch of Close
@@ -205,13 +206,13 @@ func TestCacheRebuildsAVanishedModel(t *testing.T) {
 	if removed != 1 {
 		t.Fatalf("the model was not found in the cache (%d removals)", removed)
 	}
-	if fi, err := os.Stat(g.Path); err != nil || fi.Size() < 100 {
+	if fi, err := os.Stat(g.Path()); err != nil || fi.Size() < 100 {
 		t.Fatalf("after the model vanished: %v", err)
 	}
 	if builds != 2 {
 		t.Errorf("%d builds, want 2 (the first and the rebuild)", builds)
 	}
-	if !namesFile(g.Path, g.hold) {
+	if !namesFile(g.Path(), g.hold) {
 		t.Error("the rebuilt model is not the file held")
 	}
 }
@@ -271,4 +272,58 @@ func waitForWaiter(t *testing.T, f *os.File) {
 		}
 	}
 	t.Fatal("nobody waits for the lock")
+}
+
+// A recogniser holds its cached models for its whole life: a sweep by
+// another process, to which they look unused for ever, leaves them, and a
+// slot that loads its decoders afterwards (slots load on first use,
+// possibly days after New) finds them. Once it is closed they go.
+func TestRecognizerHoldsItsModels(t *testing.T) {
+	skipUnderRace(t)
+	dir := cacheDir(t)
+	src := spec(t, []string{"set an alarm for {time}", "what time is it"}, map[string][]string{"time": {"seven", "eight"}}, nil)
+	decs := []string{SourceDomain, SourceFull}
+	rec, err := New(Config{Grammar: src, Decoders: decs, NarrowbandDecoders: decs, Slots: 2})
+	if err != nil {
+		t.Skipf("speech recognition is not available here: %v", err)
+	}
+	defer rec.Close()
+	models := func() []string {
+		var out []string
+		for _, n := range listCache(t, dir) {
+			if cachedModelName.MatchString(n) {
+				out = append(out, n)
+			}
+		}
+		return out
+	}
+	if m := models(); len(m) != 1 {
+		t.Fatalf("models in the cache: %v, want the domain model", m)
+	}
+	sweepCache(dir, time.Now().Add(time.Hour))
+	if m := models(); len(m) != 1 {
+		t.Fatalf("a sweep removed the model a recogniser holds: %v left", m)
+	}
+	// Both slots: the second loads its decoders now.
+	var us []*Utterance
+	for range 2 {
+		u, err := rec.Start(context.Background(), "en", 16000)
+		if err != nil {
+			t.Fatalf("a slot after the sweep: %v", err)
+		}
+		us = append(us, u)
+	}
+	for _, u := range us {
+		if _, err := u.Write(make([]byte, 3200)); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := u.Finish(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rec.Close()
+	sweepCache(dir, time.Now().Add(time.Hour))
+	if m := models(); len(m) != 0 {
+		t.Errorf("models left after the recogniser closed and a sweep: %v", m)
+	}
 }

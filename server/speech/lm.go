@@ -199,9 +199,17 @@ const cacheMaxIdle = 14 * 24 * time.Hour
 // tells sweepCache in every process not to remove it; a temporary one
 // (no writable cache directory) is removed by Close.
 type modelFile struct {
-	Path string
+	path string
 	temp bool
 	hold *os.File // the shared lock on a cached model
+}
+
+// Path is the model's file; "" for no model (nil).
+func (f *modelFile) Path() string {
+	if f == nil {
+		return ""
+	}
+	return f.path
 }
 
 // touch marks the cached model as used now: its modification time is its
@@ -211,7 +219,7 @@ type modelFile struct {
 func (f *modelFile) touch() {
 	if f != nil && !f.temp {
 		now := time.Now()
-		os.Chtimes(f.Path, now, now)
+		os.Chtimes(f.path, now, now)
 	}
 }
 
@@ -221,7 +229,7 @@ func (f *modelFile) Close() {
 	switch {
 	case f == nil:
 	case f.temp:
-		os.Remove(f.Path)
+		os.Remove(f.path)
 	case f.hold != nil:
 		f.touch()
 		f.hold.Close() // releases the flock
@@ -278,7 +286,7 @@ func cachedModel(name string, key any, binary bool, build func() (*ngram.Model, 
 		if err != nil {
 			return nil, err
 		}
-		return &modelFile{Path: path, temp: true}, nil
+		return &modelFile{path: path, temp: true}, nil
 	}
 	ext := ".arpa"
 	if binary {
@@ -360,7 +368,7 @@ func holdModel(path string) *modelFile {
 		h.Close()
 		return nil
 	}
-	f := &modelFile{Path: path, hold: h}
+	f := &modelFile{path: path, hold: h}
 	f.touch()
 	return f
 }

@@ -1052,11 +1052,11 @@ func (r *Recognizer) decoderConfig(kind string) sphinx.Config {
 	case SourceFull:
 		c.LM = general
 	case SourceDomain:
-		c.LM = r.domainLM.Path
+		c.LM = r.domainLM.Path()
 		c.Args = r.cfg.DomainSearchArgs
 		r.domainLM.touch() // a use: the cache keeps models by last use
 	case SourceMixed:
-		c.LM = r.mixedLM.Path
+		c.LM = r.mixedLM.Path()
 		c.Args = r.cfg.SearchArgs
 		r.mixedLM.touch()
 	}

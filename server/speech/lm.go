@@ -185,7 +185,7 @@ const modelVersion = "hark-lm-3"
 // cacheMaxIdle is how long a cached model may go unused before a process
 // that finds or builds another model removes it. Every pattern change
 // makes new models (a mixed one is 27 MB), and nothing else removes the
-// old ones: 36 files, 252 MB after a few weeks on a development machine.
+// old ones: 36 files, 252 MB on the development machine (2026-11-25).
 // Fourteen days keeps the models of a grammar used every week or so (a
 // second checkout, a branch's tests, last week's demo) and still bounds
 // the cache by two weeks of changes; a model removed too early costs one

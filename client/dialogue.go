@@ -56,13 +56,17 @@ type Explanation struct {
 
 // Hypothesis is one reading of a spoken query's audio: its text, which
 // decoder gave it (Source, e.g. "grammar" or "full"), its score, whether
-// the server chose it and why (Reason).
+// the server chose it and why (Reason). Gate, when set, is the acoustic
+// gate that turned it down before it could compete: it was more than Gate
+// per frame below its decoder's best path (absent from servers before
+// it).
 type Hypothesis struct {
-	Text   string  `json:"text"`
-	Source string  `json:"source"`
-	Score  float64 `json:"score"`
-	Chosen bool    `json:"chosen"`
-	Reason string  `json:"reason"`
+	Text   string   `json:"text"`
+	Source string   `json:"source"`
+	Score  float64  `json:"score"`
+	Chosen bool     `json:"chosen"`
+	Reason string   `json:"reason"`
+	Gate   *float64 `json:"gate,omitempty"`
 }
 
 // ExplainedSlot is one slot: the words of the query it took and its value.

@@ -29,13 +29,18 @@ type Explanation struct {
 
 // HeardHypothesis is one reading of a spoken query's audio: its words,
 // the decoder that gave it ("grammar" or "full"), its per-frame score
-// (speech.Hypothesis), whether it was chosen and why.
+// (speech.Hypothesis), whether it was chosen and why. Gate is set when
+// the acoustic gate turned it down before it could compete (it was more
+// than Gate per frame below its decoder's best path; Reason says so in
+// words): a reader that shows readings briefly (the console) folds those
+// by this field rather than by Reason's wording.
 type HeardHypothesis struct {
-	Text   string  `json:"text"`
-	Source string  `json:"source"`
-	Score  float64 `json:"score"`
-	Chosen bool    `json:"chosen"`
-	Reason string  `json:"reason"`
+	Text   string   `json:"text"`
+	Source string   `json:"source"`
+	Score  float64  `json:"score"`
+	Chosen bool     `json:"chosen"`
+	Reason string   `json:"reason"`
+	Gate   *float64 `json:"gate,omitempty"`
 }
 
 // SlotReading is one slot: the words of the query it took and the value

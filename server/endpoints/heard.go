@@ -93,6 +93,9 @@ type heard struct {
 	hyps   []speech.Hypothesis
 	reads  []dialogue.Reading
 	why    []string
+	// gate is, for a reading the acoustic gate turned down, the gate it
+	// failed (MaxGap or DomainGap); nil otherwise.
+	gate []*float64
 }
 
 // Text is the chosen reading's words.
@@ -111,6 +114,7 @@ func (rule heardRule) choose(ctx context.Context, e *dialogue.Engine, req dialog
 	}
 	h.reads = make([]dialogue.Reading, len(h.hyps))
 	h.why = make([]string, len(h.hyps))
+	h.gate = make([]*float64, len(h.hyps))
 	eligible := make([]bool, len(h.hyps))
 	gap := make([]float64, len(h.hyps))
 	for i, hyp := range h.hyps {
@@ -130,7 +134,8 @@ func (rule heardRule) choose(ctx context.Context, e *dialogue.Engine, req dialog
 			gap[i] = max(-hyp.Score, 0)
 			eligible[i] = gap[i] <= rule.DomainGap
 			if !eligible[i] {
-				h.why[i] = fmt.Sprintf("%.2f per frame below the %s decoder's best path (more than %.1f)", gap[i], hyp.Source, max(rule.DomainGap, 0))
+				g := max(rule.DomainGap, 0)
+				h.why[i], h.gate[i] = fmt.Sprintf("%.2f per frame below the %s decoder's best path (more than %.1f)", gap[i], hyp.Source, g), &g
 			}
 		case hyp.Source != speech.SourceFull && hyp.Alternative:
 			h.why[i] = fmt.Sprintf("another reading of the %s decoder, which the recogniser rejected", hyp.Source)
@@ -145,7 +150,8 @@ func (rule heardRule) choose(ctx context.Context, e *dialogue.Engine, req dialog
 			gap[i] = max(-hyp.Score, 0)
 			eligible[i] = gap[i] <= rule.MaxGap
 			if !eligible[i] {
-				h.why[i] = fmt.Sprintf("%.2f per frame below the best path (more than %.1f)", gap[i], rule.MaxGap)
+				g := rule.MaxGap
+				h.why[i], h.gate[i] = fmt.Sprintf("%.2f per frame below the best path (more than %.1f)", gap[i], g), &g
 			}
 		}
 		if eligible[i] && i > 0 && rule.Extend && h.reads[0].Understood() && !h.reads[0].Complete() && !extends(hyp.Text, h.hyps[0].Text) {
@@ -243,7 +249,7 @@ func readAs(rd dialogue.Reading, v string) string {
 func (h heard) explain() []dialogue.HeardHypothesis {
 	out := make([]dialogue.HeardHypothesis, len(h.hyps))
 	for i, hyp := range h.hyps {
-		out[i] = dialogue.HeardHypothesis{Text: hyp.Text, Source: hyp.Source, Score: hyp.Score, Chosen: i == h.chosen, Reason: h.why[i]}
+		out[i] = dialogue.HeardHypothesis{Text: hyp.Text, Source: hyp.Source, Score: hyp.Score, Chosen: i == h.chosen, Reason: h.why[i], Gate: h.gate[i]}
 	}
 	return out
 }

@@ -33,8 +33,9 @@ func TestChooseHeard(t *testing.T) {
 		name   string
 		hyps   []speech.Hypothesis
 		chosen string
-		why    string // part of the chosen reading's reason
-		last   string // part of the last reading's reason, when set
+		why    string          // part of the chosen reading's reason
+		last   string          // part of the last reading's reason, when set
+		gated  map[int]float64 // the readings the acoustic gate turned down, and its value
 	}{
 		{
 			// "set an alarm for seven am" (kal16): the full model's best
@@ -45,6 +46,7 @@ func TestChooseHeard(t *testing.T) {
 			hyps: []speech.Hypothesis{full("set an alarm for seven m.", 0), full("set an alarm four seven m.", -0.84),
 				full("set an alarm for seven am", -0.35), full("set an alarm for seven and", -1.45)},
 			chosen: "set an alarm for seven m.", why: "the recogniser's choice, SET_ALARM",
+			gated: map[int]float64{3: 1.0},
 		},
 		{
 			// "help" (kal16) heard as "well the"; "help" is in the n-best
@@ -52,6 +54,7 @@ func TestChooseHeard(t *testing.T) {
 			name: "a reading understood where the choice is not",
 			hyps: []speech.Hypothesis{full("well the", 0), full("help", -0.449), full("well but", -0.884), full("welcome", -1.101),
 				full("well that", -2.348)},
+			gated:  map[int]float64{3: 1.0, 4: 1.0},
 			chosen: "help", why: "better than the recogniser's choice (not understood)",
 		},
 		{
@@ -68,6 +71,7 @@ func TestChooseHeard(t *testing.T) {
 			name:   "acoustic gate",
 			hyps:   []speech.Hypothesis{full("why is the sky blue", 0), full("play the sky blue", -2.5)},
 			chosen: "why is the sky blue", why: "no reading it allows",
+			gated: map[int]float64{1: 1.0},
 		},
 		{
 			// The grammar's reading, rejected by the recogniser, does not
@@ -102,7 +106,8 @@ func TestChooseHeard(t *testing.T) {
 			hyps: []speech.Hypothesis{{Text: "set an alarm", Source: speech.SourceMixed, Score: 2}, full("set and alarm", 0),
 				alt("set an alarm for seven", -1.8)},
 			chosen: "set an alarm", why: "the recogniser's choice, SET_ALARM without its",
-			last: "1.80 per frame below the mixed decoder's best path (more than 1.0)",
+			last:  "1.80 per frame below the mixed decoder's best path (more than 1.0)",
+			gated: map[int]float64{2: 1.0},
 		},
 		{
 			// The in-domain decoder the recogniser rejected: none of its
@@ -133,6 +138,11 @@ func TestChooseHeard(t *testing.T) {
 			for i, hx := range x {
 				if hx.Reason == "" || hx.Text != c.hyps[i].Text || hx.Score != c.hyps[i].Score || hx.Chosen != (i == h.chosen) {
 					t.Errorf("reading %d explained as %+v", i, hx)
+				}
+				// Gate marks exactly the readings the acoustic gate
+				// turned down (the console folds them by it).
+				if g, ok := c.gated[i]; ok != (hx.Gate != nil) || ok && *hx.Gate != g {
+					t.Errorf("reading %d (%q): gate %v, want %v (set: %v)", i, hx.Reason, hx.Gate, g, ok)
 				}
 			}
 			if last := x[len(x)-1].Reason; !strings.Contains(last, c.last) {

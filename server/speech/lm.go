@@ -4,13 +4,17 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/harkhq/hark/server/speech/ngram"
 	"github.com/harkhq/hark/server/speech/sphinx"
@@ -178,6 +182,61 @@ func writeModel(m *ngram.Model, dir, name string, binary bool) (string, error) {
 // cached files of an older build are not used.
 const modelVersion = "hark-lm-3"
 
+// cacheMaxIdle is how long a cached model may go unused before a process
+// that finds or builds another model removes it. Every pattern change
+// makes new models (a mixed one is 27 MB), and nothing else removes the
+// old ones: 36 files, 252 MB on the development machine (2026-11-25).
+// Fourteen days keeps the models of a grammar used every week or so (a
+// second checkout, a branch's tests, last week's demo) and still bounds
+// the cache by two weeks of changes; a model removed too early costs one
+// rebuild (about 20 s on 2 cores). A model a running process holds
+// (modelFile) is kept at any age.
+const cacheMaxIdle = 14 * 24 * time.Hour
+
+// A modelFile is a model file a recogniser reads. A cached one is held
+// open under a shared flock(2) for as long as the recogniser may load it
+// (its slots load their decoders on first use, possibly days later), which
+// tells sweepCache in every process not to remove it; a temporary one
+// (no writable cache directory) is removed by Close.
+type modelFile struct {
+	path string
+	temp bool
+	hold *os.File // the shared lock on a cached model
+}
+
+// Path is the model's file; "" for no model (nil).
+func (f *modelFile) Path() string {
+	if f == nil {
+		return ""
+	}
+	return f.path
+}
+
+// touch marks the cached model as used now: its modification time is its
+// last use, which sweepCache reads. Best effort: a file of another user's
+// cannot be touched, and is then swept as if unused since its last touch
+// by its owner.
+func (f *modelFile) touch() {
+	if f != nil && !f.temp {
+		now := time.Now()
+		os.Chtimes(f.path, now, now)
+	}
+}
+
+// Close releases the model: a temporary file is removed, a cached one
+// touched (its last use) and its lock released.
+func (f *modelFile) Close() {
+	switch {
+	case f == nil:
+	case f.temp:
+		os.Remove(f.path)
+	case f.hold != nil:
+		f.touch()
+		f.hold.Close() // releases the flock
+		f.hold = nil
+	}
+}
+
 // cachedModel returns the file of a model identified by key (any
 // JSON-encodable description of everything the model depends on),
 // building it with build and keeping it in the user's cache directory
@@ -185,18 +244,32 @@ const modelVersion = "hark-lm-3"
 // seconds, and every speech worker process would otherwise pay them. The
 // file is written under a temporary name and renamed, so workers starting
 // together never read a partial one. When no cache directory is writable
-// the model goes to a temporary file; temp reports that the caller must
-// remove it.
+// the model goes to a temporary file, which Close removes. The caller
+// closes the modelFile when it will not load the model again.
 //
 // A binary model is kept in sphinxbase's binary trie format: the mixed
 // model with all the general model's n-grams is 98 MB of ARPA text,
 // which pocketsphinx takes 6 s to read (at load 12) where it maps the
 // 27 MB binary in 20 ms; the conversion (sphinxbase's own writer) costs
 // about 8 s once.
-func cachedModel(name string, key any, binary bool, build func() (*ngram.Model, error)) (path string, temp bool, err error) {
+//
+// The cache is shared by every process of the user (harkd, its workers,
+// tests, other checkouts with other grammars), so files are only ever
+// added by rename and removed under these locks (flock(2), released by
+// the kernel when a process dies):
+//   - <model>.lock, exclusive, by the one process that builds <model>
+//     (the others wait for it and then find the file);
+//   - <model> itself, shared, by every process that may still load it
+//     (holdModel), from before it checks the file is there;
+//   - both exclusive, without waiting, by sweepCache before it removes a
+//     model unused for cacheMaxIdle, so a model held or being built is
+//     never removed. A process that opened either file just before it was
+//     removed finds, once it has its lock, that the path no longer names
+//     the file it locked, and starts again (it rebuilds the model).
+func cachedModel(name string, key any, binary bool, build func() (*ngram.Model, error)) (*modelFile, error) {
 	b, err := json.Marshal([]any{modelVersion, name, key, binary})
 	if err != nil {
-		return "", false, err
+		return nil, err
 	}
 	sum := sha256.Sum256(b)
 	dir, err := os.UserCacheDir()
@@ -207,43 +280,206 @@ func cachedModel(name string, key any, binary bool, build func() (*ngram.Model, 
 	if err != nil {
 		m, err := build()
 		if err != nil {
-			return "", false, err
+			return nil, err
 		}
 		path, err := writeModel(m, "", name, binary)
-		return path, true, err
+		if err != nil {
+			return nil, err
+		}
+		return &modelFile{path: path, temp: true}, nil
 	}
 	ext := ".arpa"
 	if binary {
 		ext = ".lm.bin"
 	}
-	path = filepath.Join(dir, name+"-"+hex.EncodeToString(sum[:12])+ext)
-	if _, err := os.Stat(path); err == nil {
-		return path, false, nil
+	path := filepath.Join(dir, name+"-"+hex.EncodeToString(sum[:12])+ext)
+	f, err := findOrBuild(dir, path, name, binary, build)
+	if err != nil {
+		return nil, err
 	}
-	// Speech workers start together: one builds, the others wait for its
-	// file instead of all spending the CPU at once.
-	if lock, err := os.OpenFile(path+".lock", os.O_CREATE|os.O_RDWR, 0o644); err == nil {
-		defer lock.Close()
-		if syscall.Flock(int(lock.Fd()), syscall.LOCK_EX) == nil {
-			defer syscall.Flock(int(lock.Fd()), syscall.LOCK_UN)
-			if _, err := os.Stat(path); err == nil {
-				return path, false, nil
+	sweepCache(dir, time.Now().Add(-cacheMaxIdle))
+	return f, nil
+}
+
+// findOrBuild holds the model at path, building it first when it is not
+// there. It tries twice: a file that vanishes between its rename and
+// holdModel has been removed by hand (sweepCache never removes a new
+// one), and a third build would not fare better.
+func findOrBuild(dir, path, name string, binary bool, build func() (*ngram.Model, error)) (*modelFile, error) {
+	var m *ngram.Model
+	for range 2 {
+		if f := holdModel(path); f != nil {
+			return f, nil
+		}
+		// Speech workers start together: one builds, the others wait for
+		// its file instead of all spending the CPU at once.
+		unlock := lockFile(path + ".lock")
+		if f := holdModel(path); f != nil {
+			unlock()
+			return f, nil
+		}
+		if m == nil {
+			var err error
+			if m, err = build(); err != nil {
+				unlock()
+				return nil, err
 			}
 		}
+		tmp, err := writeModel(m, dir, name, binary)
+		if err != nil {
+			unlock()
+			return nil, err
+		}
+		if err := os.Rename(tmp, path); err != nil {
+			os.Remove(tmp)
+			unlock()
+			return nil, fmt.Errorf("%s model: %w", name, err)
+		}
+		f := holdModel(path)
+		unlock()
+		if f != nil {
+			return f, nil
+		}
 	}
-	m, err := build()
+	return nil, fmt.Errorf("%s model: %s was removed as soon as it was written", name, path)
+}
+
+// beforeHold, when set (by tests), runs in holdModel between opening the
+// file and locking it: where another process's sweepCache may remove it.
+var beforeHold func(path string)
+
+// holdModel opens the cached model at path under a shared lock and marks
+// it used (touch), or returns nil when there is no such file, or when it
+// was removed before the lock was had (the caller then builds it again).
+// Where flock is not supported the file is used without the lock;
+// sweepCache, which cannot lock it either, then leaves it alone.
+func holdModel(path string) *modelFile {
+	h, err := os.Open(path)
 	if err != nil {
-		return "", false, err
+		return nil
 	}
-	tmp, err := writeModel(m, dir, name, binary)
+	if beforeHold != nil {
+		beforeHold(path)
+	}
+	// sweepCache holds its exclusive lock only while it removes the file,
+	// so waiting here is short.
+	syscall.Flock(int(h.Fd()), syscall.LOCK_SH)
+	if !namesFile(path, h) {
+		h.Close()
+		return nil
+	}
+	f := &modelFile{path: path, hold: h}
+	f.touch()
+	return f
+}
+
+// namesFile reports whether path still names the open file f (not
+// removed, nor replaced by another file since f was opened).
+func namesFile(path string, f *os.File) bool {
+	fi, err := f.Stat()
 	if err != nil {
-		return "", false, err
+		return false
 	}
-	if err := os.Rename(tmp, path); err != nil {
-		os.Remove(tmp)
-		return "", false, fmt.Errorf("%s model: %w", name, err)
+	pi, err := os.Stat(path)
+	return err == nil && os.SameFile(fi, pi)
+}
+
+// lockFile takes an exclusive lock on path, creating it, and returns its
+// release. When path cannot be opened or locked it goes without the lock
+// (two processes then both build the model, which costs time only: each
+// renames a complete file into place). A lock file sweepCache removed
+// while this process waited for it is not the one others now lock, so it
+// locks the new one instead.
+func lockFile(path string) (unlock func()) {
+	for range 3 {
+		f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o644)
+		if err != nil {
+			return func() {}
+		}
+		if syscall.Flock(int(f.Fd()), syscall.LOCK_EX) != nil {
+			f.Close()
+			return func() {}
+		}
+		if namesFile(path, f) {
+			return func() { f.Close() } // closing releases the lock
+		}
+		f.Close()
 	}
-	return path, false, nil
+	return func() {}
+}
+
+// Names of the cache's files: the models cachedModel keeps (of every
+// modelVersion: the key's hash is the only difference), their locks, and
+// writeModel's temporaries, which a build that was killed leaves behind.
+var (
+	cachedModelName = regexp.MustCompile(`^(domain|mixed)-[0-9a-f]+\.(arpa|lm\.bin)$`)
+	tempModelName   = regexp.MustCompile(`^hark-(domain|mixed)-[0-9]+\.(arpa|lm\.bin)$`)
+)
+
+// sweepCache removes from dir the models not used since cutoff (their
+// modification time, see modelFile.touch) with their locks, the locks
+// left without a model, and temporaries older than cutoff (a build takes
+// seconds, so these are a dead build's). It skips anything locked by
+// another process (see cachedModel) and ignores every error: the cache
+// only grows when it fails.
+func sweepCache(dir string, cutoff time.Time) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		name := e.Name()
+		path := filepath.Join(dir, name)
+		info, err := e.Info()
+		if err != nil || !info.Mode().IsRegular() || !info.ModTime().Before(cutoff) {
+			continue
+		}
+		switch {
+		case cachedModelName.MatchString(name):
+			removeModel(path, cutoff)
+		case strings.HasSuffix(name, ".lock") && cachedModelName.MatchString(strings.TrimSuffix(name, ".lock")):
+			// A lock's time is when it was created; one whose model is
+			// there goes with the model.
+			if _, err := os.Lstat(strings.TrimSuffix(path, ".lock")); errors.Is(err, fs.ErrNotExist) {
+				removeLocked(path, func(*os.File) bool { return true })
+			}
+		case tempModelName.MatchString(name):
+			os.Remove(path)
+		}
+	}
+}
+
+// removeModel removes the model at path and its lock when neither is
+// locked by another process and it is still unused since cutoff.
+func removeModel(path string, cutoff time.Time) {
+	removeLocked(path, func(f *os.File) bool {
+		fi, err := f.Stat()
+		if err != nil || !fi.ModTime().Before(cutoff) {
+			return false // used since the directory was read
+		}
+		lock := path + ".lock"
+		if _, err := os.Lstat(lock); errors.Is(err, fs.ErrNotExist) {
+			return true
+		}
+		// A builder, or a process that waited for one, holds the lock:
+		// it is about to hold the model.
+		return removeLocked(lock, func(*os.File) bool { return true })
+	})
+}
+
+// removeLocked removes path when it can lock it exclusively at once,
+// path still names the file locked and ok (called under the lock)
+// agrees; it reports whether it removed it.
+func removeLocked(path string, ok func(*os.File) bool) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	if syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB) != nil || !namesFile(path, f) || !ok(f) {
+		return false
+	}
+	return os.Remove(path) == nil
 }
 
 // generalKey identifies the general model file by name, size and time.

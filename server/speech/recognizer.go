@@ -374,7 +374,10 @@
 // binary format. A speech worker builds them when it starts, which the
 // pool does for its first worker when it is created (when harkd starts),
 // not on a first query (TestModelsBuiltWhenThePoolStarts); the first
-// worker loads its full decoder while they build.
+// worker loads its full decoder while they build. Each use touches a
+// cached model; finding or building one removes the directory's models
+// unused for 14 days (cacheMaxIdle), never one a process holds or builds
+// (flock; see cachedModel).
 //
 // # Decoding while the audio arrives
 //
@@ -835,9 +838,8 @@ type Recognizer struct {
 	wide     arrangement // for 16 kHz audio
 	narrow   arrangement // for 8 kHz audio
 	short    arrangement // for 16 kHz audio that ends before MeanDelay frames
-	domainLM string      // ARPA file of the domain model, when a decoder uses it
-	mixedLM  string      // binary file of the mixed model, when a decoder uses it
-	temps    []string    // model files outside the cache, removed by Close
+	domainLM *modelFile  // ARPA file of the domain model, when a decoder uses it
+	mixedLM  *modelFile  // binary file of the mixed model, when a decoder uses it
 	pool     chan *slot
 	// cmnInit is the acoustic model's initial cepstral mean (-cmninit in
 	// its feat.params), the early normalisation's seed without a session
@@ -936,7 +938,7 @@ func PrepareModels(cfg Config) error {
 	}
 	r := &Recognizer{cfg: cfg}
 	err = r.writeModels(dict, slices.Contains(kinds, SourceDomain), slices.Contains(kinds, SourceMixed))
-	r.removeModels() // only when no cache directory was writable: nothing was kept then
+	r.releaseModels() // touched (their last use) and let go; temporary ones removed
 	if err != nil {
 		return fmt.Errorf("speech: %w", err)
 	}
@@ -1000,7 +1002,7 @@ func New(cfg Config) (*Recognizer, error) {
 	}
 	if err != nil {
 		first.close()
-		r.removeModels()
+		r.releaseModels()
 		return nil, err
 	}
 	r.ncep = first.decs[0].CepstrumSize()
@@ -1065,11 +1067,13 @@ func (r *Recognizer) decoderConfig(kind string) sphinx.Config {
 	case SourceFull:
 		c.LM = general
 	case SourceDomain:
-		c.LM = r.domainLM
+		c.LM = r.domainLM.Path()
 		c.Args = r.cfg.DomainSearchArgs
+		r.domainLM.touch() // a use: the cache keeps models by last use
 	case SourceMixed:
-		c.LM = r.mixedLM
+		c.LM = r.mixedLM.Path()
 		c.Args = r.cfg.SearchArgs
+		r.mixedLM.touch()
 	}
 	// The n-gram decoders skip the flat-lexicon second pass, which would
 	// run over the whole utterance after its end (about 100 ms of the 115
@@ -1098,13 +1102,9 @@ func (r *Recognizer) writeModels(dict map[string]bool, domain, mixed bool) error
 	// The dictionary is part of the key through the model directory.
 	key := []any{r.cfg.Grammar, r.cfg.ModelDir, generalKey(filepath.Join(r.cfg.ModelDir, "cmudict-en-us.dict"))}
 	var err error
-	var temp bool
 	if domain {
-		if r.domainLM, temp, err = cachedModel("domain", key, false, buildDomain); err != nil {
+		if r.domainLM, err = cachedModel("domain", key, false, buildDomain); err != nil {
 			return err
-		}
-		if temp {
-			r.temps = append(r.temps, r.domainLM)
 		}
 	}
 	if mixed {
@@ -1120,7 +1120,7 @@ func (r *Recognizer) writeModels(dict map[string]bool, domain, mixed bool) error
 			}
 			mkey = append(mkey, "pruned", th)
 		}
-		r.mixedLM, temp, err = cachedModel("mixed", mkey, true, func() (*ngram.Model, error) {
+		r.mixedLM, err = cachedModel("mixed", mkey, true, func() (*ngram.Model, error) {
 			d, err := buildDomain()
 			if err != nil {
 				return nil, err
@@ -1130,19 +1130,17 @@ func (r *Recognizer) writeModels(dict map[string]bool, domain, mixed bool) error
 		if err != nil {
 			return err
 		}
-		if temp {
-			r.temps = append(r.temps, r.mixedLM)
-		}
 	}
 	return nil
 }
 
-// removeModels removes the model files that are not in the cache.
-func (r *Recognizer) removeModels() {
-	for _, f := range r.temps {
-		os.Remove(f)
-	}
-	r.temps = nil
+// releaseModels removes the model files that are not in the cache and
+// lets go of the cached ones (which other processes may then remove once
+// they are unused long enough; see cachedModel). No slot loads a decoder
+// afterwards.
+func (r *Recognizer) releaseModels() {
+	r.domainLM.Close()
+	r.mixedLM.Close()
 }
 
 // Decoders is the decoder arrangement for 16 kHz audio.
@@ -1231,11 +1229,12 @@ func Available(lang string) error {
 	return apierr.InvalidArgumentf("language %q is not supported for speech (en, es)", lang)
 }
 
-// Close frees the decoders of idle slots and removes the model files
-// written outside the cache (decoders still running have read them).
-// Utterances still running keep their decoders until they end.
+// Close frees the decoders of idle slots, removes the model files
+// written outside the cache and lets go of the cached ones (decoders
+// still running have read them). Utterances still running keep their
+// decoders until they end.
 func (r *Recognizer) Close() {
-	r.removeModels()
+	r.releaseModels()
 	for {
 		select {
 		case s := <-r.pool:

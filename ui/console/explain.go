@@ -2,6 +2,8 @@ package console
 
 import (
 	"fmt"
+	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/harkhq/hark/client"
@@ -65,13 +67,40 @@ func explainLines(x *client.Explanation, t *common.Theme, width int) []string {
 		}
 		lines = append(lines, line("  corrected "+strings.Join(cs, ", ")))
 	}
-	// Spoken queries: each reading of the audio, the chosen one marked
+	// Spoken queries: the readings of the audio, the chosen one marked
 	// with ✓ and the server's reason, so a misheard turn shows whether the
 	// right words were among the candidates.
 	if len(x.Hypotheses) > 0 {
 		lines = append(lines, line("  heard as:"))
 	}
-	for _, h := range x.Hypotheses {
+	for _, l := range heardLines(x.Hypotheses) {
+		lines = append(lines, line(l))
+	}
+	return lines
+}
+
+// heardLines are the "heard as" lines of a spoken turn: the chosen
+// reading and those that competed with it (or were turned down for
+// another reason), one per line, then one line for those the acoustic
+// gate turned down (Gate set): since the in-domain decoder's n-best joined
+// they are most of a turn's up to 11 readings, which pushed the
+// conversation off an 80x24 screen, and they never had a chance. `hark
+// ask --explain` still lists each. A single such reading keeps its line
+// (a summary would not be shorter). The server's field is read rather
+// than its reason's words, which may change.
+func heardLines(hyps []client.Hypothesis) []string {
+	var lines []string
+	var gated []client.Hypothesis
+	for _, h := range hyps {
+		if h.Gate != nil && !h.Chosen {
+			gated = append(gated, h)
+		}
+	}
+	fold := len(gated) > 1
+	for _, h := range hyps {
+		if fold && h.Gate != nil && !h.Chosen {
+			continue
+		}
 		mark := "·"
 		if h.Chosen {
 			mark = "✓"
@@ -84,7 +113,22 @@ func explainLines(x *client.Explanation, t *common.Theme, width int) []string {
 		if h.Reason != "" {
 			s += " — " + h.Reason
 		}
-		lines = append(lines, line(s))
+		lines = append(lines, s)
+	}
+	if fold {
+		var values []float64
+		for _, h := range gated {
+			values = append(values, *h.Gate)
+		}
+		slices.Sort(values)
+		var gates []string
+		for _, v := range values {
+			if g := strconv.FormatFloat(v, 'f', 1, 64); !slices.Contains(gates, g) {
+				gates = append(gates, g)
+			}
+		}
+		lines = append(lines, fmt.Sprintf("    · %d more readings, over %s per frame below their decoder's best path",
+			len(gated), strings.Join(gates, "/")))
 	}
 	return lines
 }

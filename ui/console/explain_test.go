@@ -49,3 +49,67 @@ func TestExplainShowsSpokenHypotheses(t *testing.T) {
 		t.Errorf("empty hypotheses marshalled: %s", b)
 	}
 }
+
+// A spoken turn's readings turned down by the acoustic gate (the server's
+// gate field) fold into one line; the chosen reading and those turned down
+// for another reason keep theirs, in order; the lines fit 80 columns. The
+// fixture is the server's explain of kal16 "text anna" (the golden's).
+func TestExplainFoldsGatedReadings(t *testing.T) {
+	const fixture = `{"lang":"en","langFrom":"request","intent":"SEND_SMS","cost":0.2,"slots":[],"corrections":[],
+	  "hypotheses":[
+	    {"text":"text anna","source":"domain","score":8.97,"chosen":true,"reason":"the recogniser's choice, SEND_SMS without its message, cost 0.20 + gap 0.00"},
+	    {"text":"doug stanhope","source":"full","score":0,"chosen":false,"reason":"drops words of the recogniser's choice, an understood request"},
+	    {"text":"trucks planet","source":"full","score":-2.25,"chosen":false,"reason":"2.25 per frame below the best path (more than 1.0)","gate":1},
+	    {"text":"ducks planet","source":"full","score":-2.54,"chosen":false,"reason":"2.54 per frame below the best path (more than 1.0)","gate":1},
+	    {"text":"text grandma","source":"domain","score":-3.81,"chosen":false,"reason":"3.81 per frame below the domain decoder's best path (more than 1.0)","gate":1},
+	    {"text":"text mum","source":"domain","score":-0.2,"chosen":false,"reason":"not understood"},
+	    {"text":"text on the","source":"domain","score":-11.79,"chosen":false,"reason":"11.79 per frame below the domain decoder's best path (more than 1.0)","gate":1}]}`
+	var x client.Explanation
+	if err := json.Unmarshal([]byte(fixture), &x); err != nil {
+		t.Fatal(err)
+	}
+	lines := explainLines(&x, common.NewTheme(true), 80)
+	var heard []string
+	for i, l := range lines {
+		if w := common.CellWidth(l); w > 80 {
+			t.Errorf("line %d is %d columns wide: %q", i, w, l)
+		}
+		if strings.HasPrefix(strings.TrimSpace(l), "✓") || strings.HasPrefix(strings.TrimSpace(l), "·") {
+			heard = append(heard, strings.TrimSpace(l))
+		}
+	}
+	want := []string{
+		`✓ "text anna" (domain) score 8.97`,
+		`· "doug stanhope" (full) score 0.00 — drops words`,
+		`· "text mum" (domain) score -0.20 — not understood`,
+		`· 4 more readings, over 1.0 per frame below their decoder's best path`,
+	}
+	if len(heard) != len(want) {
+		t.Fatalf("heard as:\n%s\nwant %d lines", strings.Join(heard, "\n"), len(want))
+	}
+	for i := range want {
+		if !strings.HasPrefix(heard[i], want[i]) {
+			t.Errorf("line %d: %q, want it to start %q", i, heard[i], want[i])
+		}
+	}
+
+	// Gates of different values (the full and the in-domain decoders'
+	// are both 1.0 today) are each named.
+	g := 1.5
+	x.Hypotheses[4].Gate, x.Hypotheses[6].Gate = &g, &g
+	if got := heardLines(x.Hypotheses); !strings.Contains(got[len(got)-1], "· 4 more readings, over 1.0/1.5 per frame below") {
+		t.Errorf("with gates 1.0 and 1.5: %q", got[len(got)-1])
+	}
+
+	// One gated reading keeps its own line; a server without the field
+	// (an older harkd) gets every reading listed.
+	x.Hypotheses = x.Hypotheses[:3]
+	if got := heardLines(x.Hypotheses); len(got) != 3 || !strings.Contains(got[2], `"trucks planet"`) {
+		t.Errorf("with one gated reading:\n%s", strings.Join(got, "\n"))
+	}
+	var old client.Explanation
+	json.Unmarshal([]byte(strings.ReplaceAll(fixture, `,"gate":1`, "")), &old)
+	if got := heardLines(old.Hypotheses); len(got) != 7 {
+		t.Errorf("without gates %d lines, want all 7:\n%s", len(got), strings.Join(got, "\n"))
+	}
+}

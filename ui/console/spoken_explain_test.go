@@ -24,7 +24,8 @@ func TestMain(m *testing.M) { uitest.Main(m) }
 // hears as said (understood, without its message) and the full model
 // otherwise; the full model's readings are turned down for dropping those
 // words or being too far behind, the domain decoder's other readings for
-// being too far behind its best path
+// being too far behind its best path, and those turned down by that
+// acoustic gate fold into one line (heardLines)
 // (testdata/TestSpokenExplainGolden.golden; go test ./ui/console -run
 // SpokenExplain -update rewrites it).
 func TestSpokenExplainGolden(t *testing.T) {

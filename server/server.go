@@ -115,6 +115,10 @@ type Config struct {
 	// short commands; speech.Config.DomainSearchArgs, nil for the
 	// defaults), for the same measurements (HARK_SPOKEN_DOMAIN_ARGS).
 	SpeechDomainSearchArgs []string
+	// SpeechNoWarp decodes every speaker with the acoustic model's own
+	// filters (no speaker normalisation, see server/speech's warp.go), for
+	// measuring it (HARK_SPOKEN_WARP=off).
+	SpeechNoWarp bool
 
 	// AuthMemory is the memory budget of password hashing (19 MiB per
 	// argon2id hash); default 128 MiB, 6 hashes at once.
@@ -382,7 +386,7 @@ func (s *Server) build(ctx context.Context) error {
 	}
 	audio := &endpoints.Audio{Engine: s.Dialogue, Spoken: s.answers, Recognizer: s.voice.recognizer,
 		Synthesizer: s.voice.synthesizer, MaxAudio: cfg.MaxAudio, IdleTimeout: cfg.AudioIdleTimeout, Logger: cfg.Logger,
-		Priors: newSpeechPriors()}
+		Priors: newSpeechPriors(cfg.SpeechNoWarp)}
 	endpoints.Dialogue(s.api, s.Dialogue, audio)
 	audio.Routes(s.api)
 	endpoints.Icons(s.api)

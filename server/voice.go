@@ -146,4 +146,8 @@ func (s *Server) SpeechWorkers() (synthesis, recognition *speechworker.Pool) {
 	return s.voice.synth.Pool, s.voice.recog.Pool
 }
 
-func newSpeechPriors() *speech.Priors { return speech.NewPriors(maxSpeechPriors) }
+func newSpeechPriors(noWarp bool) *speech.Priors {
+	p := speech.NewPriors(maxSpeechPriors)
+	p.NoWarp = noWarp
+	return p
+}

@@ -14,6 +14,10 @@ import (
 // number of keys, forgetting the least recently used. Safe for
 // concurrent use.
 type Priors struct {
+	// NoWarp keeps every speaker at the model's own filters: Get never
+	// gives a warp nor asks for an estimate. Set before use.
+	NoWarp bool
+
 	mu    sync.Mutex
 	max   int
 	order *list.List // of *priorEntry, most recently used first
@@ -46,14 +50,14 @@ func (p *Priors) Get(key string) *Prior {
 	defer p.mu.Unlock()
 	el, ok := p.byKey[key]
 	if !ok {
-		return &Prior{Estimate: true}
+		return &Prior{Estimate: !p.NoWarp}
 	}
 	p.order.MoveToFront(el)
 	e := el.Value.(*priorEntry)
 	e.warps.since++
 	out := &Prior{Warp: e.warps.warp(), Estimate: e.warps.due()}
-	if out.Warp == 1 {
-		out.Warp = 0
+	if out.Warp == 1 || p.NoWarp {
+		out.Warp, out.Estimate = 0, false
 	}
 	if e.prior.Warp == out.Warp && len(e.prior.Mean) > 0 {
 		out.Mean, out.Frames = append([]float32(nil), e.prior.Mean...), e.prior.Frames

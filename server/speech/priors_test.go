@@ -79,6 +79,14 @@ func TestPriorsWarp(t *testing.T) {
 	if got := p.Get("a"); got.Warp != 0.88 || got.Estimate {
 		t.Fatalf("after two estimates of another voice: %+v, want warp 0.88 and no estimate (they agree)", got)
 	}
+	// With NoWarp, the same evidence gives neither a warp nor a request.
+	off := NewPriors(4)
+	off.NoWarp = true
+	off.Add("a", &Prior{Mean: []float32{1, 2}, Frames: 100})
+	off.AddWarps("a", peak(1.2), 400)
+	if got := off.Get("a"); got.Warp != 0 || got.Estimate || got.Mean == nil || off.Get("new").Estimate {
+		t.Fatalf("NoWarp: %+v", got)
+	}
 	// Scores that are not one per grid warp, or not finite, are ignored.
 	p.AddWarps("b", []float64{1, 2}, 100)
 	p.AddWarps("b", append(peak(1.2)[:len(WarpGrid)-1], math.NaN()), 100)

@@ -1391,7 +1391,13 @@ func (r *Recognizer) StartWith(ctx context.Context, lang string, rate int, opt O
 	// a result depend on whoever used the slot before. Making one takes
 	// 27 µs; it is primed in analyse.
 	arr := r.arrangementFor(rate)
-	warp := opt.Prior.warp()
+	// 8 kHz audio keeps the model's filters: its upper ones hear only the
+	// empty band above 4 kHz, and warping them lost words on the dev lines
+	// (see warp.go).
+	warp, estimate := opt.Prior.warp(), opt.Prior != nil && opt.Prior.Estimate
+	if rate == 8000 {
+		warp, estimate = 1, false
+	}
 	fe, err := sphinx.NewFrontend(s.decs[0], warp)
 	if err == nil {
 		if err = fe.Start(); err != nil {
@@ -1405,7 +1411,7 @@ func (r *Recognizer) StartWith(ctx context.Context, lang string, rate int, opt O
 	ncep := s.decs[0].CepstrumSize()
 	u := &Utterance{r: r, s: s, fe: fe, pending: make([]int16, 0, primeSamples), rate: rate, warp: warp,
 		norm: newMeanNormalizer(ncep, r.cfg.MeanDelay), arr: arr, decoded: make([]decoded, len(arr.idx)), earlyDistance: -1}
-	if opt.Prior != nil && opt.Prior.Estimate && slices.Contains(r.kinds, SourceDomain) {
+	if estimate && slices.Contains(r.kinds, SourceDomain) {
 		u.kept = make([]int16, 0, warpSamples)
 	}
 	if !r.cfg.LateStart && rate == 16000 {

@@ -14,7 +14,7 @@ import (
 // woman's voice) is most likely under a higher warp than kal16 and awb
 // (men's), as measured on the dev lines. The mean it returns was measured
 // under the warp it was decoded with, which a prior out of range cannot
-// set.
+// set; 8 kHz audio is never warped.
 func TestWarpEstimate(t *testing.T) {
 	rec := testRecognizer(t)
 	dir := t.TempDir()
@@ -59,6 +59,15 @@ func TestWarpEstimate(t *testing.T) {
 	}
 	if warped.Mean == nil || warped.Mean.Warp != 1.2 || slices.Equal(warped.Mean.Mean, plain.Mean.Mean) {
 		t.Fatalf("decoded at warp 1.2: mean %+v, want one measured under 1.2", warped.Mean)
+	}
+	// 8 kHz audio keeps the model's filters and carries no estimate.
+	narrow, err := RecognizeWith(context.Background(), rec, "en", 8000, Options{Prior: &Prior{Warp: 1.2, Estimate: true}},
+		bytes.NewReader(speak(t, dir, "kal", text)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if narrow.Warps != nil || narrow.Mean == nil || narrow.Mean.Warp != 0 {
+		t.Fatalf("8 kHz with warp 1.2 and an estimate asked: warps %v, mean %+v", narrow.Warps, narrow.Mean)
 	}
 	for _, bad := range []float64{0.2, 3, -1} {
 		_, err := RecognizeWith(context.Background(), rec, "en", 16000, Options{Prior: &Prior{Warp: bad}}, bytes.NewReader(audio))

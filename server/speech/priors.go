@@ -56,8 +56,11 @@ func (p *Priors) Get(key string) *Prior {
 	e := el.Value.(*priorEntry)
 	e.warps.since++
 	out := &Prior{Warp: e.warps.warp(), Estimate: e.warps.due()}
-	if out.Warp == 1 || p.NoWarp {
+	switch {
+	case p.NoWarp:
 		out.Warp, out.Estimate = 0, false
+	case out.Warp == 1:
+		out.Warp = 0
 	}
 	if e.prior.Warp == out.Warp && len(e.prior.Mean) > 0 {
 		out.Mean, out.Frames = append([]float32(nil), e.prior.Mean...), e.prior.Frames

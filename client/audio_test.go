@@ -23,11 +23,17 @@ import (
 // flite synthesises a 16 kHz mono WAV fixture (never committed).
 func flite(t testing.TB, text string) []byte {
 	t.Helper()
+	return fliteVoice(t, "kal16", text)
+}
+
+// fliteVoice is flite in another of its 16 kHz voices.
+func fliteVoice(t testing.TB, voice, text string) []byte {
+	t.Helper()
 	if _, err := exec.LookPath("flite"); err != nil {
 		t.Skip("flite is not installed (make test installs it)")
 	}
 	out := filepath.Join(t.TempDir(), "say.wav")
-	if b, err := exec.Command("flite", "-voice", "kal16", "-t", text, "-o", out).CombinedOutput(); err != nil {
+	if b, err := exec.Command("flite", "-voice", voice, "-t", text, "-o", out).CombinedOutput(); err != nil {
 		t.Fatalf("flite: %v %s", err, b)
 	}
 	wav, err := os.ReadFile(out)

@@ -2,8 +2,10 @@ package client_test
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 	"log/slog"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -24,15 +26,17 @@ func (l *lockedBuffer) Write(p []byte) (int, error) {
 	return l.b.Write(p)
 }
 
-// recognisedPriors returns, for each "recognised" line logged so far,
-// whether the utterance started from a cepstral prior.
-func (l *lockedBuffer) recognisedPriors() []bool {
+// recognised returns, for each "recognised" line logged so far, its
+// value of key.
+func (l *lockedBuffer) recognised(key string) []string {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	var out []bool
+	var out []string
 	for _, line := range strings.Split(l.b.String(), "\n") {
 		if strings.Contains(line, "msg=recognised") {
-			out = append(out, strings.Contains(line, " prior=true"))
+			_, v, _ := strings.Cut(line, " "+key+"=")
+			v, _, _ = strings.Cut(v, " ")
+			out = append(out, v)
 		}
 	}
 	return out
@@ -41,10 +45,11 @@ func (l *lockedBuffer) recognisedPriors() []bool {
 // TestSpeechPriorIsPerUser: the server seeds a speaker's utterance with
 // the cepstral mean of that speaker's earlier ones (speech.Priors), keyed
 // by user and never shared between users; a first utterance, without a
-// prior, is still recognised.
+// prior, is still recognised. (Without speaker normalisation, which drops
+// the mean once when a speaker's warp changes: TestSpeechWarpIsPerUser.)
 func TestSpeechPriorIsPerUser(t *testing.T) {
 	var log lockedBuffer
-	sam, p := voiceClient(t, server.Config{Logger: slog.New(slog.NewTextHandler(&log, nil))})
+	sam, p := voiceClient(t, server.Config{SpeechNoWarp: true, Logger: slog.New(slog.NewTextHandler(&log, nil))})
 	kim := clientFor(t, p, p.PublicKey, p.PrivateKey)
 	if _, _, err := kim.Auth.Anonymous(ctxT(t), "listener", "phone", "Kim"); err != nil {
 		t.Fatal(err)
@@ -70,12 +75,66 @@ func TestSpeechPriorIsPerUser(t *testing.T) {
 		if got := ans.Answer.Responses.Query; got != turn.text {
 			t.Errorf("%s said %q, heard %q", turn.name, turn.text, got)
 		}
-		priors := log.recognisedPriors()
+		priors := log.recognised("prior")
 		if len(priors) != i+1 {
 			t.Fatalf("%d recognised lines logged after %d turns", len(priors), i+1)
 		}
-		if priors[i] != turn.prior {
-			t.Errorf("%s's %q: started from a prior %v, want %v", turn.name, turn.text, priors[i], turn.prior)
+		if want := fmt.Sprint(turn.prior); priors[i] != want {
+			t.Errorf("%s's %q: started from a prior %s, want %s", turn.name, turn.text, priors[i], want)
 		}
+	}
+}
+
+// TestSpeechWarpIsPerUser: the server learns each speaker's frequency
+// warp from their own utterances and never another user's: Kim (flite's
+// slt, a woman's voice) is decoded under a warp above 1 once her first
+// commands are in, Sam (kal16) never under hers, and her first utterance
+// under the model's own filters although Sam spoke before.
+func TestSpeechWarpIsPerUser(t *testing.T) {
+	var log lockedBuffer
+	sam, p := voiceClient(t, server.Config{Logger: slog.New(slog.NewTextHandler(&log, nil))})
+	kim := clientFor(t, p, p.PublicKey, p.PrivateKey)
+	if _, _, err := kim.Auth.Anonymous(ctxT(t), "listener", "phone", "Kim"); err != nil {
+		t.Fatal(err)
+	}
+	turns := []struct {
+		who         *client.Client
+		voice, text string
+	}{
+		{sam, "kal16", "set an alarm for seven thirty tomorrow morning"},
+		{sam, "kal16", "what's the weather like in london tomorrow"},
+		{kim, "slt", "set an alarm for seven thirty tomorrow morning"},
+		{kim, "slt", "what's the weather like in london tomorrow"},
+		{kim, "slt", "remind me to call my mother on sunday"},
+		{sam, "kal16", "remind me to call my mother on sunday"},
+	}
+	for _, turn := range turns {
+		ans, err := turn.who.Dialogue.Stream(ctxT(t), bytes.NewReader(fliteVoice(t, turn.voice, turn.text)), 16000, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.Copy(io.Discard, ans.Audio)
+		ans.Audio.Close()
+	}
+	warps := log.recognised("warp")
+	if len(warps) != len(turns) {
+		t.Fatalf("%d recognised lines logged after %d turns", len(warps), len(turns))
+	}
+	w := make([]float64, len(warps))
+	for i, s := range warps {
+		var err error
+		if w[i], err = strconv.ParseFloat(s, 64); err != nil {
+			t.Fatalf("turn %d logged warp %q", i, s)
+		}
+	}
+	t.Logf("warps per turn: %v", w)
+	if w[0] != 1 || w[2] != 1 {
+		t.Errorf("first utterances of Sam and Kim under warps %g and %g, want the model's own (1)", w[0], w[2])
+	}
+	if w[4] <= 1 {
+		t.Errorf("Kim's third utterance under warp %g, want one above 1 (slt is a higher voice than the model's average)", w[4])
+	}
+	if w[5] > 1 || w[1] > 1 {
+		t.Errorf("Sam's later utterances under warps %g and %g, want at most 1", w[1], w[5])
 	}
 }

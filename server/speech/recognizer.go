@@ -614,6 +614,13 @@
 // Result carries both hypotheses and the margin, and the accuracy test
 // logs them for every fixture, so the threshold can be re-measured when
 // the grammar changes.
+//
+// # Speaker normalisation
+//
+// The front end's mel filters are warped per speaker (vocal tract length
+// normalisation), the warp chosen by maximum likelihood from the
+// speaker's earlier utterances (Prior.Warp, Result.Warps, Priors); what it
+// measured and why it works so is in warp.go.
 package speech
 
 import (

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/harkhq/hark/client"
 	"github.com/harkhq/hark/flow"
 )
 
@@ -22,7 +23,9 @@ Runs each flow file (YAML: name, lang, voice, rate, turns of say/wav/type with
 expect: heard, action, data, answer) against the platform: the embedded one, or
 --base-url given before "flow". 'say' turns are synthesised (flite, espeak-ng
 for Spanish) and streamed to /query/audio/stream at the pace of speech; the
-conversation's ref is carried from turn to turn.
+conversation's ref is carried from turn to turn. Without a signed-in user, each
+voice speaks as an anonymous speaker of its own, so what the platform learns of
+one voice never shapes how another is heard.
 
 Exit status: 0 when every expectation holds, 1 when one does not (or a turn
 could not run), 2 for usage errors and flow files that do not parse.
@@ -102,26 +105,50 @@ func cmdFlow(e *cliEnv, args []string) error {
 	if err != nil {
 		return err
 	}
+	// Who speaks. A signed-in user speaks every flow. Otherwise each voice is a speaker of
+	// its own, signed in anonymously under the console's identity and the voice's name
+	// (the same accounts every run): harkd learns a speaker's voice from their earlier
+	// utterances (cepstral mean, frequency warp), and one voice's must not decide how the
+	// next voice's first turns are heard. If signing in fails (a platform that cannot be
+	// reached), each turn says why.
+	var anonID string
 	if p.Client.Token() == "" {
-		// The identity the console takes when no one signs in. If this fails (a platform
-		// that cannot be reached), each turn says why.
-		if id, err := p.Sessions.ExternalID(); err != nil {
+		if anonID, err = p.Sessions.ExternalID(); err != nil {
 			fmt.Fprintln(stderr, "hark flow run: no anonymous id:", err)
-		} else if _, _, err := p.Client.Auth.Anonymous(ctx, id, "hark-flow", ""); err != nil {
-			fmt.Fprintln(stderr, "hark flow run: could not sign in:", err)
 		}
 	}
+	runners := map[string]*flow.Runner{}
+	runnerFor := func(voice string) *flow.Runner {
+		if r := runners[voice]; r != nil {
+			return r
+		}
+		c := p.Client
+		if anonID != "" {
+			speaker, err := client.New(p.Client.Config())
+			if err == nil {
+				speaker.SetRequestInfo(p.Client.RequestInfo())
+				_, _, err = speaker.Auth.Anonymous(ctx, anonID+"-flow-"+voice, "hark-flow", "")
+			}
+			if err != nil {
+				fmt.Fprintf(stderr, "hark flow run: could not sign in the speaker of %s: %v\n", voice, err)
+			} else {
+				c = speaker
+			}
+		}
+		r := &flow.Runner{Client: c, Pace: flow.Pace(o.pace), Timeout: o.timeout}
+		runners[voice] = r
+		return r
+	}
 
-	runner := &flow.Runner{Client: p.Client, Pace: flow.Pace(o.pace), Timeout: o.timeout}
 	var results []*flow.Result
 	enc := json.NewEncoder(stdout)
 	for _, f := range flows {
-		voices := []string{""}
+		voices := []string{f.Voice}
 		if f.Lang == "en" && f.Speaks() && len(o.voices) > 0 {
 			voices = o.voices
 		}
 		for _, v := range voices {
-			r := runner.Run(ctx, f, v, o.rate)
+			r := runnerFor(v).Run(ctx, f, v, o.rate)
 			results = append(results, r)
 			if o.json {
 				if err := enc.Encode(r); err != nil {

@@ -4,43 +4,13 @@ import (
 	"bytes"
 	"fmt"
 	"io"
-	"log/slog"
 	"strconv"
-	"strings"
-	"sync"
 	"testing"
 
 	"github.com/harkhq/hark/client"
 	"github.com/harkhq/hark/server"
+	"github.com/harkhq/hark/server/servertest"
 )
-
-// lockedBuffer collects the server's log across its goroutines.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-// recognised returns, for each "recognised" line logged so far, its
-// value of key.
-func (l *lockedBuffer) recognised(key string) []string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	var out []string
-	for _, line := range strings.Split(l.b.String(), "\n") {
-		if strings.Contains(line, "msg=recognised") {
-			_, v, _ := strings.Cut(line, " "+key+"=")
-			v, _, _ = strings.Cut(v, " ")
-			out = append(out, v)
-		}
-	}
-	return out
-}
 
 // TestSpeechPriorIsPerUser: the server seeds a speaker's utterance with
 // the cepstral mean of that speaker's earlier ones (speech.Priors), keyed
@@ -48,8 +18,11 @@ func (l *lockedBuffer) recognised(key string) []string {
 // prior, is still recognised. (Without speaker normalisation, which drops
 // the mean once when a speaker's warp changes: TestSpeechWarpIsPerUser.)
 func TestSpeechPriorIsPerUser(t *testing.T) {
-	var log lockedBuffer
-	sam, p := voiceClient(t, server.Config{SpeechNoWarp: true, Logger: slog.New(slog.NewTextHandler(&log, nil))})
+	if raceEnabled {
+		t.Skip("speech-bound: run without the race detector (make test runs it so)")
+	}
+	var log servertest.LogBuffer
+	sam, p := voiceClient(t, server.Config{SpeechNoWarp: true, Logger: log.Logger()})
 	kim := clientFor(t, p, p.PublicKey, p.PrivateKey)
 	if _, _, err := kim.Auth.Anonymous(ctxT(t), "listener", "phone", "Kim"); err != nil {
 		t.Fatal(err)
@@ -75,7 +48,7 @@ func TestSpeechPriorIsPerUser(t *testing.T) {
 		if got := ans.Answer.Responses.Query; got != turn.text {
 			t.Errorf("%s said %q, heard %q", turn.name, turn.text, got)
 		}
-		priors := log.recognised("prior")
+		priors := log.Values("recognised", "prior")
 		if len(priors) != i+1 {
 			t.Fatalf("%d recognised lines logged after %d turns", len(priors), i+1)
 		}
@@ -91,8 +64,11 @@ func TestSpeechPriorIsPerUser(t *testing.T) {
 // commands are in, Sam (kal16) never under hers, and her first utterance
 // under the model's own filters although Sam spoke before.
 func TestSpeechWarpIsPerUser(t *testing.T) {
-	var log lockedBuffer
-	sam, p := voiceClient(t, server.Config{Logger: slog.New(slog.NewTextHandler(&log, nil))})
+	if raceEnabled {
+		t.Skip("speech-bound: run without the race detector (make test runs it so)")
+	}
+	var log servertest.LogBuffer
+	sam, p := voiceClient(t, server.Config{Logger: log.Logger()})
 	kim := clientFor(t, p, p.PublicKey, p.PrivateKey)
 	if _, _, err := kim.Auth.Anonymous(ctxT(t), "listener", "phone", "Kim"); err != nil {
 		t.Fatal(err)
@@ -116,7 +92,7 @@ func TestSpeechWarpIsPerUser(t *testing.T) {
 		io.Copy(io.Discard, ans.Audio)
 		ans.Audio.Close()
 	}
-	warps := log.recognised("warp")
+	warps := log.Values("recognised", "warp")
 	if len(warps) != len(turns) {
 		t.Fatalf("%d recognised lines logged after %d turns", len(warps), len(turns))
 	}

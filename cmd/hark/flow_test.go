@@ -1,16 +1,13 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"encoding/xml"
-	"log/slog"
 	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/harkhq/hark/server"
@@ -93,6 +90,9 @@ func needFlite(t *testing.T) {
 // a fresh clone: no session (flows sign in as the console's anonymous user), no data. The
 // upload is fast-paced to keep the suite short; flow's own tests cover real-time pace.
 func TestFlowExamplesPass(t *testing.T) {
+	if raceEnabled {
+		t.Skip("speech-bound: run without the race detector (make test runs it so)")
+	}
 	needFlite(t)
 	isolate(t)
 	paths, err := filepath.Glob("../../examples/flows/*.yaml")
@@ -193,56 +193,33 @@ turns:
 // own, so what harkd learnt of one voice (here kal16's frequency warp, below the model's own
 // filters after its first commands) never decides how the next voice's first turn is heard.
 func TestFlowVoicesAreSpeakersOfTheirOwn(t *testing.T) {
+	if raceEnabled {
+		t.Skip("speech-bound: run without the race detector (make test runs it so)")
+	}
 	needFlite(t)
 	isolate(t)
-	var log syncBuffer
-	p := servertest.Start(t, server.Config{Logger: slog.New(slog.NewTextHandler(&log, nil))})
-	f := filepath.Join(t.TempDir(), "three.yaml")
+	var log servertest.LogBuffer
+	p := servertest.Start(t, server.Config{Logger: log.Logger()})
+	f := filepath.Join(t.TempDir(), "two.yaml")
 	os.WriteFile(f, []byte(`turns:
   - say: set an alarm for seven thirty tomorrow morning
   - say: what's the weather like in london tomorrow
-  - say: remind me to call my mother on sunday
 `), 0o600)
 	code, out, errOut := hark(t, "", "--base-url", p.BaseURL, "--api-key", p.PublicKey, "--private-key", p.PrivateKey,
 		"flow", "run", "--pace", "fast", "--timeout", slowTurn, "--voices", "kal16,slt", f)
 	if code != 0 || errOut != "" {
 		t.Fatalf("exit %d\n%s\nstderr: %s", code, out, errOut)
 	}
-	var warps []string
-	for _, line := range strings.Split(log.String(), "\n") {
-		if strings.Contains(line, "msg=recognised") {
-			_, w, _ := strings.Cut(line, " warp=")
-			w, _, _ = strings.Cut(w, " ")
-			warps = append(warps, w)
-		}
+	warps := log.Values("recognised", "warp")
+	if len(warps) != 4 {
+		t.Fatalf("%d recognised lines for 4 spoken turns:\n%s", len(warps), log.String())
 	}
-	if len(warps) != 6 {
-		t.Fatalf("%d recognised lines for 6 spoken turns:\n%s", len(warps), log.String())
+	if warps[0] != "1" || warps[1] == "1" {
+		t.Fatalf("kal16's turns under warps %v: want the model's own filters first, then its estimate", warps[:2])
 	}
-	if warps[0] != "1" || warps[2] == "1" {
-		t.Fatalf("kal16's turns under warps %v: want the model's own filters first, then its estimate", warps[:3])
+	if warps[2] != "1" {
+		t.Errorf("slt's first turn under warp %s after kal16's %s: want the model's own filters (1)", warps[2], warps[1])
 	}
-	if warps[3] != "1" {
-		t.Errorf("slt's first turn under warp %s after kal16's %s: want the model's own filters (1)", warps[3], warps[2])
-	}
-}
-
-// syncBuffer is a buffer a server's logger writes to from many goroutines.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 // TestFlowUnreachablePlatform: a platform that does not answer fails every turn with the

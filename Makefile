@@ -51,7 +51,12 @@ test-rest:
 	# Tests that skip themselves under the race detector: recognition accuracy (pocketsphinx's C
 	# code, which the detector does not see, with the Go around it several times slower) and an
 	# import of 40,000 rows killed midway (30 s in a race-built harkd, 2 s without).
-	$(GO) test -timeout 15m -run 'TestRecognitionAccuracy|TestShortCommandsEarly' ./server/speech
+	$(GO) test -timeout 15m -run 'TestRecognitionAccuracy|TestShortCommandsEarly|TestWarpEstimate' ./server/speech
+	# Voice tests through the platform whose work is pocketsphinx's in the speech workers (what
+	# harkd learns of a speaker; the example flows): the race pass covers the same Go paths in
+	# the client's other voice tests.
+	$(GO) test -timeout 15m -run 'TestSpeechPriorIsPerUser|TestSpeechWarpIsPerUser' ./client
+	$(GO) test -timeout 15m -run 'TestFlowExamplesPass|TestFlowVoicesAreSpeakersOfTheirOwn' ./cmd/hark
 	$(GO) test -timeout 15m -run 'TestKillMidImportLeavesTableUnchanged' ./cmd/harkd
 	# The same services again on PostgreSQL; the race detector runs over them on SQLite, so this
 	# pass proves the engine alone (1 minute instead of 3-4 on 2 cores).

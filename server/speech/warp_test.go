@@ -16,6 +16,9 @@ import (
 // under the warp it was decoded with, which a prior out of range cannot
 // set; 8 kHz audio is never warped.
 func TestWarpEstimate(t *testing.T) {
+	if raceEnabled {
+		t.Skip("measured without the race detector (make test runs it so)")
+	}
 	rec := testRecognizer(t)
 	dir := t.TempDir()
 	const text = "set an alarm for seven thirty tomorrow morning"

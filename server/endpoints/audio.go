@@ -115,8 +115,13 @@ func (a *Audio) recognise(w http.ResponseWriter, r *http.Request, body io.Reader
 	var opt speech.Options
 	if key != "" && a.Priors != nil {
 		opt.Prior = a.Priors.Get(key)
+		// The estimate comes after the result (the answer does not wait).
+		opt.Warps = func(scores []float64, frames int) { a.Priors.AddWarps(key, scores, frames) }
 	}
 	res, err := speech.RecognizeWith(r.Context(), rec, lang, rate, opt, limited)
+	if err != nil && opt.Prior != nil && opt.Prior.Estimate {
+		a.Priors.AddWarps(key, nil, 0) // no estimate will come
+	}
 	if err != nil {
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
@@ -126,17 +131,17 @@ func (a *Audio) recognise(w http.ResponseWriter, r *http.Request, body io.Reader
 	}
 	if key != "" && a.Priors != nil {
 		a.Priors.Add(key, res.Mean)
-		a.Priors.AddWarps(key, res.Warps, res.WarpFrames)
 	}
 	// For the log: whether the speaker's cepstral mean seeded the
-	// utterance, and the front end's warp (1: the model's own filters).
-	hasMean, warp := opt.Prior != nil && opt.Prior.Mean != nil, 1.0
+	// utterance, the front end's warp (1: the model's own filters), and
+	// whether it asked for a warp estimate (which comes after the answer).
+	hasMean, estimate, warp := opt.Prior != nil && opt.Prior.Mean != nil, opt.Prior != nil && opt.Prior.Estimate, 1.0
 	if opt.Prior != nil && opt.Prior.Warp != 0 {
 		warp = opt.Prior.Warp
 	}
 	if strings.TrimSpace(res.Text) == "" {
 		a.Logger.Info("recognised", "request_id", httpapi.RequestID(r.Context()), "source", res.Source,
-			"audio_ms", res.Audio.Milliseconds(), "margin", res.Margin, "prior", hasMean, "warp", warp, "estimated", len(res.Warps) > 0)
+			"audio_ms", res.Audio.Milliseconds(), "margin", res.Margin, "prior", hasMean, "warp", warp, "estimate", estimate)
 		return a.Engine.NotHeard(lang, req.Ref), lang, nil
 	}
 	h, err := chooseHeard(r.Context(), a.Engine, req, res)
@@ -144,7 +149,7 @@ func (a *Audio) recognise(w http.ResponseWriter, r *http.Request, body io.Reader
 		return dialogue.Response{}, "", err
 	}
 	a.Logger.Info("recognised", "request_id", httpapi.RequestID(r.Context()), "source", res.Source,
-		"audio_ms", res.Audio.Milliseconds(), "margin", res.Margin, "prior", hasMean, "warp", warp, "estimated", len(res.Warps) > 0,
+		"audio_ms", res.Audio.Milliseconds(), "margin", res.Margin, "prior", hasMean, "warp", warp, "estimate", estimate,
 		"readings", len(h.hyps), "chosen", h.chosen)
 	req.Query = h.Text()
 	req.Explain = explainRequested(r) // as on /query/text, for the console's explain view

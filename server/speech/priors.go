@@ -3,6 +3,7 @@ package speech
 import (
 	"container/list"
 	"sync"
+	"time"
 )
 
 // Priors keeps the cepstral mean of each speaker's recent utterances in
@@ -28,7 +29,15 @@ type priorEntry struct {
 	key   string
 	prior Prior // the mean, and the warp it was measured under
 	warps warpEvidence
+	// estimating is closed when the estimate Get last asked for is in
+	// (AddWarps); nil when none is awaited.
+	estimating chan struct{}
 }
+
+// estimateWait bounds how long Get waits for the speaker's estimate in
+// flight: it comes within a second of the previous result unless the
+// machine is overloaded, and then the utterance goes on without it.
+const estimateWait = 5 * time.Second
 
 // maxPriorFrames caps the frames a kept mean stands for, so that a
 // speaker's latest utterances outweigh old ones (a new microphone, a
@@ -44,12 +53,45 @@ func NewPriors(max int) *Priors {
 // (see "Speaker normalisation" in warp.go), the cepstral mean measured
 // under that warp if there is one, and whether the utterance should carry
 // a new warp estimate. An unknown key gets no mean and the model's own
-// filters, and asks for an estimate.
+// filters, and asks for an estimate. When it asks, the caller must hand
+// the estimate, or nil when none came (the recognition failed), to
+// AddWarps. The estimate of a speaker's previous utterance arrives after
+// its answer (speech.Options.Warps); a next utterance that begins before
+// it (turns sent back to back, as by hark flow) waits for it, at most
+// estimateWait, so it is decoded under everything learnt before it.
 func (p *Priors) Get(key string) *Prior {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	el, ok := p.byKey[key]
-	if !ok {
+	if p.NoWarp {
+		return p.current(p.byKey[key])
+	}
+	e := p.entry(key)
+	if ch := e.estimating; ch != nil {
+		p.mu.Unlock()
+		t := time.NewTimer(estimateWait)
+		select {
+		case <-ch:
+		case <-t.C:
+		}
+		t.Stop()
+		p.mu.Lock()
+		e = p.entry(key) // the same, unless forgotten meanwhile
+		if e.estimating == ch {
+			e.estimating = nil // gave up on it
+		}
+	}
+	out := p.current(p.byKey[key])
+	if out.Estimate && e.estimating == nil {
+		e.estimating = make(chan struct{})
+	} else {
+		out.Estimate = false // another utterance's estimate is in flight
+	}
+	return out
+}
+
+// current is the prior of entry el (nil: an unknown speaker); p.mu is held.
+func (p *Priors) current(el *list.Element) *Prior {
+	if el == nil {
 		return &Prior{Estimate: !p.NoWarp}
 	}
 	p.order.MoveToFront(el)
@@ -69,14 +111,19 @@ func (p *Priors) Get(key string) *Prior {
 }
 
 // AddWarps folds the warp scores of key's latest utterance
-// (Result.Warps, taken over frames) into key's warp evidence.
+// (speech.Options.Warps, taken over frames) into key's warp evidence, and
+// ends Get's wait for them; nil scores (none came) only end the wait.
 func (p *Priors) AddWarps(key string, scores []float64, frames int) {
-	if len(scores) == 0 {
-		return
-	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.entry(key).warps.add(scores, frames)
+	e := p.entry(key)
+	if len(scores) > 0 {
+		e.warps.add(scores, frames)
+	}
+	if e.estimating != nil {
+		close(e.estimating)
+		e.estimating = nil
+	}
 }
 
 // entry returns key's entry, made and the least recently used forgotten

@@ -3,13 +3,16 @@ package speech
 import (
 	"math"
 	"testing"
+	"time"
 )
 
 func TestPriorsFoldAndForget(t *testing.T) {
-	p := NewPriors(2)
-	if got := p.Get("a"); got.Mean != nil || got.Warp != 0 || !got.Estimate {
+	if got := NewPriors(2).Get("a"); got.Mean != nil || got.Warp != 0 || !got.Estimate {
 		t.Fatalf("an unknown speaker got %+v, want no mean, no warp and an estimate asked", got)
 	}
+	// The means alone (no estimates asked, so none awaited).
+	p := NewPriors(2)
+	p.NoWarp = true
 	p.Add("a", &Prior{Mean: []float32{10, 0}, Frames: 100})
 	p.Add("a", nil) // nothing heard: no change
 	p.Add("a", &Prior{Mean: []float32{40, 3}, Frames: 50})
@@ -92,5 +95,36 @@ func TestPriorsWarp(t *testing.T) {
 	p.AddWarps("b", append(peak(1.2)[:len(WarpGrid)-1], math.NaN()), 100)
 	if got := p.Get("b"); got.Warp != 0 || !got.Estimate {
 		t.Fatalf("malformed scores were kept: %+v", got)
+	}
+}
+
+// A speaker's next utterance that begins while the estimate of their
+// previous one is still being computed (it comes after the answer) waits
+// for it, and starts from it; an estimate that will not come (the
+// recognition failed: AddWarps with none) ends the wait.
+func TestPriorsWaitForTheEstimateInFlight(t *testing.T) {
+	p := NewPriors(4)
+	if !p.Get("a").Estimate {
+		t.Fatal("no estimate asked of a new speaker")
+	}
+	next := make(chan *Prior)
+	go func() { next <- p.Get("a") }()
+	select {
+	case got := <-next:
+		t.Fatalf("the next utterance started from %+v before the estimate was in", got)
+	case <-time.After(50 * time.Millisecond):
+	}
+	scores := make([]float64, len(WarpGrid))
+	for i, g := range WarpGrid {
+		scores[i] = -40 - 10*math.Abs(g-1.2)
+	}
+	p.AddWarps("a", scores, 200)
+	if got := <-next; got.Warp != 1.2 || !got.Estimate {
+		t.Fatalf("after the estimate: %+v, want warp 1.2 and another estimate asked (200 frames do not settle it)", got)
+	}
+	go func() { next <- p.Get("a") }()
+	p.AddWarps("a", nil, 0) // that estimate failed
+	if got := <-next; got.Warp != 1.2 {
+		t.Fatalf("after a failed estimate: %+v, want the warp learnt before", got)
 	}
 }

@@ -619,7 +619,7 @@
 //
 // The front end's mel filters are warped per speaker (vocal tract length
 // normalisation), the warp chosen by maximum likelihood from the
-// speaker's earlier utterances (Prior.Warp, Result.Warps, Priors); what it
+// speaker's earlier utterances (Prior.Warp, Options.Warps, Priors); what it
 // measured and why it works so is in warp.go.
 package speech
 
@@ -783,7 +783,7 @@ type Prior struct {
 	// model's own filters (a warp of 1).
 	Warp float64 `json:"warp,omitempty"`
 	// Estimate asks for the utterance's scores at every warp of WarpGrid
-	// (Result.Warps).
+	// (Options.Warps).
 	Estimate bool `json:"estimate,omitempty"`
 }
 
@@ -800,6 +800,14 @@ type Options struct {
 	// Prior is the cepstral mean of this speaker's earlier utterances, at
 	// the same sample rate; nil for a speaker's first.
 	Prior *Prior
+	// Warps, when set, receives the utterance's scores at each warp of
+	// WarpGrid, taken over frames frames (Priors.AddWarps): it is called
+	// exactly once after a Finish that returned a result, from another
+	// goroutine, with nil scores when the utterance carries no estimate
+	// (none asked, a short command, 8 kHz audio, or speech it could not
+	// score). The estimate runs after Finish has returned, so the answer
+	// never waits for it; the utterance's slot is busy until it is done.
+	Warps func(scores []float64, frames int)
 
 	// For the measurements of the package tests: how the early frames
 	// are normalised without a prior (earlyModel, earlyRunning) and the
@@ -1287,10 +1295,6 @@ type Result struct {
 	// was heard) and the warp it was measured under: the Prior of the same
 	// speaker's next utterance.
 	Mean *Prior `json:",omitempty"`
-	// Warps are the utterance's scores at each warp of WarpGrid, taken
-	// over WarpFrames frames, when its Prior asked for them (Priors.AddWarps).
-	Warps      []float64 `json:",omitempty"`
-	WarpFrames int       `json:",omitempty"`
 }
 
 // Utterance is one utterance being decoded. Write, Finish and Abort may be
@@ -1322,6 +1326,8 @@ type Utterance struct {
 	// kept is the audio a warp estimate decodes (the first warpSamples at
 	// 16 kHz); nil when none was asked for.
 	kept []int16
+	// warpsTo receives the warp estimate (Options.Warps).
+	warpsTo func(scores []float64, frames int)
 
 	earlyGrammar  bool    // the in-domain decoder starts early too (measurements only)
 	earlyDistance float64 // Result.earlyDistance
@@ -1418,7 +1424,8 @@ func (r *Recognizer) StartWith(ctx context.Context, lang string, rate int, opt O
 	ncep := s.decs[0].CepstrumSize()
 	u := &Utterance{r: r, s: s, fe: fe, pending: make([]int16, 0, primeSamples), rate: rate, warp: warp,
 		norm: newMeanNormalizer(ncep, r.cfg.MeanDelay), arr: arr, decoded: make([]decoded, len(arr.idx)), earlyDistance: -1}
-	if estimate && slices.Contains(r.kinds, SourceDomain) {
+	u.warpsTo = opt.Warps
+	if estimate && opt.Warps != nil && slices.Contains(r.kinds, SourceDomain) {
 		u.kept = make([]int16, 0, warpSamples)
 	}
 	if !r.cfg.LateStart && rate == 16000 {
@@ -1631,16 +1638,36 @@ func (u *Utterance) Finish() (Result, error) {
 			res.Hypotheses = hypotheses(res.Text, res.Source, res.Margin, u.arr.names,
 				u.decoded[0].hyp, u.decoded[1].hyp, free.NBest(NBestSize), dom.NBest(NBestSize+1))
 		}
-		if u.kept != nil && res.Mean != nil && res.Mean.Frames >= u.r.cfg.MeanDelay {
-			// Not on a short command: it would add most to the turns that
-			// are answered fastest, for little evidence.
+	}
+	if err != nil || u.warpsTo == nil {
+		u.release(errEnded)
+		return res, err
+	}
+	// Not on a short command: little evidence, and its slot would be
+	// busy longest relative to its speech.
+	var kept []int16
+	if u.kept != nil && res.Mean != nil && res.Mean.Frames >= u.r.cfg.MeanDelay {
+		kept = u.kept
+	}
+	s, to := u.halt(errEnded), u.warpsTo
+	finished := make(chan struct{})
+	defer close(finished)
+	go func() {
+		<-finished
+		var scores []float64
+		frames := 0
+		if kept != nil {
 			// Best effort: an utterance the estimate cannot score (too
 			// little speech under some warp) carries none.
-			res.Warps, res.WarpFrames, _ = estimateWarps(u.s.decs[slices.Index(u.r.kinds, SourceDomain)], u.kept)
+			var err error
+			if scores, frames, err = estimateWarps(s.decs[slices.Index(u.r.kinds, SourceDomain)], kept); err != nil {
+				scores, frames = nil, 0
+			}
 		}
-	}
-	u.release(errEnded)
-	return res, err
+		u.r.pool <- s
+		to(scores, frames)
+	}()
+	return res, nil
 }
 
 // keep appends samples to the audio a warp estimate decodes; u.mu is held.
@@ -1666,6 +1693,12 @@ func (u *Utterance) end(why error) {
 
 // release stops the decoders and returns the slot; u.mu is held.
 func (u *Utterance) release(why error) {
+	u.r.pool <- u.halt(why)
+}
+
+// halt stops the decoders and ends the utterance for why, and returns its
+// slot, which the caller gives back to the pool; u.mu is held.
+func (u *Utterance) halt(why error) *slot {
 	u.stop()
 	u.err = why
 	for _, f := range u.feeds {
@@ -1673,8 +1706,9 @@ func (u *Utterance) release(why error) {
 	}
 	u.wg.Wait()
 	u.fe.Close()
-	u.r.pool <- u.s
+	s := u.s
 	u.s = nil
+	return s
 }
 
 func (u *Utterance) endedErr() error {

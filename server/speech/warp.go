@@ -23,10 +23,12 @@ import (
 // score per frame is the likelihood compared. harkd keeps the scores per
 // speaker beside their cepstral mean (Priors) and sends the chosen warp
 // with the speaker's next utterance, whose front end uses it. The
-// estimate runs after the utterance's own search, before its result is
-// returned, so it delays the answers of the turns that carry one (see
-// BenchmarkWarpEstimate); Priors asks for it only until the warp settles,
-// while estimates disagree, and every warpRecheck utterances.
+// estimate runs once the utterance's result has been returned, on the
+// slot's domain decoder (Options.Warps), so no answer waits for it (see
+// BenchmarkWarpEstimate); a next utterance of the speaker that begins
+// before it is in waits for it (Priors.Get). Priors asks for it only until
+// the warp settles, while estimates disagree, and every warpRecheck
+// utterances.
 //
 // Measured on the dev lines (TestDecoderComparison, 42 commands and 99 dev
 // lines per voice, the mixed decoder alone; dev WER at warps 0.82 / 0.88 /

@@ -24,13 +24,19 @@
 // little-endian 16-bit mono.
 //
 //	server → worker                        worker → server
-//	I init (JSON: speech.Config or {})     R ready (JSON {"protocol":1, "dropped":[...]}) or E error
+//	I init (JSON: speech.Config or {})     R ready (JSON {"protocol":2, "dropped":[...]}) or E error
 //	S speak (JSON {"voice","text"})        P PCM of the sentence at 22050 Hz, or E error
 //	C cancel the speak in progress         (the speak's P or E still follows)
-//	O open (JSON {"lang","rate"})          R opened, or E error
+//	O open (JSON {"lang","rate","prior"})  R opened, or E error
 //	A audio (PCM bytes as they arrive)     (nothing: recognition runs while audio comes)
 //	F finish                               T result (JSON speech.Result, with its Hypotheses), or E error
+//	                                       after a T, when the prior asked for an estimate:
+//	                                       W warp scores (JSON {"scores","frames"}; none when not scored)
 //	X abort                                K aborted
+//
+// The warp estimate (speech.Options.Warps) follows the result so that the
+// server answers while the worker computes it; the worker takes no other
+// request until it has sent W.
 //
 // E carries {"status","code","description"}: an *apierr.Error keeps its
 // status and code across the pipe (a missing model still answers 503

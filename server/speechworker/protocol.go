@@ -23,7 +23,8 @@ const (
 	frameOpen    = 'O' // server → worker: JSON openRequest, begins an utterance
 	frameAudio   = 'A' // server → worker: PCM bytes of the open utterance
 	frameFinish  = 'F' // server → worker: the utterance's audio is complete
-	frameResult  = 'T' // worker → server: JSON speech.Result, ends an utterance
+	frameResult  = 'T' // worker → server: JSON speech.Result, ends an utterance (but a warp estimate)
+	frameWarps   = 'W' // worker → server: JSON warpScores after the result of an utterance whose prior asked for them
 	frameAbort   = 'X' // server → worker: abandon the utterance
 	frameAborted = 'K' // worker → server: the utterance is abandoned
 )
@@ -34,7 +35,7 @@ const maxFrame = 64 << 20
 
 // protocolVersion is checked in the ready frame, so a worker from another
 // build is refused rather than misread.
-const protocolVersion = 1
+const protocolVersion = 2
 
 type frame struct {
 	typ     byte
@@ -117,6 +118,12 @@ type readyInfo struct {
 type speakRequest struct {
 	Voice string `json:"voice"`
 	Text  string `json:"text"`
+}
+
+// warpScores is an utterance's warp estimate (speech.Options.Warps).
+type warpScores struct {
+	Scores []float64 `json:"scores,omitempty"`
+	Frames int       `json:"frames,omitempty"`
 }
 
 type openRequest struct {

@@ -69,7 +69,7 @@ func (r *Recognition) OpenWith(ctx context.Context, lang string, rate int, opt s
 	if rate != 8000 && rate != 16000 {
 		return nil, apierr.InvalidArgumentf("sample rate %d Hz is not supported (8000 or 16000)", rate)
 	}
-	u := &utterance{r: r, ctx: ctx, open: openRequest{Lang: lang, Rate: rate, Prior: opt.Prior}}
+	u := &utterance{r: r, ctx: ctx, open: openRequest{Lang: lang, Rate: rate, Prior: opt.Prior}, warps: opt.Warps}
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	if err := u.begin(); err != nil {
@@ -90,6 +90,7 @@ type utterance struct {
 	tries int
 	ended error
 	stop  func() bool
+	warps func(scores []float64, frames int) // speech.Options.Warps
 }
 
 var errEnded = errors.New("speechworker: utterance already finished or aborted")
@@ -252,7 +253,11 @@ func (u *utterance) Finish() (speech.Result, error) {
 		u.end(errEnded)
 		switch f.typ {
 		case frameResult:
-			u.r.release(w)
+			if u.open.Prior != nil && u.open.Prior.Estimate {
+				go u.awaitWarps(w)
+			} else {
+				u.r.release(w)
+			}
 			var res speech.Result
 			if err := json.Unmarshal(f.payload, &res); err != nil {
 				return speech.Result{}, fmt.Errorf("%w: result: %v", errFrame, err)
@@ -264,6 +269,30 @@ func (u *utterance) Finish() (speech.Result, error) {
 		}
 		u.r.died(w, "hung", u.attrs()...)
 		return speech.Result{}, errHung
+	}
+}
+
+// awaitWarps reads the warp estimate the worker sends after the result of
+// an utterance whose prior asked for one, hands it to the caller
+// (speech.Options.Warps; nil scores when it did not come), and returns the
+// worker to the pool. The worker's next utterance waits for it, the
+// answer does not.
+func (u *utterance) awaitWarps(w *worker) {
+	var ws warpScores
+	f, err := w.await(context.Background(), replyTimeout)
+	switch {
+	case errors.Is(err, errDied):
+		u.r.died(w, "crashed", u.attrs()...)
+	case err != nil:
+		u.r.died(w, "hung", u.attrs()...)
+	case f.typ != frameWarps || json.Unmarshal(f.payload, &ws) != nil:
+		u.r.died(w, "hung", u.attrs()...) // out of step with the protocol
+		ws = warpScores{}
+	default:
+		u.r.release(w)
+	}
+	if u.warps != nil {
+		u.warps(ws.Scores, ws.Frames)
 	}
 }
 

@@ -329,15 +329,35 @@ func TestRecognitionInWorkers(t *testing.T) {
 		}
 		// The speaker's warp and the request for an estimate cross too:
 		// the mean comes back measured under the warp, and a command long
-		// enough carries its scores at every grid warp.
+		// enough carries its scores at every grid warp, after its result;
+		// the worker takes its next utterance once it has sent them.
 		long := pcmOf(t, flite(t, "set an alarm for seven thirty tomorrow morning"))
-		u, err = r.OpenWith(context.Background(), "en", 16000, speech.Options{Prior: &speech.Prior{Warp: 1.2, Estimate: true}})
+		type estimate struct {
+			scores []float64
+			frames int
+		}
+		got := make(chan estimate, 1)
+		u, err = r.OpenWith(context.Background(), "en", 16000, speech.Options{Prior: &speech.Prior{Warp: 1.2, Estimate: true},
+			Warps: func(scores []float64, frames int) { got <- estimate{scores, frames} }})
 		if err != nil {
 			t.Fatal(err)
 		}
 		res, err := stream(t, u, long, 0, nil)
-		if err != nil || res.Mean == nil || res.Mean.Warp != 1.2 || len(res.Warps) != len(speech.WarpGrid) || res.WarpFrames < 100 {
-			t.Fatalf("with warp 1.2 and an estimate asked: %v, mean %+v, %d warp scores over %d frames", err, res.Mean, len(res.Warps), res.WarpFrames)
+		if err != nil || res.Mean == nil || res.Mean.Warp != 1.2 {
+			t.Fatalf("with warp 1.2 and an estimate asked: %v, mean %+v", err, res.Mean)
+		}
+		if e := <-got; len(e.scores) != len(speech.WarpGrid) || e.frames < 100 {
+			t.Fatalf("with an estimate asked: %d warp scores over %d frames", len(e.scores), e.frames)
+		}
+		next, err := r.Open(context.Background(), "en", 16000)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res, err := stream(t, next, long, 0, nil); err != nil || res.Text == "" {
+			t.Fatalf("the utterance after an estimate: %q %v", res.Text, err)
+		}
+		if st := waitFull(t, r.Pool, 1); st.Restarts != 0 {
+			t.Fatalf("an estimate killed a worker: %+v", st)
 		}
 		if _, err = r.OpenWith(context.Background(), "en", 16000, speech.Options{Prior: &speech.Prior{Warp: 7}}); err == nil {
 			t.Fatal("a warp of 7 was accepted")

@@ -197,6 +197,8 @@ func serveRecognition(cfg speech.Config, r *bufio.Reader, send sender, sendJSON 
 	}
 	var u *speech.Utterance
 	var writeErr error
+	var estimate bool
+	warps := make(chan warpScores, 1)
 	for {
 		f, err := readFrame(r)
 		if err != nil {
@@ -214,7 +216,12 @@ func serveRecognition(cfg speech.Config, r *bufio.Reader, send sender, sendJSON 
 			if err := json.Unmarshal(f.payload, &req); err != nil {
 				return fmt.Errorf("%w: open: %v", errFrame, err)
 			}
-			u, err = rec.StartWith(context.Background(), req.Lang, req.Rate, speech.Options{Prior: req.Prior})
+			estimate = req.Prior != nil && req.Prior.Estimate
+			opt := speech.Options{Prior: req.Prior}
+			if estimate {
+				opt.Warps = func(scores []float64, frames int) { warps <- warpScores{scores, frames} }
+			}
+			u, err = rec.StartWith(context.Background(), req.Lang, req.Rate, opt)
 			writeErr = nil
 			if err != nil {
 				err = sendJSON(frameError, toWire(err))
@@ -242,6 +249,15 @@ func serveRecognition(cfg speech.Config, r *bufio.Reader, send sender, sendJSON 
 				err = sendJSON(frameError, toWire(ferr))
 			default:
 				err = sendJSON(frameResult, res)
+			}
+			if estimate && ferr == nil {
+				// The estimate runs once the result is on its way: the
+				// server answers meanwhile, and waits for this frame only
+				// to give the worker its next utterance.
+				w := <-warps
+				if err == nil && writeErr == nil {
+					err = sendJSON(frameWarps, w)
+				}
 			}
 		case frameAbort:
 			if u != nil {

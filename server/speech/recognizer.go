@@ -1299,8 +1299,9 @@ type Result struct {
 
 // Utterance is one utterance being decoded. Write, Finish and Abort may be
 // called from different goroutines; the slot returns to the pool exactly
-// once, on Finish, Abort or the cancellation of Start's context, after
-// its decoders have stopped.
+// once, on Finish (with Options.Warps, once the warp estimate that follows
+// it is done), Abort or the cancellation of Start's context, after its
+// decoders have stopped.
 type Utterance struct {
 	r        *Recognizer
 	mu       sync.Mutex

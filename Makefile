@@ -36,10 +36,9 @@ fmt-check:
 test: deps vet fmt-check
 	# The recogniser's language models are built once per machine and grammar into ~/.cache/hark/speech
 	# (20-30 s each): here, without the race detector, not inside a race-built test's speech worker
-	# (minutes). The first is the platform's grammar, the second the speech packages' own tests', with
-	# the test of the mixture's arithmetic (left out of race builds: 42 s there, 9 s here).
+	# (minutes). The first is the platform's grammar, the second the speech packages' own tests'.
 	$(GO) run ./cmd/harkd speech-models
-	$(GO) test -count=1 -run 'TestPrepareModelsFillsTheCache|TestSlotsAlwaysReturn|TestMixedModel' ./server/speech
+	$(GO) test -count=1 -run 'TestPrepareModelsFillsTheCache|TestSlotsAlwaysReturn' ./server/speech
 	# The race pass and the passes without the detector side by side: alone, the race pass leaves a
 	# core idle a fifth of its time (tests waiting on child processes, sockets and leases).
 	@$(MAKE) --no-print-directory -j2 --output-sync=line test-race test-rest
@@ -49,9 +48,10 @@ test-race:
 
 test-rest:
 	# Tests that skip themselves under the race detector: recognition accuracy (pocketsphinx's C
-	# code, which the detector does not see, with the Go around it several times slower) and an
-	# import of 40,000 rows killed midway (30 s in a race-built harkd, 2 s without).
-	$(GO) test -timeout 15m -run 'TestRecognitionAccuracy|TestShortCommandsEarly|TestWarpEstimate' ./server/speech
+	# code, which the detector does not see, with the Go around it several times slower), the
+	# mixture's arithmetic (42 s in a race build, 9 s here) and an import of 40,000 rows killed
+	# midway (30 s in a race-built harkd, 2 s without).
+	$(GO) test -timeout 15m -run 'TestRecognitionAccuracy|TestShortCommandsEarly|TestWarpEstimate|TestMixedModel' ./server/speech
 	# Voice tests through the platform whose work is pocketsphinx's in the speech workers (what
 	# harkd learns of a speaker; the example flows): the race pass covers the same Go paths in
 	# the client's other voice tests.

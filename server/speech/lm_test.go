@@ -15,8 +15,8 @@ import (
 // This file is left out of race-detector builds: mixing the general
 // model's millions of n-grams in a race-built test took 42 s on a quiet
 // machine (minutes under load) against 8 s without it, and the mixing runs
-// on one goroutine. make test runs it without the race detector before its
-// race pass.
+// on one goroutine. make test runs it in its pass without the race
+// detector.
 
 // TestMixedModel checks the mixture of the dialogue's domain model with
 // the general English model: it keeps the general vocabulary (an open

@@ -191,7 +191,7 @@ turns:
 
 // TestFlowVoicesAreSpeakersOfTheirOwn: with --voices, each voice speaks as a speaker of its
 // own, so what harkd learnt of one voice (here kal16's frequency warp, below the model's own
-// filters after its first commands) never decides how the next voice's first turn is heard.
+// filters after its first command) never decides how the next voice's first turn is heard.
 func TestFlowVoicesAreSpeakersOfTheirOwn(t *testing.T) {
 	if raceEnabled {
 		t.Skip("speech-bound: run without the race detector (make test runs it so)")

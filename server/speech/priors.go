@@ -81,10 +81,12 @@ func (p *Priors) Get(key string) *Prior {
 		}
 	}
 	out := p.current(p.byKey[key])
-	if out.Estimate && e.estimating == nil {
+	switch {
+	case !out.Estimate:
+	case e.estimating != nil:
+		out.Estimate = false // another utterance of the speaker asked meanwhile
+	default:
 		e.estimating = make(chan struct{})
-	} else {
-		out.Estimate = false // another utterance's estimate is in flight
 	}
 	return out
 }

@@ -513,13 +513,6 @@ func (s *score) add(o score) {
 	s.sequencesSame += o.sequencesSame
 }
 
-// run speaks every case in voice v, two at a time (the server decodes
-// NumCPU utterances at once), each case as two conversations: typed and
-// spoken. Each of the two is a speaker of its own, taking every other
-// case in order, so that what harkd learns of a speaker's voice from
-// their earlier turns (cepstral mean, frequency warp) is the same in
-// every run. showFailures logs the turns whose spoken action differs (dev
-// sets only: a held-back line is never printed, not even in an error).
 // speakers signs in v's two speakers, one per case run at once (see run),
 // and returns their tokens; the same two every call for v. Each voice is
 // people of its own: harkd learns a speaker's voice from their earlier
@@ -541,6 +534,13 @@ func (ev *evaluation) speakers(t *testing.T, v spokeneval.Voice) [2]string {
 	return tokens
 }
 
+// run speaks every case in voice v, two at a time (the server decodes
+// NumCPU utterances at once), each case as two conversations: typed and
+// spoken. Each of the two is a speaker of its own, taking every other
+// case in order, so that what harkd learns of a speaker's voice from
+// their earlier turns (cepstral mean, frequency warp) is the same in
+// every run. showFailures logs the turns whose spoken action differs (dev
+// sets only: a held-back line is never printed, not even in an error).
 func (ev *evaluation) run(t *testing.T, v spokeneval.Voice, cases []spokeneval.Case, showFailures bool) score {
 	t.Helper()
 	var (
@@ -680,13 +680,14 @@ func (ev *evaluation) runQuestions(t *testing.T, v spokeneval.Voice, qs []spoken
 		t.Fatal(err)
 	}
 	var s questionScore
+	speaker := ev.speakers(t, v)[0]
 	for _, c := range qs {
 		turn := c.Turns[0]
 		wav, err := ev.synth.WAV(ev.ctx, v, turn.Q)
 		if err != nil {
 			t.Fatal(err)
 		}
-		spoken, err := ev.ask(ev.speakers(t, v)[0], c, turn.Q, wav, v.Rate, 0)
+		spoken, err := ev.ask(speaker, c, turn.Q, wav, v.Rate, 0)
 		if err != nil {
 			t.Fatalf("%q: %v", turn.Q, err)
 		}

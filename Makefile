@@ -13,7 +13,7 @@ PG_PACKAGES = ./server ./server/accounts/... ./server/surveys/... ./server/onboa
 # recognition does not touch the store, and it is the slowest part).
 PG_CLIENT_TESTS = Register|Login|Token|Anonymous|Surveys|Items|Tracking|Dialogue|Onboarding|Recomm|Status|Storage
 
-.PHONY: run test test-race test-rest deps build bench eval vet fmt-check
+.PHONY: run test test-race test-rest speech-models deps build bench eval vet fmt-check
 
 deps:
 	@scripts/install-deps.sh
@@ -33,15 +33,20 @@ fmt-check:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
 
-test: deps vet fmt-check
-	# The recogniser's language models are built once per machine and grammar into ~/.cache/hark/speech
-	# (20-30 s each): here, without the race detector, not inside a race-built test's speech worker
-	# (minutes). The first is the platform's grammar, the second the speech packages' own tests'.
-	$(GO) run ./cmd/harkd speech-models
-	$(GO) test -count=1 -run 'TestPrepareModelsFillsTheCache|TestSlotsAlwaysReturn' ./server/speech
+test: deps
+	# vet compiles every package on both cores; the speech models are built on one: side by side.
+	@$(MAKE) --no-print-directory -j2 --output-sync=line vet fmt-check speech-models
 	# The race pass and the passes without the detector side by side: alone, the race pass leaves a
 	# core idle a fifth of its time (tests waiting on child processes, sockets and leases).
 	@$(MAKE) --no-print-directory -j2 --output-sync=line test-race test-rest
+
+# The recogniser's language models are built once per machine and grammar into ~/.cache/hark/speech
+# (about 17 s each on one core): here, without the race detector, not inside a race-built test's
+# speech worker (minutes). The first is the platform's grammar, the second the speech packages' own
+# tests'.
+speech-models:
+	$(GO) run ./cmd/harkd speech-models
+	$(GO) test -count=1 -run 'TestPrepareModelsFillsTheCache|TestSlotsAlwaysReturn' ./server/speech
 
 test-race:
 	$(GO) test -race -timeout 30m ./...

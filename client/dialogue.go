@@ -52,6 +52,11 @@ type Explanation struct {
 	// server weighed (a grammar decoding, a full-model one, ...): absent for
 	// typed queries and from servers that do not report them.
 	Hypotheses []Hypothesis `json:"hypotheses,omitempty"`
+	// SpeechWaitMs is, for a spoken query, how long it waited for the
+	// server's speech engines to start (they load once after the server
+	// starts; on a new machine their models are built first): 0 when they
+	// were ready.
+	SpeechWaitMs int64 `json:"speechWaitMs,omitempty"`
 }
 
 // Hypothesis is one reading of a spoken query's audio: its text, which

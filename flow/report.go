@@ -96,7 +96,11 @@ func (w Waterfall) String() string {
 		if m.at == 0 {
 			break
 		}
-		parts = append(parts, fmt.Sprintf("%s %+.0f ms", m.name, m.at-w.UploadEndMs))
+		part := fmt.Sprintf("%s %+.0f ms", m.name, m.at-w.UploadEndMs)
+		if m.name == "recognised" && w.SpeechWaitMs >= 1 {
+			part += fmt.Sprintf(" (%s of it starting the speech engines)", seconds(w.SpeechWaitMs))
+		}
+		parts = append(parts, part)
 	}
 	return strings.Join(parts, " → ")
 }

@@ -27,7 +27,7 @@ func sampleResults() []*Result {
 			Turns: []TurnResult{
 				{N: 1, Line: 3, Kind: Say, Input: "play some jazz", Failures: []string{"action SET_ALARM expected, got PLAY_MUSIC", `heard "x\x00y]]>", expected /jazz/ (any case)`},
 					Heard: "x\x00y]]>", Answer: "Playing \x1b[31mred\x1b[0m", Actions: []client.Action{{Action: "PLAY_MUSIC", Data: json.RawMessage(`{"title":"Blue"}`)}},
-					Timing: Waterfall{AudioMs: 1370, UploadEndMs: 2, RecognisedMs: 400, FirstByteMs: 420, AnswerEndMs: 430}},
+					Timing: Waterfall{AudioMs: 1370, UploadEndMs: 2, RecognisedMs: 400, SpeechWaitMs: 350, FirstByteMs: 420, AnswerEndMs: 430}},
 				{N: 2, Line: 5, Kind: WAV, Input: "missing.wav", Error: "open missing.wav: no such file or directory", Actions: []client.Action{}},
 			}},
 	}
@@ -109,6 +109,7 @@ func TestTextReport(t *testing.T) {
 		"       timing:  answered in 3.2 ms\n",
 		"FAIL weird <&>  [2J (w.yaml; voice slt, 8000 Hz, fast pace) 900 ms\n",
 		"       reason:  action SET_ALARM expected, got PLAY_MUSIC\n",
+		"       timing:  upload 2.0 ms of 1.37 s audio → recognised +398 ms (350 ms of it starting the speech engines) → first answer byte +418 ms",
 		"       action:  PLAY_MUSIC {\"title\":\"Blue\"}\n",
 		"  FAIL turn 2 (line 5) wav missing.wav\n       error:   open missing.wav: no such file or directory\n",
 		"1 of 2 flow runs passed; 2 of 4 turns\n",

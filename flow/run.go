@@ -85,6 +85,10 @@ type Waterfall struct {
 	AnswerEndMs  float64 `json:"answerEndMs,omitempty"`
 	AnsweredMs   float64 `json:"answeredMs,omitempty"`
 	AnswerBytes  int64   `json:"answerBytes,omitempty"` // of the spoken answer (MP3)
+	// SpeechWaitMs is the part of the time to Recognised that the platform spent starting its
+	// speech engines (the first spoken turn after it starts; on a new machine the speech
+	// models are built then, about 20 s once).
+	SpeechWaitMs float64 `json:"speechWaitMs,omitempty"`
 }
 
 // Run plays f once, its 'say' turns in voice and its spoken turns at rate ("" and 0: the
@@ -251,12 +255,16 @@ func (r *Runner) stream(ctx context.Context, c *client.Client, pcm []byte, rate 
 			w.UploadEndMs = ms(end.Sub(start))
 		}
 	}()
-	ans, err := c.Dialogue.Stream(ctx, body, rate, ref)
+	// The explanation says how long the turn waited for the platform's speech engines.
+	ans, err := c.Dialogue.Stream(ctx, body, rate, ref, client.Explain())
 	if err != nil {
 		return nil, err
 	}
 	defer ans.Audio.Close()
 	w.RecognisedMs = ms(time.Since(start))
+	if x := ans.Answer.Explain; x != nil {
+		w.SpeechWaitMs = float64(x.SpeechWaitMs)
+	}
 	buf := make([]byte, 32<<10)
 	for {
 		n, err := ans.Audio.Read(buf)

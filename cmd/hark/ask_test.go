@@ -49,7 +49,9 @@ func TestAskOnTheEmbeddedPlatform(t *testing.T) {
 		t.Fatalf("ask printed:\n%s\nand on stderr:\n%s", out, errOut)
 	}
 
-	code, out, errOut = hark(t, "", "ask", "--json", ask)
+	// Each hark starts its embedded platform afresh, whose speech engines load after it
+	// starts: the turn waits for them, and the explanation says so.
+	code, out, errOut = hark(t, "", "ask", "--json", "--explain", ask)
 	if code != 0 {
 		t.Fatalf("ask --json: %d %q", code, errOut)
 	}
@@ -57,12 +59,16 @@ func TestAskOnTheEmbeddedPlatform(t *testing.T) {
 		Context     struct{ Ref int64 }
 		Responses   struct{ Query string }
 		NextActions []struct{ Action string }
+		Explain     struct{ SpeechWaitMs int64 }
 	}
 	if err := json.Unmarshal([]byte(out), &resp); err != nil {
 		t.Fatalf("ask --json printed no JSON: %v\n%s", err, out)
 	}
 	if resp.Responses.Query != "please set an alarm" || len(resp.NextActions) != 1 || resp.NextActions[0].Action != "OPEN_ASR" || resp.Context.Ref == 0 {
 		t.Fatalf("ask --json: %+v", resp)
+	}
+	if resp.Explain.SpeechWaitMs <= 0 {
+		t.Fatalf("the first spoken turn of a new platform reports no wait for its speech engines: %s", out)
 	}
 }
 

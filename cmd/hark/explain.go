@@ -26,6 +26,9 @@ func printExplanation(w io.Writer, x *client.Explanation) {
 		fmt.Fprintf(w, "  corrected %q to %q\n", c.Typed, c.Read)
 	}
 	// A spoken query: each reading of the audio, the chosen one marked.
+	if x.SpeechWaitMs > 0 {
+		fmt.Fprintf(w, "  waited %.1f s for the speech engines to start\n", float64(x.SpeechWaitMs)/1000)
+	}
 	if len(x.Hypotheses) > 0 {
 		fmt.Fprintln(w, "  heard as:")
 	}

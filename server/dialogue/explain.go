@@ -25,6 +25,12 @@ type Explanation struct {
 	// Hypotheses are, for a spoken query, the readings of its audio the
 	// server weighed; the HTTP layer sets them.
 	Hypotheses []HeardHypothesis `json:"hypotheses,omitempty"`
+	// SpeechWaitMs is, for a spoken query, how long it waited for the
+	// speech engines to start (a platform loads them once, after it
+	// starts; on a new machine their language models are built first,
+	// about 20 s), so that a slow first answer says why; 0 when they were
+	// ready.
+	SpeechWaitMs int64 `json:"speechWaitMs,omitempty"`
 }
 
 // HeardHypothesis is one reading of a spoken query's audio: its words,

@@ -92,8 +92,11 @@ func audioRate(r *http.Request) (int, error) {
 	return 0, apierr.BadRequestf("the rate must be 8000 or 16000, not %q", params["rate"])
 }
 
-// recognise reads the WAV body and answers it as a dialogue turn.
-func (a *Audio) recognise(w http.ResponseWriter, r *http.Request, body io.Reader) (dialogue.Response, string, error) {
+// recognise reads the WAV body and answers it as a dialogue turn. waited
+// is how long the request already waited for the speech engines to start
+// (the stream's synthesiser); the explanation reports it with the wait for
+// the recogniser.
+func (a *Audio) recognise(w http.ResponseWriter, r *http.Request, body io.Reader, waited time.Duration) (dialogue.Response, string, error) {
 	rate, err := audioRate(r)
 	if err != nil {
 		return dialogue.Response{}, "", err
@@ -106,10 +109,12 @@ func (a *Audio) recognise(w http.ResponseWriter, r *http.Request, body io.Reader
 	if err != nil {
 		return dialogue.Response{}, "", err
 	}
+	start := time.Now()
 	rec, err := a.Recognizer(r.Context())
 	if err != nil {
 		return dialogue.Response{}, "", err
 	}
+	waited += time.Since(start)
 	limited := http.MaxBytesReader(w, io.NopCloser(body), a.MaxAudio)
 	key := priorKey(req, rate)
 	var opt speech.Options
@@ -150,12 +155,13 @@ func (a *Audio) recognise(w http.ResponseWriter, r *http.Request, body io.Reader
 	}
 	a.Logger.Info("recognised", "request_id", httpapi.RequestID(r.Context()), "source", res.Source,
 		"audio_ms", res.Audio.Milliseconds(), "margin", res.Margin, "prior", hasMean, "warp", warp, "estimate", estimate,
-		"readings", len(h.hyps), "chosen", h.chosen)
+		"readings", len(h.hyps), "chosen", h.chosen, "speech_wait_ms", waited.Milliseconds())
 	req.Query = h.Text()
 	req.Explain = explainRequested(r) // as on /query/text, for the console's explain view
 	resp, err := a.Engine.Answer(r.Context(), req)
 	if err == nil && resp.Explain != nil {
 		resp.Explain.Hypotheses = h.explain()
+		resp.Explain.SpeechWaitMs = waited.Milliseconds()
 	}
 	absoluteURLs(r, &resp)
 	return resp, lang, err
@@ -178,7 +184,7 @@ func priorKey(req dialogue.Request, rate int) string {
 }
 
 func (a *Audio) data(w http.ResponseWriter, r *http.Request) error {
-	resp, lang, err := a.recognise(w, r, r.Body)
+	resp, lang, err := a.recognise(w, r, r.Body, 0)
 	if err != nil {
 		return err
 	}
@@ -192,13 +198,14 @@ func (a *Audio) data(w http.ResponseWriter, r *http.Request) error {
 // answer as MP3, flushing as frames are encoded, with the dialogue JSON in
 // Service-Response-Info.
 func (a *Audio) stream(w http.ResponseWriter, r *http.Request) error {
+	start := time.Now()
 	synth, err := a.Synthesizer(r.Context())
 	if err != nil {
 		return err
 	}
 	rc := http.NewResponseController(w)
 	body := &idleReader{r: r.Body, rc: rc, idle: a.IdleTimeout}
-	resp, lang, err := a.recognise(w, r, body)
+	resp, lang, err := a.recognise(w, r, body, time.Since(start))
 	rc.SetReadDeadline(time.Time{})
 	if err != nil {
 		if body.timedOut {

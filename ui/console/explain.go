@@ -67,9 +67,13 @@ func explainLines(x *client.Explanation, t *common.Theme, width int) []string {
 		}
 		lines = append(lines, line("  corrected "+strings.Join(cs, ", ")))
 	}
-	// Spoken queries: the readings of the audio, the chosen one marked
-	// with ✓ and the server's reason, so a misheard turn shows whether the
-	// right words were among the candidates.
+	// Spoken queries: why a first answer was slow, when it was, then the
+	// readings of the audio, the chosen one marked with ✓ and the server's
+	// reason, so a misheard turn shows whether the right words were among
+	// the candidates.
+	if x.SpeechWaitMs > 0 {
+		lines = append(lines, line(fmt.Sprintf("  waited %.1f s for the speech engines to start", float64(x.SpeechWaitMs)/1000)))
+	}
 	if len(x.Hypotheses) > 0 {
 		lines = append(lines, line("  heard as:"))
 	}

@@ -98,7 +98,7 @@ func (w Waterfall) String() string {
 		}
 		part := fmt.Sprintf("%s %+.0f ms", m.name, m.at-w.UploadEndMs)
 		if m.name == "recognised" && w.SpeechWaitMs >= 1 {
-			part += fmt.Sprintf(" (%s of it starting the speech engines)", seconds(w.SpeechWaitMs))
+			part += fmt.Sprintf(" (waited %s for the speech engines to start)", seconds(w.SpeechWaitMs))
 		}
 		parts = append(parts, part)
 	}

@@ -109,7 +109,7 @@ func TestTextReport(t *testing.T) {
 		"       timing:  answered in 3.2 ms\n",
 		"FAIL weird <&>  [2J (w.yaml; voice slt, 8000 Hz, fast pace) 900 ms\n",
 		"       reason:  action SET_ALARM expected, got PLAY_MUSIC\n",
-		"       timing:  upload 2.0 ms of 1.37 s audio → recognised +398 ms (350 ms of it starting the speech engines) → first answer byte +418 ms",
+		"       timing:  upload 2.0 ms of 1.37 s audio → recognised +398 ms (waited 350 ms for the speech engines to start) → first answer byte +418 ms",
 		"       action:  PLAY_MUSIC {\"title\":\"Blue\"}\n",
 		"  FAIL turn 2 (line 5) wav missing.wav\n       error:   open missing.wav: no such file or directory\n",
 		"1 of 2 flow runs passed; 2 of 4 turns\n",

@@ -95,6 +95,16 @@ type target struct {
 // with the voices sharing two accounts, each voice's first turns under
 // the previous voice's warp: slt 15.1 / 76.2, awb 16.3 / 86.4, rms 5.1 /
 // 86.4; awb's gain there came from slt's warp, not its own.)
+//
+// 2026-11-28, later: open questions from the blind set (testdata/questions)
+// instead of server/speech's ten. make test's 12 held-back ones in kal16:
+// chosen 12.2 %, the full model alone 13.5 %. All 71 spoken held-back ones
+// (make eval), warp off -> on, chosen (full model alone): kal16 19.5 ->
+// 19.3 % (17.2), slt 18.0 -> 16.1 (21.6), awb 15.3 -> 17.0 (15.7), rms
+// 11.1 -> 10.1 (11.5), kal16 at 8 kHz 41.1 (37.7; not warped): the
+// issue's bound fails in kal16 and 8 kHz whatever the warp, and in awb
+// under it. The 48 dev ones, off -> on: kal16 18.8 -> 16.0 (21.3), slt
+// 17.2 -> 9.1 (17.9), awb 17.6 -> 20.1 (17.6), rms 6.3 -> 7.5 (6.9).
 var targets = map[string]target{
 	"kal16":    {MaxWER: 0.10, MinAction: 0.78, MaxQuestionLoss: 0},
 	"slt":      {MaxWER: 0.14, MinAction: 0.76, MaxQuestionLoss: 0},

@@ -85,9 +85,9 @@ type Waterfall struct {
 	AnswerEndMs  float64 `json:"answerEndMs,omitempty"`
 	AnsweredMs   float64 `json:"answeredMs,omitempty"`
 	AnswerBytes  int64   `json:"answerBytes,omitempty"` // of the spoken answer (MP3)
-	// SpeechWaitMs is the part of the time to Recognised that the platform spent starting its
-	// speech engines (the first spoken turn after it starts; on a new machine the speech
-	// models are built then, about 20 s once).
+	// SpeechWaitMs is how long the platform kept the turn waiting for its speech engines to
+	// start, from when it took the request, so partly during the upload (the first spoken turn
+	// after it starts; on a new machine the speech models are built then, about 20 s once).
 	SpeechWaitMs float64 `json:"speechWaitMs,omitempty"`
 }
 

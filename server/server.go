@@ -119,6 +119,14 @@ type Config struct {
 	// filters (no speaker normalisation, see server/speech's warp.go), for
 	// measuring it (HARK_SPOKEN_WARP=off).
 	SpeechNoWarp bool
+	// SpeechOnDemand starts the speech workers with the first request that
+	// needs them (audio, an answer's spoken form) instead of when the
+	// platform starts. Test platforms set it (servertest): most never
+	// speak, and a recognition worker costs about a second of CPU to load,
+	// several under the race detector. harkd and hark keep the default,
+	// which finds a missing library at start and has the engines ready for
+	// the first spoken turn.
+	SpeechOnDemand bool
 
 	// AuthMemory is the memory budget of password hashing (19 MiB per
 	// argon2id hash); default 128 MiB, 6 hashes at once.
@@ -379,7 +387,7 @@ func (s *Server) build(ctx context.Context) error {
 	endpoints.Items(s.api, s.Items, prefs)
 	s.voice = loadVoice(cfg.Logger, s.Dialogue, speech.Config{MaxBytes: cfg.MaxAudio, LateStart: cfg.SpeechLateStart, ShortDecoder: cfg.SpeechShortDecoder,
 		DomainWeight: cfg.SpeechDomainWeight, MixedMargin: cfg.SpeechMixedMargin, SearchArgs: cfg.SpeechSearchArgs,
-		DomainSearchArgs: cfg.SpeechDomainSearchArgs})
+		DomainSearchArgs: cfg.SpeechDomainSearchArgs}, cfg.SpeechOnDemand)
 	s.answers, err = spoken.New(ctx, s.db, filepath.Join(cfg.DataDir, "answers"), s.voice.spokenSynth, cfg.Now)
 	if err != nil {
 		return err

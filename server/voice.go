@@ -22,8 +22,12 @@ import (
 // in the background: harkd answers everything else at once, audio
 // requests wait for the load, and a missing library or model is logged
 // once and answered 503 naming the Debian package while text dialogue
-// keeps working.
+// keeps working. On demand (Config.SpeechOnDemand) the workers start with
+// the first request that needs them instead.
 type voice struct {
+	logger  *slog.Logger
+	cfg     speech.Config
+	begun   sync.Once // the workers started, or shutdown came first
 	ready   chan struct{}
 	synth   *speechworker.Synthesis
 	recog   *speechworker.Recognition
@@ -54,36 +58,49 @@ func PrepareSpeechModels() error {
 	return speech.PrepareModels(speech.Config{Grammar: dialogue.New(dialogue.Config{Music: musicTracks()}).GrammarSpec("en")})
 }
 
-// loadVoice starts the speech workers; cfg is the recogniser's
-// configuration but for its grammar, which is the dialogue's.
-func loadVoice(logger *slog.Logger, engine *dialogue.Engine, cfg speech.Config) *voice {
+// loadVoice prepares the speech workers and, unless onDemand, starts them;
+// cfg is the recogniser's configuration but for its grammar, which is the
+// dialogue's.
+func loadVoice(logger *slog.Logger, engine *dialogue.Engine, cfg speech.Config, onDemand bool) *voice {
 	cfg.Grammar = engine.GrammarSpec("en")
-	opt := speechworker.Options{Logger: logger}
-	v := &voice{ready: make(chan struct{}),
-		synth: speechworker.NewSynthesis(opt),
-		recog: speechworker.NewRecognition(cfg, opt)}
-	go func() {
-		defer close(v.ready)
-		start := time.Now()
-		ctx := context.Background()
-		if v.ttsErr = v.synth.Ready(ctx); v.ttsErr != nil {
-			logger.Warn("speech output unavailable", "err", v.ttsErr)
-		} else {
-			v.tts = tts.NewWith(v.synth)
-		}
-		if v.recErr = v.recog.Ready(ctx); v.recErr != nil {
-			logger.Warn("speech recognition unavailable", "err", v.recErr)
-			return
-		}
-		logger.Info("speech ready", "load_ms", time.Since(start).Milliseconds(), "decoders", v.recog.Slots())
-		if dropped := v.recog.Dropped(); len(dropped) > 0 {
-			logger.Info("speech grammar: parts the dictionary cannot say are left out", "count", len(dropped), "first", dropped[0])
-		}
-	}()
+	v := &voice{logger: logger, cfg: cfg, ready: make(chan struct{})}
+	if !onDemand {
+		v.begin()
+	}
 	return v
 }
 
+// begin starts the workers once, and loads them in the background.
+func (v *voice) begin() {
+	v.begun.Do(func() {
+		opt := speechworker.Options{Logger: v.logger}
+		v.synth = speechworker.NewSynthesis(opt)
+		v.recog = speechworker.NewRecognition(v.cfg, opt)
+		go v.load()
+	})
+}
+
+func (v *voice) load() {
+	defer close(v.ready)
+	start := time.Now()
+	ctx := context.Background()
+	if v.ttsErr = v.synth.Ready(ctx); v.ttsErr != nil {
+		v.logger.Warn("speech output unavailable", "err", v.ttsErr)
+	} else {
+		v.tts = tts.NewWith(v.synth)
+	}
+	if v.recErr = v.recog.Ready(ctx); v.recErr != nil {
+		v.logger.Warn("speech recognition unavailable", "err", v.recErr)
+		return
+	}
+	v.logger.Info("speech ready", "load_ms", time.Since(start).Milliseconds(), "decoders", v.recog.Slots())
+	if dropped := v.recog.Dropped(); len(dropped) > 0 {
+		v.logger.Info("speech grammar: parts the dictionary cannot say are left out", "count", len(dropped), "first", dropped[0])
+	}
+}
+
 func (v *voice) wait(ctx context.Context) error {
+	v.begin()
 	select {
 	case <-v.ready:
 		return nil
@@ -126,13 +143,21 @@ func unavailable(what string, err error) error {
 	return apierr.Unavailablef("%s is not available on this server: %v", what, err)
 }
 
-// shutdown stops the workers.
+// shutdown stops the workers; workers never started will not start.
 func (v *voice) shutdown() {
+	v.begun.Do(func() {
+		v.ttsErr, v.recErr = errVoiceClosed, errVoiceClosed
+		close(v.ready)
+	})
 	v.closing.Do(func() {
-		v.synth.Close()
-		v.recog.Close()
+		if v.synth != nil {
+			v.synth.Close()
+			v.recog.Close()
+		}
 	})
 }
+
+var errVoiceClosed = apierr.Unavailablef("the server is shutting down")
 
 // Recognizer waits for the speech recogniser and returns it (tests and
 // diagnostics look at its pool).
@@ -143,6 +168,10 @@ func (s *Server) Recognizer(ctx context.Context) (speech.Engine, error) {
 // SpeechWorkers returns the pools of synthesis and recognition workers
 // (tests and diagnostics look at them).
 func (s *Server) SpeechWorkers() (synthesis, recognition *speechworker.Pool) {
+	s.voice.begin()
+	if s.voice.synth == nil { // shut down before they started
+		return nil, nil
+	}
 	return s.voice.synth.Pool, s.voice.recog.Pool
 }
 

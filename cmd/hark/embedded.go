@@ -33,6 +33,11 @@ type workspaceKeys struct {
 	PrivateKey string `json:"privateKey"`
 }
 
+// speechOnDemand is set by the tests, which start an embedded platform
+// per command and mostly never speak (server.Config.SpeechOnDemand); a
+// person's hark has the speech engines loading from the start.
+var speechOnDemand bool
+
 // startEmbedded serves the platform of dataDir/harkd on 127.0.0.1 with a
 // free port. The first run opens the store, creates the local workspace
 // and remembers its keys (in the secrets store); later runs know the keys
@@ -57,7 +62,7 @@ func startEmbedded(ctx context.Context, dataDir string, sec secrets, logger *slo
 		// The platform fetches its own published datasets (Places), so its
 		// own address, port included, is on the fetch allowlist.
 		srv, err := server.New(sctx, server.Config{DataDir: dir, Logger: logger, DrainTimeout: 2 * time.Second,
-			FetchAllow: []string{ln.Addr().String()}, TuningBudget: jobs.DefaultTuningBudget})
+			FetchAllow: []string{ln.Addr().String()}, TuningBudget: jobs.DefaultTuningBudget, SpeechOnDemand: speechOnDemand})
 		if err != nil {
 			return nil, err
 		}

@@ -11,5 +11,6 @@ import (
 // binary.
 func TestMain(m *testing.M) {
 	speechworker.RunIfWorker()
+	speechOnDemand = true
 	os.Exit(m.Run())
 }

@@ -57,6 +57,10 @@ The store defaults to $HARKD_STORE, else SQLite under --data.
 harkd serve -h describes each flag.
 `
 
+// speechOnDemand is set by the tests, whose harkd processes mostly never
+// speak (server.Config.SpeechOnDemand).
+var speechOnDemand bool
+
 func main() {
 	if err := run(os.Args[1:], os.Stdout, os.Stderr); err != nil {
 		fmt.Fprintln(os.Stderr, "harkd:", err)
@@ -172,6 +176,7 @@ func serve(args []string, stdout, stderr io.Writer) error {
 		DrainTimeout:        *drain,
 		JobLease:            *jobLease,
 		Logger:              logger,
+		SpeechOnDemand:      speechOnDemand,
 	})
 	if err != nil {
 		ln.Close()

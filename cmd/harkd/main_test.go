@@ -22,6 +22,7 @@ import (
 // with the remaining arguments, so tests can start, kill and restart a
 // real server process.
 func TestMain(m *testing.M) {
+	speechOnDemand = true // here and in the harkd processes the tests start from this binary
 	if os.Getenv("HARKD_AS_MAIN") == "1" {
 		if err := run(os.Args[1:], os.Stdout, os.Stderr); err != nil {
 			os.Stderr.WriteString(err.Error() + "\n")

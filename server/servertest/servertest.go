@@ -27,9 +27,13 @@ type Platform struct {
 }
 
 // Start runs harkd until the test ends. cfg may be zero; DataDir, keys and
-// a quiet logger are filled in when empty.
+// a quiet logger are filled in when empty. Its speech workers start with
+// the first request that needs them (server.Config.SpeechOnDemand; most
+// tests never speak, and starting them cost the race-detector pass
+// minutes of CPU); Server.SpeechWorkers starts them too.
 func Start(t testing.TB, cfg server.Config) *Platform {
 	t.Helper()
+	cfg.SpeechOnDemand = true
 	if cfg.DataDir == "" {
 		cfg.DataDir = t.TempDir()
 	}

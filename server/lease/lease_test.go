@@ -220,6 +220,7 @@ func TestLostLeaseFencesTheOldOwner(t *testing.T) {
 	db := openDB(t)
 	const lease = 300 * time.Millisecond
 	release := make(chan struct{})
+	var released sync.Once
 	outcomeA := make(chan error, 1)
 	causeA := make(chan error, 1)
 	a := Start(db, Config{Table: testTable, Lease: lease, Logger: quiet(), Run: func(ctx context.Context, c Claim) {
@@ -229,19 +230,26 @@ func TestLostLeaseFencesTheOldOwner(t *testing.T) {
 		outcomeA <- complete(db, c, "a")
 	}})
 	defer a.Close()
+	defer released.Do(func() { close(release) }) // before a.Close, which waits for A's Run, when the test fails
 	insert(t, db, "j1", 1)
 	a.Wake()
 	waitFor(t, "claim by A", 5*time.Second, func() bool { return count(t, db, `status = 'processing'`) == 1 })
-	// the lease runs out under A (as if A had not renewed it in time)
-	if _, err := db.Exec(`UPDATE lease_jobs SET lease_until = 0`); err != nil {
-		t.Fatal(err)
-	}
 	b := Start(db, Config{Table: testTable, Lease: lease, Logger: quiet(), Run: func(ctx context.Context, c Claim) {
 		if err := complete(db, c, "b"); err != nil {
 			t.Errorf("new owner's complete: %v", err)
 		}
 	}})
 	defer b.Close()
+	// The lease runs out under A, as if A had not renewed it in time, until B takes the job
+	// over: A is still renewing it, and a renewal that came before B's claim (on a busy
+	// machine) had put it back, so that B never could and the test waited for nothing.
+	waitFor(t, "takeover by B", 10*time.Second, func() bool {
+		if _, err := db.Exec(`UPDATE lease_jobs SET lease_until = 0 WHERE owner = $1`, a.Owner()); err != nil {
+			t.Fatal(err)
+		}
+		b.Wake()
+		return count(t, db, `owner = $1 OR status = 'done'`, b.Owner()) == 1
+	})
 	select {
 	case cause := <-causeA:
 		if !errors.Is(cause, ErrLeaseLost) {
@@ -251,7 +259,7 @@ func TestLostLeaseFencesTheOldOwner(t *testing.T) {
 		t.Fatal("old owner was not stopped")
 	}
 	waitFor(t, "completion by B", 10*time.Second, func() bool { return count(t, db, `status = 'done'`) == 1 })
-	close(release)
+	released.Do(func() { close(release) })
 	if err := <-outcomeA; !errors.Is(err, ErrLeaseLost) {
 		t.Errorf("old owner's write = %v, want ErrLeaseLost", err)
 	}

@@ -215,10 +215,16 @@ func TestJobInterruptedThreeTimesEndsInError(t *testing.T) {
 			s, n := statusOf(t, db, j.ID)
 			return s == Processing && n == attempt && runs.Load() == int32(attempt)
 		})
-		// the process running it stalls past its lease
-		if _, err := db.Exec(`UPDATE recomm_jobs SET lease_until = 0 WHERE id = $1`, j.ID); err != nil {
-			t.Fatal(err)
-		}
+		// The process running it stalls past its lease: expired until the queue takes the
+		// attempt back (its renewal, on a busy machine, could come first and put it back).
+		eventually(t, fmt.Sprintf("attempt %d taken back", attempt), func() bool {
+			if _, err := db.Exec(`UPDATE recomm_jobs SET lease_until = 0 WHERE id = $1 AND status = $2 AND attempts = $3`,
+				j.ID, Processing, attempt); err != nil {
+				t.Fatal(err)
+			}
+			s, n := statusOf(t, db, j.ID)
+			return s != Processing || n > attempt
+		})
 	}
 	got := waitStatus(t, q, 4, "t", Train, j.ID)
 	if got.Status != Error || string(got.Result) != `{"message":"interrupted 3 times; see the harkd logs"}` {

@@ -337,10 +337,21 @@ func TestUploadTakenOverAfterLostLease(t *testing.T) {
 	for calls.Load() == 0 && time.Now().Before(deadline) {
 		time.Sleep(5 * time.Millisecond)
 	}
-	if _, err := db.Exec(`UPDATE tracking_jobs SET lease_until = 0 WHERE id = $1`, j.RequestID); err != nil {
-		t.Fatal(err)
-	}
 	b := newService(t, db, cfg)
+	// A's lease runs out until the job is taken over: A, alive, renews it, and on a busy machine a
+	// renewal could put a one-time expiry back before anyone took the job.
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		if _, err := db.Exec(`UPDATE tracking_jobs SET lease_until = 0 WHERE id = $1 AND attempts = 1`, j.RequestID); err != nil {
+			t.Fatal(err)
+		}
+		var attempts int
+		if err := db.QueryRow(`SELECT attempts FROM tracking_jobs WHERE id = $1`, j.RequestID).Scan(&attempts); err != nil {
+			t.Fatal(err)
+		}
+		if attempts > 1 || time.Now().After(deadline) {
+			break
+		}
+	}
 	got := waitJob(t, a, 8, j.RequestID)
 	if got.Status != StatusCompleted || got.Points == 0 {
 		t.Fatalf("upload after takeover = %+v", got)

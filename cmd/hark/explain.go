@@ -25,7 +25,8 @@ func printExplanation(w io.Writer, x *client.Explanation) {
 	for _, c := range x.Corrections {
 		fmt.Fprintf(w, "  corrected %q to %q\n", c.Typed, c.Read)
 	}
-	// A spoken query: each reading of the audio, the chosen one marked.
+	// A spoken query: why a first answer was slow, when it was; each reading of the audio,
+	// the chosen one marked.
 	if x.SpeechWaitMs > 0 {
 		fmt.Fprintf(w, "  waited %.1f s for the speech engines to start\n", float64(x.SpeechWaitMs)/1000)
 	}

@@ -217,9 +217,11 @@ func (r *Model) personKey(msg tea.KeyMsg) tea.Cmd {
 		if !p.mine {
 			return common.ToastErr("You rate as yourself: open the For you tab, or rate on the Items tab.")
 		}
-		if cur != nil {
-			return r.rate(cur.Key, msg.String())
+		if cur == nil {
+			// The list is empty or still loading: say so rather than drop the key.
+			return common.ToastErr("Nothing here to rate yet: rate items on the Items tab (1-5, l to like), or wait for the list.")
 		}
+		return r.rate(cur.Key, msg.String())
 	}
 	return nil
 }

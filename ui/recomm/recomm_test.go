@@ -132,3 +132,16 @@ func TestRatingRefusedOutsideTheRangeAndWithoutAUserID(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+func TestRatingKeyOnAnEmptyForYouSaysWhatToDo(t *testing.T) {
+	a, r := sampleScreen(t, 80, 24)
+	press(t, a, "tab")
+	press(t, a, "tab") // For you, before any rating
+	if r.tab != tabForYou || r.person == nil || r.person.recs.Len() != 0 {
+		t.Fatalf("not on an empty For you tab: %v\n%s", r.tab, a.View())
+	}
+	press(t, a, "4")
+	if !a.HasToast("Nothing here to rate yet") {
+		t.Fatalf("a rating key on an empty list: toast %q\n%s", a.Toast(), a.View())
+	}
+}

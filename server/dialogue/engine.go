@@ -496,12 +496,20 @@ func (t *turn) fresh() reply {
 			t.toks, mt, ok = moved, alt, true
 		}
 	}
-	if short && len(t.toks) > 1 && interjections[t.toks[0].norm] && (!ok || mt.intent != "greeting") {
+	at := 0 // "okay hey ...", "um hey ...": the interjection after an opener
+	for at < len(t.toks)-1 && messageOpeners[t.toks[at].norm] {
+		at++
+	}
+	if short && len(t.toks) > at+1 && interjections[t.toks[at].norm] {
 		// "hey whats the weather", "hey call dad": a word that only calls
 		// for attention is no part of the request (nor a place called
-		// "hey"); a greeting ("hola, qué tal") keeps it.
-		if alt, altOK := t.m.understand(t.toks[1:]); altOK && alt.literals+alt.optional >= 2 {
-			t.toks, mt, ok = t.toks[1:], alt, true
+		// "hey"); a greeting ("hola, qué tal") keeps it, unless it is the
+		// interjection alone with the request skipped ("hey what's the
+		// day": the greeting "hey" over three skipped words).
+		greets := ok && mt.intent == "greeting"
+		if alt, altOK := t.m.understand(t.toks[at+1:]); altOK && alt.literals+alt.optional >= 2 &&
+			(!greets || mt.skipped > 0 && !social[alt.intent]) {
+			t.toks, mt, ok = t.toks[at+1:], alt, true
 		}
 	}
 	if short && len(t.toks) > 2 && !t.m.leads[t.toks[0].norm] {

@@ -147,6 +147,20 @@ func TestSpokenHabits(t *testing.T) {
 		{"en", "pleeease turn off the lights", "POWER", []string{`"state":"off"`}},
 		{"en", "text my boss Mark: running late", "SEND_SMS", []string{`"contact":"my boss Mark"`, `"text":"running late"`}},
 	})
+	// The greeting word alone, with the request it opens skipped, is no
+	// greeting (blind dev3, spoken as "okay hey what's the day"); a greeting
+	// said with small talk stays one.
+	h = newHarness(t)
+	for q, want := range map[string]string{"hey what's the day": "date", "okay hey what's the day": "date",
+		"hey": "greeting", "hey there": "greeting", "hola qué tal": "greeting"} {
+		lang := "en"
+		if strings.HasPrefix(q, "hola") {
+			lang = "es"
+		}
+		if r := h.ask(lang, q, 0); r.Intent != want {
+			t.Errorf("%q: %s, want %s", q, r.Intent, want)
+		}
+	}
 }
 
 // A name ends before a day said after it; a day before a time slot

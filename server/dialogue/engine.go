@@ -621,6 +621,11 @@ func (t *turn) fresh() reply {
 	if !ok && short {
 		mt, ok = t.titledTime()
 	}
+	if !ok && short && t.m.endsCalledOff(t.toks) {
+		// "ok so how many minutes never mind forget it": a speaker who
+		// gives up half way; typed, a comma would set the last clause off.
+		return t.handle("cancel", nil)
+	}
 	if !ok {
 		return t.handle("fallback", nil)
 	}
@@ -842,6 +847,21 @@ func (m *langModel) replaceCorrected(head, tail []token) []token {
 var mindChangers = map[string]bool{"never": true, "forget": true, "wait": true, "actually": true, "nah": true,
 	"scratch": true, "cancel": true, "olvídalo": true, "olvidalo": true, "olvida": true, "espera": true,
 	"mejor": true, "déjalo": true, "dejalo": true}
+
+// endsCalledOff reports whether the last words of a query (at most four),
+// from a marker of a change of mind on, read as calling the request off
+// and nothing else ("... never mind", "... never mind forget it").
+func (m *langModel) endsCalledOff(toks []token) bool {
+	for k := max(1, len(toks)-4); k < len(toks); k++ {
+		if !mindChangers[toks[k].norm] && toks[k].norm != "nevermind" {
+			continue
+		}
+		if mt, ok := m.understand(toks[k:]); ok && mt.intent == "cancel" && mt.skipped == 0 {
+			return true
+		}
+	}
+	return false
+}
 
 // changeOfMind gives what follows "never mind," "forget the email,"
 // "wait, first," at the start of a query, or nil: a marker of a change

@@ -860,7 +860,10 @@ type Recognizer struct {
 	// its feat.params), the early normalisation's seed without a session
 	// prior; nil when the model has none.
 	cmnInit []float32
-	ncep    int // coefficients per frame
+	// spellings rewrite the dictionary's British spellings in every
+	// hypothesis (see Spellings).
+	spellings map[string]string
+	ncep      int // coefficients per frame
 }
 
 // slot is one set of decoders (Recognizer.kinds), loaded on first use.
@@ -987,8 +990,12 @@ func New(cfg Config) (*Recognizer, error) {
 	if err != nil {
 		return nil, fmt.Errorf("speech: %w", err)
 	}
+	spellings, err := Spellings(cfg.ModelDir)
+	if err != nil {
+		return nil, err
+	}
 	r := &Recognizer{cfg: cfg, grammar: g, pool: make(chan *slot, cfg.Slots), kinds: kinds, wide: wide, narrow: narrow, short: short,
-		cmnInit: readCMNInit(filepath.Join(cfg.ModelDir, "en-us", "feat.params"))}
+		cmnInit: readCMNInit(filepath.Join(cfg.ModelDir, "en-us", "feat.params")), spellings: spellings}
 	// Building the domain and mixed models takes seconds the first time
 	// (the mixed one most; then they are cached): the decoders that do
 	// not read them (the full model's, the grammar's) load meanwhile, on
@@ -1073,7 +1080,8 @@ func (s *slot) close() {
 
 // decoderConfig is the configuration of one kind of decoder.
 func (r *Recognizer) decoderConfig(kind string) sphinx.Config {
-	c := sphinx.Config{HMM: filepath.Join(r.cfg.ModelDir, "en-us"), Dict: filepath.Join(r.cfg.ModelDir, "cmudict-en-us.dict")}
+	c := sphinx.Config{HMM: filepath.Join(r.cfg.ModelDir, "en-us"), Dict: filepath.Join(r.cfg.ModelDir, "cmudict-en-us.dict"),
+		Spellings: r.spellings}
 	general := filepath.Join(r.cfg.ModelDir, "en-us.lm.bin")
 	switch kind {
 	case SourceGrammar:

@@ -29,7 +29,10 @@
 // then normalised the same way (Normalize): lower case; a.m./p.m. and
 // flite's spelled "a m"/"p m" become "am"/"pm"; "per cent" becomes
 // "percent"; every character but letters, digits and apostrophes becomes
-// a space; apostrophes at the ends of words go. WER is the word-level edit
+// a space; apostrophes at the ends of words go; a word spelled two ways
+// with the same sound is written one way (Spelling: "okay" is "ok", the
+// dictionary's British spellings are American, as the recogniser writes
+// them), as a scoring tool's global mapping file does. WER is the word-level edit
 // distance over the reference's word count, summed over lines (so long
 // lines weigh more), as in server/speech's accuracy test.
 package spokeneval
@@ -53,6 +56,7 @@ import (
 	"unicode"
 
 	"github.com/harkhq/hark/audio"
+	"github.com/harkhq/hark/server/speech"
 )
 
 // DictPath is the pronunciation dictionary of the en-us model (Debian's
@@ -303,12 +307,32 @@ func Normalize(s string) string {
 	kept := fields[:0]
 	for _, f := range fields {
 		if f = strings.Trim(f, "'"); f != "" {
-			kept = append(kept, f)
+			kept = append(kept, Spelling(f))
 		}
 	}
 	s = strings.Join(kept, " ")
 	s = spelledMeridiem.ReplaceAllString(s, "${1}m")
 	return perCent.ReplaceAllString(s, "percent")
+}
+
+var spellings = sync.OnceValue(func() map[string]string {
+	sp, err := speech.Spellings(filepath.Dir(DictPath))
+	if err != nil {
+		return map[string]string{} // no dictionary: no recogniser to score either
+	}
+	sp["okay"] = "ok" // both in the dictionary, one pronunciation; neither is British
+	return sp
+})
+
+// Spelling is the one spelling of a word the comparison uses: "okay" and
+// "ok" are the same word, the dictionary's British spellings the American
+// ones (speech.Spellings). The recogniser cannot hear which spelling was
+// meant, and a typed line may use either.
+func Spelling(word string) string {
+	if to, ok := spellings()[word]; ok {
+		return to
+	}
+	return word
 }
 
 // EditDistance is the word-level Levenshtein distance between ref and hyp.

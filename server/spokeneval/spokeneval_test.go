@@ -21,6 +21,8 @@ func TestNormalize(t *testing.T) {
 		"twenty five per cent":             "twenty five percent",
 		"what's   the 'weather'":           "what's the weather",
 		"wi-fi":                            "wi fi",
+		"okay call my neighbour, OK?":      "ok call my neighbor ok",
+		"four colours":                     "four colors",
 		"":                                 "",
 	} {
 		if got := Normalize(in); got != want {

@@ -102,6 +102,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 	"sync"
 	"unsafe"
 )
@@ -123,6 +124,10 @@ type Config struct {
 	// Args overrides pocketsphinx search settings, as name and value
 	// pairs: "-lw", "8", "-wip", "0.2".
 	Args []string
+	// Spellings rewrites words of the hypotheses (a dictionary's British
+	// spelling to the American one of the same pronunciation), before
+	// NBest compares texts, so two spellings are one reading.
+	Spellings map[string]string
 }
 
 // checkArgs refuses what sphinxbase would take silently: an odd count, and
@@ -156,6 +161,7 @@ type Decoder struct {
 	config *C.cmd_ln_t
 	inUtt  bool
 	ncep   int
+	spell  map[string]string
 }
 
 // NewDecoder loads the models of c.
@@ -204,7 +210,7 @@ func NewDecoder(c Config) (*Decoder, error) {
 		return nil, fmt.Errorf("sphinx: cannot load models (hmm %s, dict %s, lm %q)", c.HMM, c.Dict, c.LM)
 	}
 	C.hark_take_cepstra(ps)
-	d := &Decoder{ps: ps, config: config, ncep: int(C.fe_get_output_size(C.ps_get_fe(ps)))}
+	d := &Decoder{ps: ps, config: config, ncep: int(C.fe_get_output_size(C.ps_get_fe(ps))), spell: c.Spellings}
 	if c.JSGF != "" {
 		name := C.CString("grammar")
 		defer C.free(unsafe.Pointer(name))
@@ -374,9 +380,27 @@ func (d *Decoder) Hyp() Hyp {
 	p := C.ps_get_hyp(d.ps, &score)
 	h := Hyp{Score: int(score), Frames: int(C.ps_get_n_frames(d.ps))}
 	if p != nil {
-		h.Text = C.GoString(p)
+		h.Text = d.respell(C.GoString(p))
 	}
 	return h
+}
+
+// respell rewrites the words of text that Config.Spellings names.
+func (d *Decoder) respell(text string) string {
+	if len(d.spell) == 0 {
+		return text
+	}
+	words := strings.Fields(text)
+	changed := false
+	for i, w := range words {
+		if to, ok := d.spell[w]; ok {
+			words[i], changed = to, true
+		}
+	}
+	if !changed {
+		return text
+	}
+	return strings.Join(words, " ")
 }
 
 // Close frees the decoder.
@@ -412,7 +436,7 @@ func (d *Decoder) NBest(n int) []Hyp {
 	for paths := 0; it != nil && len(out) < n && paths < maxNBestPaths; paths++ {
 		var score C.int32
 		if p := C.ps_nbest_hyp(it, &score); p != nil {
-			text := C.GoString(p)
+			text := d.respell(C.GoString(p))
 			if !seen[text] {
 				seen[text] = true
 				out = append(out, Hyp{Text: text, Score: int(score), Frames: frames})

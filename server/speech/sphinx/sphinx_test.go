@@ -152,3 +152,21 @@ func TestFrontendWarp(t *testing.T) {
 		}
 	}
 }
+
+// Spellings rewrite whole words of a hypothesis and nothing inside a word.
+func TestRespell(t *testing.T) {
+	d := &Decoder{spell: map[string]string{"neighbour": "neighbor", "colour": "color"}}
+	for in, want := range map[string]string{
+		"call my neighbour":        "call my neighbor",
+		"colour neighbour colours": "color neighbor colours",
+		"neighbourhood watch":      "neighbourhood watch",
+		"":                         "",
+	} {
+		if got := d.respell(in); got != want {
+			t.Errorf("%q: %q, want %q", in, got, want)
+		}
+	}
+	if got := (&Decoder{}).respell("call my neighbour"); got != "call my neighbour" {
+		t.Errorf("without spellings: %q", got)
+	}
+}

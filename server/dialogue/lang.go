@@ -90,6 +90,10 @@ type langFile struct {
 	// Spoken maps words that stand for symbols in spoken addresses
 	// ("dot" -> ".", "at" -> "@").
 	Spoken map[string]string `json:"spoken"`
+	// DigitSounds are words that sound like a digit ("for", "to"): read as
+	// that digit between digits said one by one, where a recogniser writes
+	// "six for six" for "six four six".
+	DigitSounds map[string]int `json:"digitSounds"`
 	// Say holds the answer templates; {name} is replaced by a value.
 	Say map[string]string `json:"say"`
 }
@@ -142,6 +146,7 @@ type langModel struct {
 	numbers                              map[string]int
 	timeWords                            phraseTable
 	spoken                               map[string]string
+	digitSounds                          map[string]int
 	display                              map[string]map[string]string
 	slots                                []*slotDef
 	slotIndex                            map[string]int
@@ -346,7 +351,11 @@ func compileModel(lang string, f langFile) (*langModel, error) {
 		say:         f.Say,
 		grammar:     map[string][]string{},
 		spoken:      map[string]string{},
+		digitSounds: map[string]int{},
 		display:     f.Display,
+	}
+	for w, d := range f.DigitSounds {
+		m.digitSounds[fold(w)] = d
 	}
 	for w, sym := range f.Spoken {
 		m.spoken[fold(w)] = sym

@@ -29,15 +29,20 @@ func (m *langModel) parsePhone(toks []token) (string, int) {
 			n++
 			continue
 		}
-		if v, ok := m.numbers[w]; ok && v <= 9 {
-			b.WriteByte(byte('0' + v))
+		if d, ok := m.spokenDigit(toks[n:]); ok {
+			b.WriteByte(byte('0' + d))
 			n++
 			continue
 		}
-		if m.timeWords.roleAt(toks[n:]) == roleOh {
-			b.WriteByte('0')
-			n++
-			continue
+		if d, ok := m.digitSounds[w]; ok && n > 0 && n+1 < len(toks) {
+			// "six for six five …": between two digits said one by one
+			if _, prev := m.spokenDigit(toks[n-1:]); prev {
+				if _, next := m.spokenDigit(toks[n+1:]); next {
+					b.WriteByte(byte('0' + d))
+					n++
+					continue
+				}
+			}
 		}
 		break
 	}
@@ -46,6 +51,18 @@ func (m *langModel) parsePhone(toks []token) (string, int) {
 		return "", 0
 	}
 	return b.String(), n
+}
+
+// spokenDigit reads the digit said as the first word of toks ("six", the
+// "oh" of "five oh two").
+func (m *langModel) spokenDigit(toks []token) (int, bool) {
+	if v, ok := m.numbers[toks[0].norm]; ok && v <= 9 {
+		return v, true
+	}
+	if m.timeWords.roleAt(toks) == roleOh {
+		return 0, true
+	}
+	return 0, false
 }
 
 // parseURL reads "example.com/path" or, spoken, "example dot com".

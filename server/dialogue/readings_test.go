@@ -146,6 +146,11 @@ func TestSpokenHabits(t *testing.T) {
 		{"en", "hey text anna see you soon", "SEND_SMS", []string{`"contact":"anna"`}},
 		{"en", "pleeease turn off the lights", "POWER", []string{`"state":"off"`}},
 		{"en", "text my boss Mark: running late", "SEND_SMS", []string{`"contact":"my boss Mark"`, `"text":"running late"`}},
+		// A digit's homophone between digits said one by one, as recognised (blind dev3);
+		// elsewhere the word it is.
+		{"en", "please call the number six for six five five five zero one nine eight", "MAKE_CALL", []string{`"number":"6465550198"`}},
+		{"en", "dial eight oh eight to seven", "MAKE_CALL", []string{`"number":"80827"`}},
+		{"en", "call five five five for me", "MAKE_CALL", []string{`"number":"555"`}},
 	})
 	// The greeting word alone, with the request it opens skipped, is no
 	// greeting (blind dev3, spoken as "okay hey what's the day"); a greeting

@@ -382,6 +382,15 @@ func TestInfoAnswers(t *testing.T) {
 			t.Errorf("%q read as %+v", q, x)
 		}
 	}
+	// Words where a place may be named that cannot be one ("but hey", as heard for "uh hey")
+	// are no place, in the answer and in its explanation: the weather is the user's.
+	for _, q := range []string{"but hey what's the weather like", "but they what's the weather like"} {
+		r, _ = h.e.Answer(context.Background(), Request{Query: q, Lang: "en", TimeZone: h.loc, Now: h.now, UserID: 1, Explain: true,
+			Lat: &h.lat, Lon: &h.lon})
+		if x := r.Explain; x == nil || x.Intent != "weather" || len(x.Slots) != 0 || !strings.Contains(r.Responses.Text, "New York") {
+			t.Errorf("%q read as %+v: %q", q, x, r.Responses.Text)
+		}
+	}
 	r = h.ask("es", "qué hora es en Singapur", 0)
 	if !strings.Contains(r.Responses.Text, "23:15") {
 		t.Errorf("time in Singapore at 10:15 New York: %q", r.Responses.Text)

@@ -72,8 +72,11 @@ func (t *turn) where(slots map[string]slotVal) (Where, bool) {
 			}
 			return Where{City: joinOrig(toks)}, true
 		}
-		// the words were not a place: a city named elsewhere in the query
-		// ("could you tell me what the weather will be like in Madrid")
+		// the words were not a place (and are no slot of the answer, so
+		// the explain view does not name them): a city named elsewhere in
+		// the query ("could you tell me what the weather will be like in
+		// Madrid")
+		delete(slots, "place")
 		if v, ok := t.m.findSlot("city", t.toks); ok {
 			return Where{City: v.text}, true
 		}

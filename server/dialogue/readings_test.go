@@ -161,7 +161,9 @@ func TestSpokenHabits(t *testing.T) {
 		// Given up half way, without the comma typing would put (blind dev3);
 		// a request that reads as one keeps its words.
 		"okay so how many minutes never mind forget it": "cancel", "what is the meaning never mind": "cancel",
-		"text mom never mind": "SEND_SMS"} {
+		"text mom never mind": "SEND_SMS",
+		// "get me" is a route only with "to" or a personal place (spoken dev3 "get me the time").
+		"get me the time": "time", "get me the weather": "weather", "get me to the mall": "NAVIGATE", "get me home": "NAVIGATE"} {
 		lang := "en"
 		if strings.HasPrefix(q, "hola") {
 			lang = "es"

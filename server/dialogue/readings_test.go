@@ -162,7 +162,7 @@ func TestSpokenHabits(t *testing.T) {
 		// a request that reads as one keeps its words.
 		"okay so how many minutes never mind forget it": "cancel", "what is the meaning never mind": "cancel",
 		"text mom never mind": "SEND_SMS",
-		// "get me" is a route only with "to" or a personal place (spoken dev3 "get me the time").
+		// "get me the time" is the time, not a route to a place called Time (spoken dev3).
 		"get me the time": "time", "get me the weather": "weather", "get me to the mall": "NAVIGATE", "get me home": "NAVIGATE"} {
 		lang := "en"
 		if strings.HasPrefix(q, "hola") {

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // The pronouncing dictionary spells many words both ways: "neighbour" and
@@ -27,40 +28,103 @@ import (
 // dictionary that happen to fit a family are left out by the stems'
 // endings (no "-tre" rule beyond the measures and "centre"/"theatre").
 var spellingRules = []struct {
+	// hint is a cheap test a word must pass before the expression is
+	// tried: the dictionary has 135,000 words, and matching each with
+	// every expression took 9 s in a race-detector build.
+	hint func(string) bool
 	re   *regexp.Regexp
 	repl string
 }{
 	// colour, neighbour(s), favourite, honourable, behaviour: two letters
 	// or more before "our", so "four"/"for" and "pour"/"por" never meet.
-	{regexp.MustCompile(`^(..+)our(s|ed|ing|ite|ites|able|ably|er|ers|ful|less)?$`), "${1}or$2"},
+	{contains("our"), regexp.MustCompile(`^(..+)our(s|ed|ing|ite|ites|able|ably|er|ers|ful|less)?$`), "${1}or$2"},
 	// realise, recognised, apologising, privatisation (four letters or
 	// more before "is": not the name "blaise")
-	{regexp.MustCompile(`^(....+)is(e|ed|es|ing|ation|ations)$`), "${1}iz$2"},
+	{endsWith("ise", "ised", "ises", "ising", "isation", "isations"), regexp.MustCompile(`^(....+)is(e|ed|es|ing|ation|ations)$`), "${1}iz$2"},
 	// analyse, paralysed
-	{regexp.MustCompile(`^(..+)ys(e|ed|es|ing)$`), "${1}yz$2"},
+	{endsWith("yse", "ysed", "yses", "ysing"), regexp.MustCompile(`^(..+)ys(e|ed|es|ing)$`), "${1}yz$2"},
 	// centre, theatre, kilometre, millilitre
-	{regexp.MustCompile(`^(.*(?:cen|thea|me|li))tre(s)?$`), "${1}ter$2"},
+	{endsWith("tre", "tres"), regexp.MustCompile(`^(.*(?:cen|thea|me|li))tre(s)?$`), "${1}ter$2"},
 	// catalogue, dialogue
-	{regexp.MustCompile(`^(..+)ogue(s)?$`), "${1}og$2"},
+	{endsWith("ogue", "ogues"), regexp.MustCompile(`^(..+)ogue(s)?$`), "${1}og$2"},
 	// cancelled, travelling, labelled: a doubled l after an unstressed vowel
-	{regexp.MustCompile(`^(.*[aeiou][^aeiou]*[aeiou])ll(ed|ing)$`), "${1}l$2"},
+	{endsWith("lled", "lling"), regexp.MustCompile(`^(.*[aeiou][^aeiou]*[aeiou])ll(ed|ing)$`), "${1}l$2"},
 	// defence, licence, offence
-	{regexp.MustCompile(`^(...+)ence(s)?$`), "${1}ense$2"},
+	{endsWith("ence", "ences"), regexp.MustCompile(`^(...+)ence(s)?$`), "${1}ense$2"},
 	// programme(s)
-	{regexp.MustCompile(`^programme(s)?$`), "program$1"},
+	{endsWith("programme", "programmes"), regexp.MustCompile(`^programme(s)?$`), "program$1"},
 }
+
+func contains(part string) func(string) bool {
+	return func(w string) bool { return strings.Contains(w, part) }
+}
+
+func endsWith(suffixes ...string) func(string) bool {
+	return func(w string) bool {
+		for _, s := range suffixes {
+			if strings.HasSuffix(w, s) {
+				return true
+			}
+		}
+		return false
+	}
+}
+
+var spellingsByDir sync.Map // model directory -> map[string]string
 
 // Spellings reads the pronouncing dictionary of the models in modelDir and
 // gives the words to rewrite in recognised text, each to its American
-// spelling (see spellingRules).
+// spelling (see spellingRules). The result is kept for the process and
+// shared: callers must not change it.
 func Spellings(modelDir string) (map[string]string, error) {
+	if sp, ok := spellingsByDir.Load(modelDir); ok {
+		return sp.(map[string]string), nil
+	}
 	path := filepath.Join(modelDir, "cmudict-en-us.dict")
+	// First the words a rule rewrites, then the pronunciations of those
+	// and of their other spellings only.
+	other := map[string]string{}
+	if err := scanDictionary(path, func(word, _ string) {
+		for _, r := range spellingRules {
+			if r.hint(word) && r.re.MatchString(word) {
+				if o := r.re.ReplaceAllString(word, r.repl); o != word {
+					other[word] = o
+					return
+				}
+			}
+		}
+	}); err != nil {
+		return nil, err
+	}
+	phones := map[string][]string{}
+	for w, o := range other {
+		phones[w], phones[o] = nil, nil
+	}
+	if err := scanDictionary(path, func(word, p string) {
+		if ps, ok := phones[word]; ok {
+			phones[word] = append(ps, p)
+		}
+	}); err != nil {
+		return nil, err
+	}
+	out := map[string]string{}
+	for w, o := range other {
+		if sharesOne(phones[w], phones[o]) {
+			out[w] = o
+		}
+	}
+	spellingsByDir.Store(modelDir, out)
+	return out, nil
+}
+
+// scanDictionary calls fn with each entry of a CMU-format dictionary: the
+// word (without the "(2)" of another pronunciation) and its phones.
+func scanDictionary(path string, fn func(word, phones string)) error {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, fmt.Errorf("speech: %w", err)
+		return fmt.Errorf("speech: %w", err)
 	}
 	defer f.Close()
-	phones := make(map[string][]string, 140000)
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
 		word, p, ok := strings.Cut(sc.Text(), " ")
@@ -68,27 +132,14 @@ func Spellings(modelDir string) (map[string]string, error) {
 			continue
 		}
 		if i := strings.IndexByte(word, '('); i > 0 {
-			word = word[:i] // "word(2)": another pronunciation
+			word = word[:i]
 		}
-		phones[word] = append(phones[word], strings.TrimSpace(p))
+		fn(word, strings.TrimSpace(p))
 	}
 	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("speech: read %s: %w", path, err)
+		return fmt.Errorf("speech: read %s: %w", path, err)
 	}
-	out := map[string]string{}
-	for word, ps := range phones {
-		for _, r := range spellingRules {
-			if !r.re.MatchString(word) {
-				continue
-			}
-			other := r.re.ReplaceAllString(word, r.repl)
-			if other != word && sharesOne(ps, phones[other]) {
-				out[word] = other
-				break
-			}
-		}
-	}
-	return out, nil
+	return nil
 }
 
 // sharesOne reports whether a and b have an element in common.

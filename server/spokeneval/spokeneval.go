@@ -45,6 +45,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -320,7 +321,8 @@ var spellings = sync.OnceValue(func() map[string]string {
 	if err != nil {
 		return map[string]string{} // no dictionary: no recogniser to score either
 	}
-	sp["okay"] = "ok" // both in the dictionary, one pronunciation; neither is British
+	sp = maps.Clone(sp) // the recogniser's own is shared
+	sp["okay"] = "ok"   // both in the dictionary, one pronunciation; neither is British
 	return sp
 })
 

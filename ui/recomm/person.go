@@ -219,7 +219,7 @@ func (r *Model) personKey(msg tea.KeyMsg) tea.Cmd {
 		}
 		if cur == nil {
 			// The list is empty or still loading: say so rather than drop the key.
-			return common.ToastErr("Nothing here to rate yet: rate items on the Items tab (1-5, l to like), or wait for the list.")
+			return common.ToastErr("Nothing to rate yet: rate items on the Items tab first.")
 		}
 		return r.rate(cur.Key, msg.String())
 	}

@@ -141,7 +141,7 @@ func TestRatingKeyOnAnEmptyForYouSaysWhatToDo(t *testing.T) {
 		t.Fatalf("not on an empty For you tab: %v\n%s", r.tab, a.View())
 	}
 	press(t, a, "4")
-	if !a.HasToast("Nothing here to rate yet") {
+	if !a.HasToast("Nothing to rate yet: rate items on the Items tab first.") {
 		t.Fatalf("a rating key on an empty list: toast %q\n%s", a.Toast(), a.View())
 	}
 }

@@ -621,6 +621,11 @@ func (q *queryCtx) align(v *variant, bound float32) (match, bool) {
 						if n == 0 || w.day == dayNone {
 							break
 						}
+						if pj+n < end && streetWords[q.toks[pj+n].norm] {
+							// "directions to 350 5th Avenue": a street's
+							// number, not the 5th of the month.
+							break
+						}
 						if n >= end-pj {
 							// "wed 3/11 at 10am" names nobody.
 							return match{}, false
@@ -899,3 +904,9 @@ var subjects = map[string]bool{"i": true, "i'm": true, "im": true, "i'll": true,
 	"we": true, "we're": true, "we'll": true, "we've": true, "he": true, "he's": true, "hes": true, "she": true,
 	"she's": true, "shes": true, "they": true, "they're": true, "theyre": true, "it's": true, "you": true,
 	"you're": true, "youre": true, "there's": true, "theres": true}
+
+// streetWords follow a street's ordinal ("5th Avenue", "42nd St"), which
+// the time parser would otherwise take for a day of the month.
+var streetWords = map[string]bool{"avenue": true, "ave": true, "street": true, "st": true, "road": true, "rd": true,
+	"boulevard": true, "blvd": true, "lane": true, "ln": true, "drive": true, "dr": true, "place": true, "pl": true,
+	"way": true, "square": true, "sq": true, "court": true, "ct": true, "terrace": true, "parkway": true, "pkwy": true}

@@ -151,6 +151,9 @@ func TestSpokenHabits(t *testing.T) {
 		{"en", "please call the number six for six five five five zero one nine eight", "MAKE_CALL", []string{`"number":"6465550198"`}},
 		{"en", "dial eight oh eight to seven", "MAKE_CALL", []string{`"number":"80827"`}},
 		{"en", "call five five five for me", "MAKE_CALL", []string{`"number":"555"`}},
+		// A street's ordinal is no day of the month (blind dev, typed and spoken).
+		{"en", "directions to 350 5th Avenue", "NAVIGATE", []string{`"destination":"350 5th Avenue"`}},
+		{"en", "take me to 1st street", "NAVIGATE", []string{`"destination":"1st Street"`}},
 	})
 	// The greeting word alone, with the request it opens skipped, is no
 	// greeting (blind dev3, spoken as "okay hey what's the day"); a greeting

@@ -926,11 +926,7 @@ func (cfg Config) dictionary() (map[string]bool, error) {
 				filepath.Join(cfg.ModelDir, f))
 		}
 	}
-	dict, err := loadDictionary(filepath.Join(cfg.ModelDir, "cmudict-en-us.dict"))
-	if err != nil {
-		return nil, fmt.Errorf("speech: %w", err)
-	}
-	return dict, nil
+	return loadDictionary(filepath.Join(cfg.ModelDir, "cmudict-en-us.dict"))
 }
 
 // PrepareModels builds the domain and mixed models the decoders of cfg

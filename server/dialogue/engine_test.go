@@ -391,6 +391,12 @@ func TestInfoAnswers(t *testing.T) {
 			t.Errorf("%q read as %+v: %q", q, x, r.Responses.Text)
 		}
 	}
+	// A day said before the place is the forecast's day, with or without its article.
+	for _, q := range []string{"weather for the 5th in madrid", "weather for friday in madrid"} {
+		if r = h.ask("en", q, 0); !strings.Contains(r.Responses.Text, "in Madrid:") || strings.Contains(r.Responses.Text, "it's") {
+			t.Errorf("%q: %q, want a forecast", q, r.Responses.Text)
+		}
+	}
 	r = h.ask("es", "qué hora es en Singapur", 0)
 	if !strings.Contains(r.Responses.Text, "23:15") {
 		t.Errorf("time in Singapore at 10:15 New York: %q", r.Responses.Text)

@@ -618,6 +618,12 @@ func (q *queryCtx) align(v *variant, bound float32) (match, bool) {
 					// after the day said before it.
 					for {
 						w, n := q.m.parseWhen(q.toks[pj:end])
+						if n == 0 && articles[q.toks[pj].norm] && pj+1 < end {
+							// "the 5th in madrid"
+							if w, n = q.m.parseWhen(q.toks[pj+1 : end]); n > 0 {
+								n++
+							}
+						}
 						if n == 0 || w.day == dayNone {
 							break
 						}
@@ -629,6 +635,11 @@ func (q *queryCtx) align(v *variant, bound float32) (match, bool) {
 						if n >= end-pj {
 							// "wed 3/11 at 10am" names nobody.
 							return match{}, false
+						}
+						if _, said := r.slots["day"]; !said && q.m.intentSlots[v.intent]["day"] {
+							// ... and is the request's day ("weather for
+							// the 5th in madrid" is the 5th's).
+							r.slots["day"] = slotVal{text: q.span(pj, pj+n), when: w, start: pj, end: pj + n}
 						}
 						pj += n
 						for pj < end-1 && q.skip[pj] == costSkipFiller {

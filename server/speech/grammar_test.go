@@ -173,7 +173,7 @@ func TestWER(t *testing.T) {
 // unknown words: pocketsphinx refuses a grammar holding one, and accepts
 // the pruned grammar.
 func TestUnknownWordsWouldBreakPocketsphinx(t *testing.T) {
-	dict, err := loadDictionary(filepath.Join(DefaultModelDir, "cmudict-en-us.dict"))
+	dict, err := LoadDictionary(filepath.Join(DefaultModelDir, "cmudict-en-us.dict"))
 	if err != nil {
 		t.Skipf("no pocketsphinx model (Debian package pocketsphinx-en-us): %v", err)
 	}

@@ -136,7 +136,7 @@ func TestDecoderComparison(t *testing.T) {
 			weights = append(weights, w)
 		}
 	}
-	dict, err := loadDictionary(filepath.Join(DefaultModelDir, "cmudict-en-us.dict"))
+	dict, err := LoadDictionary(filepath.Join(DefaultModelDir, "cmudict-en-us.dict"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -25,7 +25,7 @@ import (
 // model alone while open questions lose little (the general model's
 // trigrams are in the mixture).
 func TestMixedModel(t *testing.T) {
-	dict, err := loadDictionary(filepath.Join(DefaultModelDir, "cmudict-en-us.dict"))
+	dict, err := LoadDictionary(filepath.Join(DefaultModelDir, "cmudict-en-us.dict"))
 	if err != nil {
 		t.Skipf("no pocketsphinx model: %v", err)
 	}

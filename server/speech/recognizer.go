@@ -926,7 +926,7 @@ func (cfg Config) dictionary() (map[string]bool, error) {
 				filepath.Join(cfg.ModelDir, f))
 		}
 	}
-	return loadDictionary(filepath.Join(cfg.ModelDir, "cmudict-en-us.dict"))
+	return LoadDictionary(filepath.Join(cfg.ModelDir, "cmudict-en-us.dict"))
 }
 
 // PrepareModels builds the domain and mixed models the decoders of cfg

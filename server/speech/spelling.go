@@ -24,9 +24,10 @@ import (
 // dictionary with a pronunciation in common. The rules stay within the
 // regular British/American families; the shared pronunciation keeps them
 // off unrelated words ("flour" and "flor", "pence" and "pense" sound
-// different or are not rewritten: too short a stem). Proper names of the
-// dictionary that happen to fit a family are left out by the stems'
-// endings (no "-tre" rule beyond the measures and "centre"/"theatre").
+// different or are not rewritten: too short a stem). Most proper names of
+// the dictionary that fit a family are left out by the stems (no "-tre"
+// rule beyond the measures and "centre"/"theatre"); a few remain, spelled
+// either way in the dictionary ("vanmetre").
 var spellingRules = []struct {
 	// hint is a cheap test a word must pass before the expression is
 	// tried: the dictionary has 135,000 words, and matching each with

@@ -62,7 +62,7 @@ import (
 
 // DictPath is the pronunciation dictionary of the en-us model (Debian's
 // pocketsphinx-en-us), the words the recogniser can hear.
-const DictPath = "/usr/share/pocketsphinx/model/en-us/cmudict-en-us.dict"
+const DictPath = speech.DefaultModelDir + "/cmudict-en-us.dict"
 
 // Turn is one query of a case.
 type Turn struct {
@@ -127,26 +127,14 @@ type Dictionary map[string]bool
 // LoadDictionary reads a pocketsphinx dictionary; alternative
 // pronunciations ("word(2)") count as the word.
 func LoadDictionary(path string) (Dictionary, error) {
-	f, err := os.Open(path)
+	d, err := speech.LoadDictionary(path)
 	if err != nil {
 		return nil, err
-	}
-	defer f.Close()
-	d := Dictionary{}
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		w, _, _ := strings.Cut(sc.Text(), " ")
-		if i := strings.IndexByte(w, '('); i > 0 {
-			w = w[:i]
-		}
-		if w != "" {
-			d[w] = true
-		}
 	}
 	if len(d) == 0 {
 		return nil, fmt.Errorf("%s holds no words", path)
 	}
-	return d, sc.Err()
+	return d, nil
 }
 
 // numberToken is a number flite reads as words: digits with separators,
@@ -317,7 +305,7 @@ func Normalize(s string) string {
 }
 
 var spellings = sync.OnceValue(func() map[string]string {
-	sp, err := speech.Spellings(filepath.Dir(DictPath))
+	sp, err := speech.Spellings(speech.DefaultModelDir)
 	if err != nil {
 		return map[string]string{} // no dictionary: no recogniser to score either
 	}

@@ -114,3 +114,49 @@ func TestSpeechWarpIsPerUser(t *testing.T) {
 		t.Errorf("Sam's later utterances under warps %g and %g, want at most 1", w[1], w[5])
 	}
 }
+
+// TestSpeakerAdaptationIsPerUser: from a speaker's tenth recognised
+// utterance on, harkd estimates a transform of the acoustic model for
+// them (speech.Priors.AddHeard, sphinxtrain in child processes), and their
+// next utterances are decoded under it; another user's never are.
+func TestSpeakerAdaptationIsPerUser(t *testing.T) {
+	if raceEnabled {
+		t.Skip("speech-bound: run without the race detector (make test runs it so)")
+	}
+	var log servertest.LogBuffer
+	sam, p := voiceClient(t, server.Config{SpeechNoWarp: true, Logger: log.Logger()})
+	kim := clientFor(t, p, p.PublicKey, p.PrivateKey)
+	if _, _, err := kim.Auth.Anonymous(ctxT(t), "listener", "phone", "Kim"); err != nil {
+		t.Fatal(err)
+	}
+	texts := []string{"what time is it", "call mom", "stop the music", "turn the volume up", "thank you"}
+	say := func(c *client.Client, text string) {
+		t.Helper()
+		ans, err := c.Dialogue.Stream(ctxT(t), bytes.NewReader(flite(t, text)), 16000, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.Copy(io.Discard, ans.Audio)
+		ans.Audio.Close()
+	}
+	for i := range 10 {
+		say(sam, texts[i%len(texts)])
+	}
+	say(sam, "set a timer for five minutes")
+	say(kim, "what time is it")
+	adapted := log.Values("recognised", "adapted")
+	if len(adapted) != 12 {
+		t.Fatalf("%d recognised lines logged after 12 turns", len(adapted))
+	}
+	for i, a := range adapted[:10] {
+		if a != "false" {
+			t.Errorf("Sam's utterance %d was adapted before harkd had heard ten", i+1)
+		}
+	}
+	if adapted[10] != "true" {
+		t.Errorf("Sam's 11th utterance was not decoded under Sam's transform (log: %v)", log.Values("speaker adapted", "utterances"))
+	}
+	if adapted[11] != "false" {
+		t.Error("Kim's first utterance was decoded under a transform")
+	}
+}

@@ -7,6 +7,7 @@ packages=(
   pkg-config gcc                                  # cgo
   portaudio19-dev libasound2-dev                  # microphone capture, playback
   pocketsphinx pocketsphinx-en-us libpocketsphinx-dev libsphinxbase-dev  # recognition
+  sphinxbase-utils sphinxtrain                    # speaker adaptation (sphinx_fe, bw, mllr_solve)
   espeak-ng libespeak-ng-dev libmp3lame-dev       # synthesis, MP3 encoding
   flite                                           # speech fixtures for tests
   tmux                                            # end-to-end terminal tests

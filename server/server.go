@@ -119,6 +119,10 @@ type Config struct {
 	// filters (no speaker normalisation, see server/speech's warp.go), for
 	// measuring it (HARK_SPOKEN_WARP=off).
 	SpeechNoWarp bool
+	// SpeechNoAdapt decodes every speaker with the acoustic model's own
+	// means (no speaker adaptation, see server/speech's adaptation.go), for
+	// measuring it (HARK_SPOKEN_ADAPT=off).
+	SpeechNoAdapt bool
 	// SpeechOnDemand starts the speech workers with the first request that
 	// needs them (audio, an answer's spoken form) instead of when the
 	// platform starts. Test platforms set it (servertest): most never
@@ -394,7 +398,7 @@ func (s *Server) build(ctx context.Context) error {
 	}
 	audio := &endpoints.Audio{Engine: s.Dialogue, Spoken: s.answers, Recognizer: s.voice.recognizer,
 		Synthesizer: s.voice.synthesizer, MaxAudio: cfg.MaxAudio, IdleTimeout: cfg.AudioIdleTimeout, Logger: cfg.Logger,
-		Priors: newSpeechPriors(cfg.SpeechNoWarp)}
+		Priors: newSpeechPriors(cfg.Logger, cfg.SpeechNoWarp, cfg.SpeechNoAdapt)}
 	endpoints.Dialogue(s.api, s.Dialogue, audio)
 	audio.Routes(s.api)
 	endpoints.Icons(s.api)

@@ -37,8 +37,9 @@ type voice struct {
 	closing sync.Once
 }
 
-// maxSpeechPriors bounds the speakers whose cepstral mean harkd keeps
-// (speech.Priors; 13 floats each).
+// maxSpeechPriors bounds the speakers whose cepstral mean, warp and
+// transform harkd keeps (speech.Priors; under 10 KB each, the audio kept
+// for adaptation aside, which speech.Priors bounds).
 const maxSpeechPriors = 10000
 
 // musicTracks is the music library as the dialogue reads it.
@@ -175,8 +176,24 @@ func (s *Server) SpeechWorkers() (synthesis, recognition *speechworker.Pool) {
 	return s.voice.synth.Pool, s.voice.recog.Pool
 }
 
-func newSpeechPriors(noWarp bool) *speech.Priors {
+func newSpeechPriors(logger *slog.Logger, noWarp, noAdapt bool) *speech.Priors {
 	p := speech.NewPriors(maxSpeechPriors)
 	p.NoWarp = noWarp
+	if noAdapt {
+		return p
+	}
+	est, err := speech.NewEstimator()
+	if err != nil {
+		logger.Info("speaker adaptation is off", "err", err)
+		return p
+	}
+	p.Adapt = est
+	p.OnAdapt = func(key string, n int, took time.Duration, err error) {
+		if err != nil {
+			logger.Warn("speaker adaptation failed", "speaker", key, "utterances", n, "err", err)
+			return
+		}
+		logger.Info("speaker adapted", "speaker", key, "utterances", n, "ms", took.Milliseconds())
+	}
 	return p
 }

@@ -117,13 +117,19 @@ func (a *Audio) recognise(w http.ResponseWriter, r *http.Request, body io.Reader
 	waited += time.Since(start)
 	limited := http.MaxBytesReader(w, io.NopCloser(body), a.MaxAudio)
 	key := priorKey(req, rate)
+	var in io.Reader = limited
+	var heard *heardAudio
+	if key != "" && a.Priors != nil && a.Priors.Adapt != nil {
+		heard = &heardAudio{}
+		in = io.TeeReader(limited, heard)
+	}
 	var opt speech.Options
 	if key != "" && a.Priors != nil {
 		opt.Prior = a.Priors.Get(key)
 		// The estimate comes after the result (the answer does not wait).
 		opt.Warps = func(scores []float64, frames int) { a.Priors.AddWarps(key, scores, frames) }
 	}
-	res, err := speech.RecognizeWith(r.Context(), rec, lang, rate, opt, limited)
+	res, err := speech.RecognizeWith(r.Context(), rec, lang, rate, opt, in)
 	if err != nil && opt.Prior != nil && opt.Prior.Estimate {
 		a.Priors.AddWarps(key, nil, 0) // no estimate will come
 	}
@@ -138,15 +144,17 @@ func (a *Audio) recognise(w http.ResponseWriter, r *http.Request, body io.Reader
 		a.Priors.Add(key, res.Mean)
 	}
 	// For the log: whether the speaker's cepstral mean seeded the
-	// utterance, the front end's warp (1: the model's own filters), and
-	// whether it asked for a warp estimate (which comes after the answer).
+	// utterance, the front end's warp (1: the model's own filters), whether
+	// it asked for a warp estimate (which comes after the answer), and
+	// whether it was decoded under the speaker's transform.
 	hasMean, estimate, warp := opt.Prior != nil && opt.Prior.Mean != nil, opt.Prior != nil && opt.Prior.Estimate, 1.0
+	adapted := opt.Prior != nil && opt.Prior.Transform != ""
 	if opt.Prior != nil && opt.Prior.Warp != 0 {
 		warp = opt.Prior.Warp
 	}
 	if strings.TrimSpace(res.Text) == "" {
 		a.Logger.Info("recognised", "request_id", httpapi.RequestID(r.Context()), "source", res.Source,
-			"audio_ms", res.Audio.Milliseconds(), "margin", res.Margin, "prior", hasMean, "warp", warp, "estimate", estimate)
+			"audio_ms", res.Audio.Milliseconds(), "margin", res.Margin, "prior", hasMean, "warp", warp, "estimate", estimate, "adapted", adapted)
 		return a.Engine.NotHeard(lang, req.Ref), lang, nil
 	}
 	h, err := chooseHeard(r.Context(), a.Engine, req, res)
@@ -154,8 +162,15 @@ func (a *Audio) recognise(w http.ResponseWriter, r *http.Request, body io.Reader
 		return dialogue.Response{}, "", err
 	}
 	a.Logger.Info("recognised", "request_id", httpapi.RequestID(r.Context()), "source", res.Source,
-		"audio_ms", res.Audio.Milliseconds(), "margin", res.Margin, "prior", hasMean, "warp", warp, "estimate", estimate,
+		"audio_ms", res.Audio.Milliseconds(), "margin", res.Margin, "prior", hasMean, "warp", warp, "estimate", estimate, "adapted", adapted,
 		"readings", len(h.hyps), "chosen", h.chosen, "speech_wait_ms", waited.Milliseconds())
+	if heard != nil && !heard.over {
+		decodedWarp := warp
+		if rate == 8000 {
+			decodedWarp = 1 // the recogniser keeps the model's filters at 8 kHz
+		}
+		a.Priors.AddHeard(key, heard.b, h.Text(), decodedWarp)
+	}
 	req.Query = h.Text()
 	req.Explain = explainRequested(r) // as on /query/text, for the console's explain view
 	resp, err := a.Engine.Answer(r.Context(), req)
@@ -165,6 +180,23 @@ func (a *Audio) recognise(w http.ResponseWriter, r *http.Request, body io.Reader
 	}
 	absoluteURLs(r, &resp)
 	return resp, lang, err
+}
+
+// heardAudio keeps an upload for speaker adaptation (speech.Priors.AddHeard),
+// up to the longest it takes.
+type heardAudio struct {
+	b    []byte
+	over bool
+}
+
+func (h *heardAudio) Write(p []byte) (int, error) {
+	if !h.over && len(h.b)+len(p) > speech.MaxHeardBytes {
+		h.over, h.b = true, nil
+	}
+	if !h.over {
+		h.b = append(h.b, p...)
+	}
+	return len(p), nil
 }
 
 // priorKey names the speaker whose cepstral mean seeds an utterance

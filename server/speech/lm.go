@@ -266,17 +266,24 @@ func (f *modelFile) Close() {
 //     never removed. A process that opened either file just before it was
 //     removed finds, once it has its lock, that the path no longer names
 //     the file it locked, and starts again (it rebuilds the model).
+//
+// speechCacheDir is the speech cache, ~/.cache/hark/speech, made if need be.
+func speechCacheDir() (string, error) {
+	dir, err := os.UserCacheDir()
+	if err != nil {
+		return "", err
+	}
+	dir = filepath.Join(dir, "hark", "speech")
+	return dir, os.MkdirAll(dir, 0o755)
+}
+
 func cachedModel(name string, key any, binary bool, build func() (*ngram.Model, error)) (*modelFile, error) {
 	b, err := json.Marshal([]any{modelVersion, name, key, binary})
 	if err != nil {
 		return nil, err
 	}
 	sum := sha256.Sum256(b)
-	dir, err := os.UserCacheDir()
-	if err == nil {
-		dir = filepath.Join(dir, "hark", "speech")
-		err = os.MkdirAll(dir, 0o755)
-	}
+	dir, err := speechCacheDir()
 	if err != nil {
 		m, err := build()
 		if err != nil {

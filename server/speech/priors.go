@@ -18,11 +18,19 @@ type Priors struct {
 	// NoWarp keeps every speaker at the model's own filters: Get never
 	// gives a warp nor asks for an estimate. Set before use.
 	NoWarp bool
+	// Adapt, when set, estimates speakers' transforms from the utterances
+	// AddHeard gives (see "Speaker adaptation" in adaptation.go); OnAdapt,
+	// when set, hears how each estimate went. Set before use.
+	Adapt   Estimator
+	OnAdapt func(key string, utterances int, took time.Duration, err error)
 
-	mu    sync.Mutex
-	max   int
-	order *list.List // of *priorEntry, most recently used first
-	byKey map[string]*list.Element
+	mu      sync.Mutex
+	max     int
+	order   *list.List // of *priorEntry, most recently used first
+	byKey   map[string]*list.Element
+	held    int           // samples of audio kept for adaptation, all speakers
+	heldMax int           // maxHeldSamples; smaller in tests
+	slot    chan struct{} // one estimate at a time
 }
 
 type priorEntry struct {
@@ -32,6 +40,7 @@ type priorEntry struct {
 	// estimating is closed when the estimate Get last asked for is in
 	// (AddWarps); nil when none is awaited.
 	estimating chan struct{}
+	adapt      adaptation
 }
 
 // estimateWait bounds how long Get waits for the speaker's estimate in
@@ -46,7 +55,7 @@ const maxPriorFrames = 500
 
 // NewPriors keeps the means of at most max speakers.
 func NewPriors(max int) *Priors {
-	return &Priors{max: max, order: list.New(), byKey: map[string]*list.Element{}}
+	return &Priors{max: max, order: list.New(), byKey: map[string]*list.Element{}, heldMax: maxHeldSamples, slot: make(chan struct{}, 1)}
 }
 
 // Get returns what key's next utterance starts from: the speaker's warp
@@ -58,12 +67,16 @@ func NewPriors(max int) *Priors {
 // AddWarps. The estimate of a speaker's previous utterance arrives after
 // its answer (speech.Options.Warps); a next utterance that begins before
 // it (turns sent back to back, as by hark flow) waits for it, at most
-// estimateWait, so it is decoded under everything learnt before it.
+// estimateWait, so it is decoded under everything learnt before it; so
+// does it for the speaker's transform (AddHeard).
 func (p *Priors) Get(key string) *Prior {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.NoWarp {
-		return p.current(p.byKey[key])
+		p.awaitAdapt(key)
+		out := p.current(p.byKey[key])
+		out.Transform = p.transform(key, out.Warp)
+		return out
 	}
 	e := p.entry(key)
 	if ch := e.estimating; ch != nil {
@@ -80,7 +93,10 @@ func (p *Priors) Get(key string) *Prior {
 			e.estimating = nil // gave up on it
 		}
 	}
+	p.awaitAdapt(key)
+	e = p.entry(key)
 	out := p.current(p.byKey[key])
+	out.Transform = p.transform(key, out.Warp)
 	switch {
 	case !out.Estimate:
 	case e.estimating != nil:
@@ -141,6 +157,7 @@ func (p *Priors) entry(key string) *priorEntry {
 		last := p.order.Back()
 		p.order.Remove(last)
 		delete(p.byKey, last.Value.(*priorEntry).key)
+		p.held -= last.Value.(*priorEntry).adapt.held()
 	}
 	return e
 }

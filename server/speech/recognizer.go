@@ -625,7 +625,9 @@ package speech
 
 import (
 	"context"
+	"crypto/sha256"
 	"encoding/binary"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -641,6 +643,7 @@ import (
 	"time"
 
 	"github.com/harkhq/hark/server/apierr"
+	"github.com/harkhq/hark/server/speech/adapt"
 	"github.com/harkhq/hark/server/speech/ngram"
 	"github.com/harkhq/hark/server/speech/resample"
 	"github.com/harkhq/hark/server/speech/sphinx"
@@ -785,6 +788,10 @@ type Prior struct {
 	// Estimate asks for the utterance's scores at every warp of WarpGrid
 	// (Options.Warps).
 	Estimate bool `json:"estimate,omitempty"`
+	// Transform is the speaker's MLLR transform (package adapt's text
+	// format), estimated from their earlier utterances under Warp; "" for
+	// the model's own means. See "Speaker adaptation" in priors.go.
+	Transform string `json:"transform,omitempty"`
 }
 
 // warp is the front end's warp for p.
@@ -864,11 +871,17 @@ type Recognizer struct {
 	// hypothesis (see Spellings).
 	spellings map[string]string
 	ncep      int // coefficients per frame
+	// identity is the transform text that restores the model's own means
+	// to a decoder that was under a speaker's (see adapt).
+	identity string
 }
 
 // slot is one set of decoders (Recognizer.kinds), loaded on first use.
 type slot struct {
 	decs []*sphinx.Decoder
+	// applied is, for each decoder, the ID of the speaker transform its
+	// means are under (adapt.Transform.ID); "" for the model's own.
+	applied []string
 }
 
 // withDefaults fills what cfg leaves unset.
@@ -1024,6 +1037,7 @@ func New(cfg Config) (*Recognizer, error) {
 		return nil, err
 	}
 	r.ncep = first.decs[0].CepstrumSize()
+	r.identity = adapt.Identity(r.ncep, r.ncep, r.ncep).String()
 	if len(r.cmnInit) != r.ncep {
 		r.cmnInit = nil
 	}
@@ -1050,6 +1064,7 @@ func (r *Recognizer) load(s *slot) error {
 func (r *Recognizer) loadKinds(s *slot, which func(kind string) bool) error {
 	if s.decs == nil {
 		s.decs = make([]*sphinx.Decoder, len(r.kinds))
+		s.applied = make([]string, len(r.kinds))
 	}
 	for i, kind := range r.kinds {
 		if s.decs[i] != nil || !which(kind) {
@@ -1059,7 +1074,48 @@ func (r *Recognizer) loadKinds(s *slot, which func(kind string) bool) error {
 		if err != nil {
 			return fmt.Errorf("speech: %s decoder: %w", kind, err)
 		}
-		s.decs[i] = d
+		s.decs[i], s.applied[i] = d, ""
+	}
+	return nil
+}
+
+// adapt puts every decoder of s under the speaker's transform (the model's
+// own means when the prior has none), skipping those already under it:
+// switching costs pocketsphinx a reload of the model's means (a few
+// milliseconds a decoder), paid only when the slot's previous utterance
+// was another speaker's.
+func (r *Recognizer) adapt(s *slot, p *Prior) error {
+	text, id := r.identity, ""
+	if p != nil && p.Transform != "" {
+		text = p.Transform
+		sum := sha256.Sum256([]byte(text))
+		id = hex.EncodeToString(sum[:8])
+	}
+	path := ""
+	for i, d := range s.decs {
+		if d == nil || s.applied[i] == id {
+			continue
+		}
+		if path == "" {
+			f, err := os.CreateTemp("", "hark-mllr-")
+			if err != nil {
+				return err
+			}
+			path = f.Name()
+			defer os.Remove(path)
+			_, err = f.WriteString(text)
+			if cerr := f.Close(); err == nil {
+				err = cerr
+			}
+			if err != nil {
+				return err
+			}
+		}
+		if err := d.Transform(path); err != nil {
+			s.close() // its means are in doubt: loaded afresh on next use
+			return fmt.Errorf("speech: %w", err)
+		}
+		s.applied[i] = id
 	}
 	return nil
 }
@@ -1401,6 +1457,10 @@ func (r *Recognizer) StartWith(ctx context.Context, lang string, rate int, opt O
 		return nil, fmt.Errorf("speech: waiting for a decoder: %w", ctx.Err())
 	}
 	if err := r.load(s); err != nil {
+		r.pool <- s
+		return nil, err
+	}
+	if err := r.adapt(s, opt.Prior); err != nil {
 		r.pool <- s
 		return nil, err
 	}
@@ -1932,6 +1992,16 @@ func (p *Prior) check(ncep int) error {
 	}
 	if p.Warp != 0 && !(p.Warp >= sphinx.MinWarp && p.Warp <= sphinx.MaxWarp) {
 		return apierr.InvalidArgumentf("a warp of %g is outside [%g, %g]", p.Warp, sphinx.MinWarp, sphinx.MaxWarp)
+	}
+	if p.Transform != "" {
+		t, err := adapt.ParseTransform(p.Transform)
+		if err != nil {
+			return apierr.InvalidArgumentf("a speaker transform is unreadable: %v", err)
+		}
+		// pocketsphinx would read past a transform of another shape.
+		if len(t.Streams) != 3 || slices.ContainsFunc(t.Streams, func(s adapt.Stream) bool { return len(s.B) != ncep }) {
+			return apierr.InvalidArgumentf("a speaker transform must have 3 streams of %d coefficients", ncep)
+		}
 	}
 	if p.Mean == nil && p.Frames == 0 {
 		return nil // a warp alone

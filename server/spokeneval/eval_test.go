@@ -337,6 +337,12 @@ func newEvaluation(t *testing.T) *evaluation {
 		cfg.SpeechNoWarp = true
 		t.Log("HARK_SPOKEN_WARP=off")
 	}
+	// HARK_SPOKEN_ADAPT=off decodes every speaker with the model's own
+	// means (no speaker adaptation).
+	if os.Getenv("HARK_SPOKEN_ADAPT") == "off" {
+		cfg.SpeechNoAdapt = true
+		t.Log("HARK_SPOKEN_ADAPT=off")
+	}
 	p := servertest.Start(t, cfg)
 	ctx := context.Background()
 	wait, cancel := context.WithTimeout(ctx, 2*time.Minute)

@@ -228,6 +228,31 @@ func NewDecoder(c Config) (*Decoder, error) {
 	return d, nil
 }
 
+// Transform moves the acoustic model's Gaussian means by the MLLR
+// transform in the file at path (mllr_solve's format), starting from the
+// model's own means: a transform replaces the previous one rather than
+// adding to it, and the identity restores the model. pocketsphinx reloads
+// the means and variances from the model's files to do so (a few
+// milliseconds). The transform's streams must be the model's: pocketsphinx
+// does not check them (package adapt's ParseTransform and the caller do).
+// An utterance in progress is abandoned.
+func (d *Decoder) Transform(path string) error {
+	if d.inUtt {
+		C.ps_end_utt(d.ps)
+		d.inUtt = false
+	}
+	p := C.CString(path)
+	defer C.free(unsafe.Pointer(p))
+	m := C.ps_mllr_read(p)
+	if m == nil {
+		return fmt.Errorf("sphinx: cannot read the transform %s", path)
+	}
+	if C.ps_update_mllr(d.ps, m) == nil {
+		return errors.New("sphinx: the transform was refused")
+	}
+	return nil
+}
+
 // Start begins an utterance, abandoning any one in progress.
 func (d *Decoder) Start() error {
 	if d.inUtt {

@@ -3,6 +3,7 @@ package client
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"strings"
 )
@@ -57,6 +58,30 @@ type Explanation struct {
 	// starts; on a new machine their models are built first): 0 when they
 	// were ready.
 	SpeechWaitMs int64 `json:"speechWaitMs,omitempty"`
+	// Speaker is, for a spoken query, what the server had learnt of its
+	// speaker from their earlier utterances (absent from servers that do
+	// not report it).
+	Speaker *SpeakerReading `json:"speaker,omitempty"`
+}
+
+// SpeakerReading is how the server heard a spoken query's speaker: the
+// warp of its recogniser's filters for their voice (1: the model's own)
+// and whether its acoustic model was adapted to them.
+type SpeakerReading struct {
+	Warp    float64 `json:"warp"`
+	Adapted bool    `json:"adapted"`
+}
+
+// String is the reading in words, as the explain views show it.
+func (s SpeakerReading) String() string {
+	model := "model not adapted to this voice yet"
+	if s.Adapted {
+		model = "model adapted to this voice"
+	}
+	if s.Warp == 1 {
+		return "speaker: the model's own filters, " + model
+	}
+	return fmt.Sprintf("speaker: filters warped ×%.2f, %s", s.Warp, model)
 }
 
 // Hypothesis is one reading of a spoken query's audio: its text, which

@@ -30,6 +30,9 @@ func printExplanation(w io.Writer, x *client.Explanation) {
 	if x.SpeechWaitMs > 0 {
 		fmt.Fprintf(w, "  waited %.1f s for the speech engines to start\n", float64(x.SpeechWaitMs)/1000)
 	}
+	if x.Speaker != nil {
+		fmt.Fprintf(w, "  %s\n", x.Speaker)
+	}
 	if len(x.Hypotheses) > 0 {
 		fmt.Fprintln(w, "  heard as:")
 	}

@@ -31,6 +31,18 @@ type Explanation struct {
 	// about 20 s), so that a slow first answer says why; 0 when they were
 	// ready.
 	SpeechWaitMs int64 `json:"speechWaitMs,omitempty"`
+	// Speaker is, for a spoken query, what the recogniser had learnt of
+	// its speaker from their earlier utterances; the HTTP layer sets it.
+	Speaker *SpeakerReading `json:"speaker,omitempty"`
+}
+
+// SpeakerReading is how a spoken query's speaker was heard: the warp of
+// the front end's filters (1: the model's own; speaker normalisation) and
+// whether the acoustic model was under the speaker's transform (speaker
+// adaptation).
+type SpeakerReading struct {
+	Warp    float64 `json:"warp"`
+	Adapted bool    `json:"adapted"`
 }
 
 // HeardHypothesis is one reading of a spoken query's audio: its words,

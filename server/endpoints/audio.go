@@ -149,6 +149,10 @@ func (a *Audio) recognise(w http.ResponseWriter, r *http.Request, body io.Reader
 	// whether it was decoded under the speaker's transform.
 	hasMean, estimate, warp := opt.Prior != nil && opt.Prior.Mean != nil, opt.Prior != nil && opt.Prior.Estimate, 1.0
 	adapted := opt.Prior != nil && opt.Prior.Transform != ""
+	decodedWarp := warp
+	if rate == 8000 {
+		decodedWarp = 1 // the recogniser keeps the model's filters at 8 kHz
+	}
 	if opt.Prior != nil && opt.Prior.Warp != 0 {
 		warp = opt.Prior.Warp
 	}
@@ -165,10 +169,6 @@ func (a *Audio) recognise(w http.ResponseWriter, r *http.Request, body io.Reader
 		"audio_ms", res.Audio.Milliseconds(), "margin", res.Margin, "prior", hasMean, "warp", warp, "estimate", estimate, "adapted", adapted,
 		"readings", len(h.hyps), "chosen", h.chosen, "speech_wait_ms", waited.Milliseconds())
 	if heard != nil && !heard.over {
-		decodedWarp := warp
-		if rate == 8000 {
-			decodedWarp = 1 // the recogniser keeps the model's filters at 8 kHz
-		}
 		a.Priors.AddHeard(key, heard.b, h.Text(), decodedWarp)
 	}
 	req.Query = h.Text()
@@ -177,6 +177,9 @@ func (a *Audio) recognise(w http.ResponseWriter, r *http.Request, body io.Reader
 	if err == nil && resp.Explain != nil {
 		resp.Explain.Hypotheses = h.explain()
 		resp.Explain.SpeechWaitMs = waited.Milliseconds()
+		if opt.Prior != nil {
+			resp.Explain.Speaker = &dialogue.SpeakerReading{Warp: decodedWarp, Adapted: adapted}
+		}
 	}
 	absoluteURLs(r, &resp)
 	return resp, lang, err

@@ -23,13 +23,17 @@ import (
 // text of their latest utterances and, from the adaptFirst-th on, every
 // adaptEvery utterances, estimates an MLLR transform of the acoustic
 // model's means from the last adaptKeep (package adapt, sphinxtrain in
-// child processes, about a second). The speaker's next utterances are
-// decoded under it (Prior.Transform). Measured with the full English
-// model on 120 dev commands, unsupervised (the recogniser's own texts):
-// flite's kal16 20.4 → 16.3 % word errors at 16 kHz, and at 8 kHz, where
-// the wideband model hears an empty upper band, 45.9 → 25.2 % from 10
-// utterances (25.7 % from 40); slt, awb and rms, voices the model already
-// hears well, moved by less than a point. README, "Speaker adaptation".
+// child processes, about 1.5 s). The speaker's next utterances are
+// decoded under it (Prior.Transform). Measured first with the full
+// English model on 120 dev commands, unsupervised (the recogniser's own
+// texts): flite's kal16 20.4 → 16.3 % word errors at 16 kHz, and at 8
+// kHz, where the wideband model hears an empty upper band, 45.9 → 26.1 /
+// 25.2 / 25.7 % from 5 / 10 / 40 utterances; slt, awb and rms, voices the
+// model already hears well, moved by less than a point. Through the
+// server on dev3, kal16 at 8 kHz went from 37.2 / 60.5 % (WER / action as
+// typed) to 26.2 / 72.9 % with a first estimate at the tenth utterance and
+// 25.0 / 74.0 % at the fifth, hence adaptFirst. README, "Speaker
+// adaptation".
 //
 // The audio stays in harkd's memory (never on disk but for the second an
 // estimate runs, in a temporary directory removed after it), bounded by
@@ -37,7 +41,7 @@ import (
 // maxHeldSamples in all: past that the least recently heard speakers'
 // audio is dropped, their transforms kept.
 const (
-	adaptFirst      = 10
+	adaptFirst      = 5
 	adaptEvery      = 10
 	adaptKeep       = 40
 	maxAdaptSamples = 20 * 16000      // 20 s: a longer utterance is not kept

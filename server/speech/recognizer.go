@@ -621,6 +621,14 @@
 // normalisation), the warp chosen by maximum likelihood from the
 // speaker's earlier utterances (Prior.Warp, Options.Warps, Priors); what it
 // measured and why it works so is in warp.go.
+//
+// # Speaker adaptation
+//
+// The acoustic model's means are moved per speaker by an MLLR transform
+// that harkd estimates from the speaker's own recognised utterances
+// (Prior.Transform, Priors.AddHeard, package adapt); each decoder of a
+// slot is put under the transform of the utterance it takes, or back
+// under the model's own means. What it measured is in adaptation.go.
 package speech
 
 import (

@@ -74,6 +74,9 @@ func explainLines(x *client.Explanation, t *common.Theme, width int) []string {
 	if x.SpeechWaitMs > 0 {
 		lines = append(lines, line(fmt.Sprintf("  waited %.1f s for the speech engines to start", float64(x.SpeechWaitMs)/1000)))
 	}
+	if x.Speaker != nil {
+		lines = append(lines, line("  "+x.Speaker.String()))
+	}
 	if len(x.Hypotheses) > 0 {
 		lines = append(lines, line("  heard as:"))
 	}

@@ -14,7 +14,7 @@ import (
 // reason; a typed query's explain shows no "heard as" block.
 func TestExplainShowsSpokenHypotheses(t *testing.T) {
 	const fixture = `{"lang":"en","langFrom":"request","intent":"weather.get","cost":0,
-	  "slots":[],"corrections":[],"speechWaitMs":18960,
+	  "slots":[],"corrections":[],"speechWaitMs":18960,"speaker":{"warp":0.9,"adapted":true},
 	  "hypotheses":[
 	    {"text":"what's the weather","source":"grammar","score":-1.25,"chosen":true,"reason":"grammar match close to the full decoding"},
 	    {"text":"what the whether","source":"full","score":-3.5,"chosen":false,"reason":""}]}`
@@ -28,6 +28,7 @@ func TestExplainShowsSpokenHypotheses(t *testing.T) {
 	view := strings.Join(explainLines(&x, common.NewTheme(true), 120), "\n")
 	for _, want := range []string{
 		"waited 19.0 s for the speech engines to start",
+		"speaker: filters warped ×0.90, model adapted to this voice",
 		"heard as:",
 		`✓ "what's the weather" (grammar) score -1.25 — grammar match close to the full decoding`,
 		`· "what the whether" (full) score -3.50`,
@@ -36,8 +37,12 @@ func TestExplainShowsSpokenHypotheses(t *testing.T) {
 			t.Errorf("explain view lacks %q:\n%s", want, view)
 		}
 	}
-	x.Hypotheses, x.SpeechWaitMs = nil, 0
-	if v := strings.Join(explainLines(&x, common.NewTheme(true), 120), "\n"); strings.Contains(v, "heard as") || strings.Contains(v, "waited") {
+	x.Speaker = &client.SpeakerReading{Warp: 1}
+	if v := strings.Join(explainLines(&x, common.NewTheme(true), 120), "\n"); !strings.Contains(v, "speaker: the model's own filters, model not adapted to this voice yet") {
+		t.Errorf("a new speaker's explain:\n%s", v)
+	}
+	x.Hypotheses, x.SpeechWaitMs, x.Speaker = nil, 0, nil
+	if v := strings.Join(explainLines(&x, common.NewTheme(true), 120), "\n"); strings.Contains(v, "heard as") || strings.Contains(v, "waited") || strings.Contains(v, "speaker") {
 		t.Errorf("a typed query's explain shows hypotheses:\n%s", v)
 	}
 	// Round trip: the SDK writes the same names it reads, and omits the

@@ -86,13 +86,19 @@ func TestSpeechWarpIsPerUser(t *testing.T) {
 		{kim, "slt", "remind me to call my mother on sunday"},
 		{sam, "kal16", "remind me to call my mother on sunday"},
 	}
+	var explained []float64 // the warp each turn's explanation gives
 	for _, turn := range turns {
-		ans, err := turn.who.Dialogue.Stream(ctxT(t), bytes.NewReader(fliteVoice(t, turn.voice, turn.text)), 16000, 0)
+		ans, err := turn.who.Dialogue.Stream(ctxT(t), bytes.NewReader(fliteVoice(t, turn.voice, turn.text)), 16000, 0, client.Explain())
 		if err != nil {
 			t.Fatal(err)
 		}
 		io.Copy(io.Discard, ans.Audio)
 		ans.Audio.Close()
+		if x := ans.Answer.Explain; x == nil || x.Speaker == nil {
+			t.Fatalf("%q: the explanation says nothing of the speaker", turn.text)
+		} else {
+			explained = append(explained, x.Speaker.Warp)
+		}
 	}
 	warps := log.Values("recognised", "warp")
 	if len(warps) != len(turns) {
@@ -106,6 +112,9 @@ func TestSpeechWarpIsPerUser(t *testing.T) {
 		}
 	}
 	t.Logf("warps per turn: %v", w)
+	if fmt.Sprint(w) != fmt.Sprint(explained) {
+		t.Errorf("the explanations give warps %v, the log %v", explained, w)
+	}
 	if w[0] != 1 || w[2] != 1 {
 		t.Errorf("first utterances of Sam and Kim under warps %g and %g, want the model's own (1)", w[0], w[2])
 	}

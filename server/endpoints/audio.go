@@ -149,12 +149,12 @@ func (a *Audio) recognise(w http.ResponseWriter, r *http.Request, body io.Reader
 	// whether it was decoded under the speaker's transform.
 	hasMean, estimate, warp := opt.Prior != nil && opt.Prior.Mean != nil, opt.Prior != nil && opt.Prior.Estimate, 1.0
 	adapted := opt.Prior != nil && opt.Prior.Transform != ""
+	if opt.Prior != nil && opt.Prior.Warp != 0 {
+		warp = opt.Prior.Warp
+	}
 	decodedWarp := warp
 	if rate == 8000 {
 		decodedWarp = 1 // the recogniser keeps the model's filters at 8 kHz
-	}
-	if opt.Prior != nil && opt.Prior.Warp != 0 {
-		warp = opt.Prior.Warp
 	}
 	if strings.TrimSpace(res.Text) == "" {
 		a.Logger.Info("recognised", "request_id", httpapi.RequestID(r.Context()), "source", res.Source,

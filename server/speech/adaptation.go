@@ -95,6 +95,9 @@ type adaptation struct {
 	warp      float64
 	// adapting is closed when the estimate in flight ends; nil when none.
 	adapting chan struct{}
+	// tried is the warp of the latest estimate begun, so that a failed
+	// one is not begun again by every utterance (transform).
+	tried float64
 }
 
 // held is the samples of audio e keeps.
@@ -140,10 +143,15 @@ func (p *Priors) AddHeard(key string, audio []byte, text string, warp float64) {
 	if a.adapting != nil || len(a.heard) < adaptFirst || (a.transform != "" && a.newSince < adaptEvery) {
 		return
 	}
+	p.startEstimate(key, a, warp)
+}
+
+// startEstimate starts an estimate of a, key's, transform under warp from
+// the utterances it keeps; p.mu is held.
+func (p *Priors) startEstimate(key string, a *adaptation, warp float64) {
 	done := make(chan struct{})
-	a.adapting, a.newSince = done, 0
-	utts := slices.Clone(a.heard)
-	go p.estimate(key, done, utts, warp)
+	a.adapting, a.newSince, a.tried = done, 0, warp
+	go p.estimate(key, done, slices.Clone(a.heard), warp)
 }
 
 // estimate runs one speaker's estimate (at most one at a time in harkd:
@@ -188,40 +196,48 @@ func (p *Priors) dropHeard(keep *priorEntry) {
 	}
 }
 
-// awaitAdapt waits, at most adaptWait, for the end of key's estimate in
-// flight; p.mu is held, and released while waiting.
-func (p *Priors) awaitAdapt(key string) {
-	el := p.byKey[key]
-	if el == nil || el.Value.(*priorEntry).adapt.adapting == nil {
-		return
-	}
-	ch := el.Value.(*priorEntry).adapt.adapting
-	p.mu.Unlock()
-	t := time.NewTimer(adaptWait)
-	select {
-	case <-ch:
-	case <-t.C:
-	}
-	t.Stop()
-	p.mu.Lock()
-}
-
 // transform is key's transform for an utterance under warp (0 or 1: the
-// model's filters); "" when it has none under that warp, as one estimated
-// under another would mislead. p.mu is held.
+// model's filters); "" when there is none yet. An estimate in flight is
+// waited for, at most adaptWait. A transform estimated under another warp
+// would mislead: when the speaker's warp has moved since (it settles over
+// their first utterances), their kept utterances are estimated again
+// under the new one, and waited for likewise. p.mu is held, and released
+// while waiting.
 func (p *Priors) transform(key string, warp float64) string {
-	el := p.byKey[key]
-	if el == nil {
-		return ""
-	}
-	a := &el.Value.(*priorEntry).adapt
 	if warp == 0 {
 		warp = 1
 	}
-	if a.warp != warp {
+	// current is key's adaptation, if any, and its transform if under warp.
+	current := func() (*adaptation, string) {
+		el := p.byKey[key]
+		if el == nil {
+			return nil, ""
+		}
+		a := &el.Value.(*priorEntry).adapt
+		if a.warp != warp {
+			return a, ""
+		}
+		return a, a.transform
+	}
+	a, text := current()
+	if a == nil {
 		return ""
 	}
-	return a.transform
+	if text == "" && a.adapting == nil && a.tried != warp && p.Adapt != nil && len(a.heard) >= adaptFirst {
+		p.startEstimate(key, a, warp)
+	}
+	if ch := a.adapting; ch != nil {
+		p.mu.Unlock()
+		t := time.NewTimer(adaptWait)
+		select {
+		case <-ch:
+		case <-t.C:
+		}
+		t.Stop()
+		p.mu.Lock()
+	}
+	_, text = current()
+	return text
 }
 
 // heardPCM is the 16 kHz samples of a recognised WAV.

@@ -96,18 +96,34 @@ func TestAdaptationIsDueAndWaitedFor(t *testing.T) {
 		t.Fatalf("latest transform from %d utterances, want %d", got, adaptKeep)
 	}
 
-	// Under a warp, only a transform estimated under it.
+	// A transform is given only under the warp it was estimated under;
+	// under another, the kept utterances are estimated again, once.
 	w := NewPriors(8)
 	w.Adapt = est.estimate
 	for range adaptFirst {
 		w.AddHeard("c", aSecond, "stop", 1.2)
 	}
 	w.mu.Lock()
-	w.awaitAdapt("c")
-	under1, under12 := w.transform("c", 0), w.transform("c", 1.2)
+	under12 := w.transform("c", 1.2) // waits for the estimate AddHeard began
+	n := len(est.seen())
+	under1 := w.transform("c", 0)
 	w.mu.Unlock()
-	if under1 != "" || under12 == "" {
-		t.Fatalf("a transform learnt under warp 1.2: %q under the model's filters, %q under 1.2", under1, under12)
+	if offset(t, under12) != adaptFirst || offset(t, under1) != adaptFirst || len(est.seen()) != n+1 {
+		t.Fatalf("estimates %v: none under 1.2 or under the model's filters", est.seen())
+	}
+	est.mu.Lock()
+	again := est.warps[len(est.warps)-1]
+	est.fail = errors.New("bw failed")
+	est.mu.Unlock()
+	if again != 1 {
+		t.Fatalf("estimated again under %g, want 1", again)
+	}
+	w.mu.Lock()
+	w.transform("c", 0.9)
+	w.transform("c", 0.9)
+	w.mu.Unlock()
+	if len(est.seen()) != n+2 {
+		t.Fatalf("a failed estimate under a new warp was begun %d times", len(est.seen())-n-1)
 	}
 }
 

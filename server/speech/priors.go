@@ -73,7 +73,6 @@ func (p *Priors) Get(key string) *Prior {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.NoWarp {
-		p.awaitAdapt(key)
 		out := p.current(p.byKey[key])
 		out.Transform = p.transform(key, out.Warp)
 		return out
@@ -93,10 +92,9 @@ func (p *Priors) Get(key string) *Prior {
 			e.estimating = nil // gave up on it
 		}
 	}
-	p.awaitAdapt(key)
-	e = p.entry(key)
 	out := p.current(p.byKey[key])
 	out.Transform = p.transform(key, out.Warp)
+	e = p.entry(key) // the same, unless forgotten while waiting for the transform
 	switch {
 	case !out.Estimate:
 	case e.estimating != nil:

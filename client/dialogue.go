@@ -66,17 +66,24 @@ type Explanation struct {
 
 // SpeakerReading is how the server heard a spoken query's speaker: the
 // warp of its recogniser's filters for their voice (1: the model's own)
-// and whether its acoustic model was adapted to them.
+// and what its acoustic model was adapted to: "speaker" (their voice),
+// "narrowband" (8 kHz audio's band) or nothing ("").
 type SpeakerReading struct {
 	Warp    float64 `json:"warp"`
-	Adapted bool    `json:"adapted"`
+	Adapted string  `json:"adapted,omitempty"`
 }
 
 // String is the reading in words, as the explain views show it.
 func (s SpeakerReading) String() string {
 	model := "model not adapted to this voice yet"
-	if s.Adapted {
+	switch s.Adapted {
+	case "speaker":
 		model = "model adapted to this voice"
+	case "narrowband":
+		model = "model adapted to the 8 kHz band"
+	case "":
+	default:
+		model = "model adapted to " + s.Adapted
 	}
 	if s.Warp == 1 {
 		return "speaker: the model's own filters, " + model

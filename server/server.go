@@ -123,6 +123,10 @@ type Config struct {
 	// means (no speaker adaptation, see server/speech's adaptation.go), for
 	// measuring it (HARK_SPOKEN_ADAPT=off).
 	SpeechNoAdapt bool
+	// SpeechNoNarrowband decodes 8 kHz audio under the acoustic model's own
+	// means (no band compensation, see server/speech/adapt's narrowband.go),
+	// for measuring it (HARK_SPOKEN_NARROWBAND=off).
+	SpeechNoNarrowband bool
 	// SpeechOnDemand starts the speech workers with the first request that
 	// needs them (audio, an answer's spoken form) instead of when the
 	// platform starts. Test platforms set it (servertest): most never
@@ -391,7 +395,7 @@ func (s *Server) build(ctx context.Context) error {
 	endpoints.Items(s.api, s.Items, prefs)
 	s.voice = loadVoice(cfg.Logger, s.Dialogue, speech.Config{MaxBytes: cfg.MaxAudio, LateStart: cfg.SpeechLateStart, ShortDecoder: cfg.SpeechShortDecoder,
 		DomainWeight: cfg.SpeechDomainWeight, MixedMargin: cfg.SpeechMixedMargin, SearchArgs: cfg.SpeechSearchArgs,
-		DomainSearchArgs: cfg.SpeechDomainSearchArgs}, cfg.SpeechOnDemand)
+		DomainSearchArgs: cfg.SpeechDomainSearchArgs, NoNarrowband: cfg.SpeechNoNarrowband}, cfg.SpeechOnDemand)
 	s.answers, err = spoken.New(ctx, s.db, filepath.Join(cfg.DataDir, "answers"), s.voice.spokenSynth, cfg.Now)
 	if err != nil {
 		return err

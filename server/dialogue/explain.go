@@ -38,11 +38,11 @@ type Explanation struct {
 
 // SpeakerReading is how a spoken query's speaker was heard: the warp of
 // the front end's filters (1: the model's own; speaker normalisation) and
-// whether the acoustic model was under the speaker's transform (speaker
-// adaptation).
+// the transform the acoustic model was under: "speaker" (the speaker's
+// own, speaker adaptation), "narrowband" (8 kHz audio), or none.
 type SpeakerReading struct {
 	Warp    float64 `json:"warp"`
-	Adapted bool    `json:"adapted"`
+	Adapted string  `json:"adapted,omitempty"`
 }
 
 // HeardHypothesis is one reading of a spoken query's audio: its words,

@@ -119,7 +119,9 @@ func (a *Audio) recognise(w http.ResponseWriter, r *http.Request, body io.Reader
 	key := priorKey(req, rate)
 	var in io.Reader = limited
 	var heard *heardAudio
-	if key != "" && a.Priors != nil && a.Priors.Adapt != nil {
+	// 8 kHz audio is decoded under the narrowband transform instead, which
+	// a speaker's own did not improve on (server/speech's adaptation.go).
+	if key != "" && a.Priors != nil && a.Priors.Adapt != nil && rate == 16000 {
 		heard = &heardAudio{}
 		in = io.TeeReader(limited, heard)
 	}
@@ -148,7 +150,7 @@ func (a *Audio) recognise(w http.ResponseWriter, r *http.Request, body io.Reader
 	// it asked for a warp estimate (which comes after the answer), and
 	// whether it was decoded under the speaker's transform.
 	hasMean, estimate, warp := opt.Prior != nil && opt.Prior.Mean != nil, opt.Prior != nil && opt.Prior.Estimate, 1.0
-	adapted := opt.Prior != nil && opt.Prior.Transform != ""
+	adapted := res.Adaptation
 	if opt.Prior != nil && opt.Prior.Warp != 0 {
 		warp = opt.Prior.Warp
 	}

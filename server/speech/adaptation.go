@@ -13,27 +13,31 @@ import (
 	"time"
 
 	"github.com/harkhq/hark/server/speech/adapt"
-	"github.com/harkhq/hark/server/speech/resample"
 	"github.com/harkhq/hark/server/speech/wav"
 )
 
 // Speaker adaptation
 //
 // Beside a speaker's mean and warp, Priors keeps the audio and recognised
-// text of their latest utterances and, from the adaptFirst-th on, every
-// adaptEvery utterances, estimates an MLLR transform of the acoustic
-// model's means from the last adaptKeep (package adapt, sphinxtrain in
-// child processes, about 1.5 s). The speaker's next utterances are
-// decoded under it (Prior.Transform). Measured first with the full
-// English model on 120 dev commands, unsupervised (the recogniser's own
-// texts): flite's kal16 20.4 → 16.3 % word errors at 16 kHz, and at 8
-// kHz, where the wideband model hears an empty upper band, 45.9 → 26.1 /
-// 25.2 / 25.7 % from 5 / 10 / 40 utterances; slt, awb and rms, voices the
-// model already hears well, moved by less than a point. Through the
-// server on dev3, kal16 at 8 kHz went from 37.2 / 60.5 % (WER / action as
-// typed) to 26.2 / 72.9 % with a first estimate at the tenth utterance and
-// 25.0 / 74.0 % at the fifth, hence adaptFirst. README, "Speaker
-// adaptation".
+// text of their latest 16 kHz utterances and, from the adaptFirst-th on,
+// every adaptEvery utterances, estimates an MLLR transform of the
+// acoustic model's means from the last adaptKeep (package adapt,
+// sphinxtrain in child processes, about 1.5 s). The speaker's next
+// utterances are decoded under it (Prior.Transform). Measured first with
+// the full English model on 120 dev commands, unsupervised (the
+// recogniser's own texts): flite's kal16 20.4 → 16.3 % word errors, slt,
+// awb and rms, voices the model already hears well, within a point.
+// Through the server on dev3 (177 turns, WER / action as typed), off →
+// on: kal16 11.3 / 89.3 → 9.6 / 89.8 %, slt 9.8 / 89.8 → 9.4 / 88.1 %,
+// awb 13.4 / 84.2 → 14.3 / 84.7 %, rms 7.4 / 93.2 → 7.7 / 93.2 %.
+//
+// 8 kHz audio is not adapted per speaker: it is decoded under
+// adapt.Narrowband, which needs no speech. On dev3, kal16 at 8 kHz: none
+// 37.2 / 60.5 %, the speaker's own from their fifth utterance 25.0 /
+// 74.0 %, narrowband 21.2 / 71.8 %, narrowband until the speaker's own
+// 23.8 / 74.0 %; offline, a speaker's own estimated on top of the
+// narrowband one did no better than the narrowband one alone (24.6 / 24.1
+// %). README, "Speaker adaptation".
 //
 // The audio stays in harkd's memory (never on disk but for the second an
 // estimate runs, in a temporary directory removed after it), bounded by
@@ -46,7 +50,7 @@ const (
 	adaptKeep       = 40
 	maxAdaptSamples = 20 * 16000      // 20 s: a longer utterance is not kept
 	maxHeldSamples  = 30 * 60 * 16000 // 30 minutes of 16 kHz audio, 55 MiB
-	adaptTimeout    = 2 * time.Minute // an estimate takes about a second
+	adaptTimeout    = 2 * time.Minute // an estimate of ten commands takes about 1.5 s
 	adaptWait       = estimateWait    // a next utterance waits for an estimate in flight at most this long
 )
 
@@ -88,7 +92,7 @@ func NewEstimator() (Estimator, error) {
 
 // adaptation is what an entry keeps for speaker adaptation.
 type adaptation struct {
-	heard    []adapt.Utterance // latest first is last
+	heard    []adapt.Utterance // oldest first
 	newSince int               // utterances heard since the last estimate began
 	// transform is the latest estimate's text, under warp.
 	transform string
@@ -113,8 +117,8 @@ func (a *adaptation) held() int {
 // the text chosen, decoded under warp (0 or 1: the model's filters), to
 // speaker adaptation, and starts an estimate when one is due. It does
 // nothing without an Estimator, for an empty text, or for audio that is
-// not a 16-bit mono WAV of at most maxAdaptSamples at 16 kHz (8 kHz audio
-// is upsampled, as the recogniser does).
+// not a 16-bit mono WAV of at most maxAdaptSamples at 16 kHz: 8 kHz audio
+// is decoded under adapt.Narrowband instead.
 func (p *Priors) AddHeard(key string, audio []byte, text string, warp float64) {
 	if p.Adapt == nil || strings.TrimSpace(text) == "" {
 		return
@@ -240,14 +244,13 @@ func (p *Priors) transform(key string, warp float64) string {
 	return text
 }
 
-// heardPCM is the 16 kHz samples of a recognised WAV.
+// heardPCM is the samples of a recognised 16 kHz WAV.
 func heardPCM(audio []byte) ([]int16, bool) {
 	r, err := wav.NewReader(bytes.NewReader(audio))
 	if err != nil {
 		return nil, false
 	}
-	h := r.Header
-	if h.Channels != 1 || h.BitsPerSample != 16 || (h.SampleRate != 16000 && h.SampleRate != 8000) {
+	if h := r.Header; h.Channels != 1 || h.BitsPerSample != 16 || h.SampleRate != 16000 {
 		return nil, false
 	}
 	raw, err := io.ReadAll(io.LimitReader(r, 2*maxAdaptSamples+2))
@@ -257,10 +260,6 @@ func heardPCM(audio []byte) ([]int16, bool) {
 	pcm := make([]int16, len(raw)/2)
 	for i := range pcm {
 		pcm[i] = int16(binary.LittleEndian.Uint16(raw[2*i:]))
-	}
-	if h.SampleRate == 8000 {
-		up := resample.NewUpsampler()
-		pcm = up.Flush(up.Process(make([]int16, 0, 2*len(pcm)+96), pcm))
 	}
 	if len(pcm) > maxAdaptSamples {
 		return nil, false

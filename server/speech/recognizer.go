@@ -658,6 +658,21 @@ import (
 	"github.com/harkhq/hark/server/speech/wav"
 )
 
+// What Result.Adaptation names.
+const (
+	AdaptedSpeaker    = "speaker"    // the speaker's own transform (Prior.Transform)
+	AdaptedNarrowband = "narrowband" // adapt.Narrowband, for 8 kHz audio
+)
+
+// NarrowbandCutoff is where the band of 8 kHz uploads ends, as the
+// recogniser hears them after upsampling: the end of resample's
+// transition band (3.6-4.4 kHz). The filters above it are the empty band
+// adapt.Narrowband compensates. Measured on 120 dev commands of kal16
+// taken down to 8 kHz (full model, word errors): cut at 3.4 kHz (18 of
+// the 25 filters heard) 44.7 %, 3.8 (19) 30.4 %, 4.1 (20) 24.1 %, 4.4-4.5
+// (21) 23.3 %, 5.0 (22) 32.4 %; none 45.9 %.
+const NarrowbandCutoff = 4400
+
 // DefaultModelDir is where Debian's pocketsphinx-en-us installs the model.
 const DefaultModelDir = "/usr/share/pocketsphinx/model/en-us"
 
@@ -734,6 +749,9 @@ type Config struct {
 	// is decoded before the first MeanDelay frames, as before it existed
 	// (for comparisons; see "Short commands" in the package documentation).
 	LateStart bool
+	// NoNarrowband decodes 8 kHz audio under the model's own means instead
+	// of adapt.Narrowband's, to measure it.
+	NoNarrowband bool
 	// Decoders lists the decoders an utterance at 16 kHz runs, by source
 	// name: the first (in-domain) one is weighed against the second by the
 	// rule of the package documentation; the grammar, if present, comes
@@ -880,8 +898,10 @@ type Recognizer struct {
 	spellings map[string]string
 	ncep      int // coefficients per frame
 	// identity is the transform text that restores the model's own means
-	// to a decoder that was under a speaker's (see adapt).
-	identity string
+	// to a decoder that was under a speaker's (see adapt); narrowband is
+	// the one 8 kHz audio is decoded under until its speaker has their own
+	// (adapt.Narrowband).
+	identity, narrowband string
 }
 
 // slot is one set of decoders (Recognizer.kinds), loaded on first use.
@@ -1044,8 +1064,17 @@ func New(cfg Config) (*Recognizer, error) {
 		r.releaseModels()
 		return nil, err
 	}
-	r.ncep = first.decs[0].CepstrumSize()
+	d := first.decs[0]
+	r.ncep = d.CepstrumSize()
 	r.identity = adapt.Identity(r.ncep, r.ncep, r.ncep).String()
+	nb, err := adapt.Narrowband(adapt.FrontEnd{LowerF: d.FloatSetting("-lowerf"), UpperF: d.FloatSetting("-upperf"),
+		Filters: d.IntSetting("-nfilt"), Cepstra: r.ncep, Lifter: d.IntSetting("-lifter")}, NarrowbandCutoff)
+	if err != nil {
+		first.close()
+		r.releaseModels()
+		return nil, fmt.Errorf("speech: %w", err)
+	}
+	r.narrowband = nb.String()
 	if len(r.cmnInit) != r.ncep {
 		r.cmnInit = nil
 	}
@@ -1087,17 +1116,21 @@ func (r *Recognizer) loadKinds(s *slot, which func(kind string) bool) error {
 	return nil
 }
 
-// adapt puts every decoder of s under the speaker's transform (the model's
-// own means when the prior has none), skipping those already under it:
-// switching costs pocketsphinx a reload of the model's means (a few
-// milliseconds a decoder), paid only when the slot's previous utterance
-// was another speaker's.
-func (r *Recognizer) adapt(s *slot, p *Prior) error {
-	text, id := r.identity, ""
-	if p != nil && p.Transform != "" {
-		text = p.Transform
+// adapt puts every decoder of s under the speaker's transform, skipping
+// those already under it: switching costs pocketsphinx a reload of the
+// model's means (a few milliseconds a decoder), paid only when the slot's
+// previous utterance was another speaker's. A speaker without one is
+// decoded under the model's own means at 16 kHz and under the narrowband
+// transform at 8 kHz.
+func (r *Recognizer) adapt(s *slot, rate int, p *Prior) (string, error) {
+	text, id, kind := r.identity, "", ""
+	switch {
+	case p != nil && p.Transform != "":
+		text, kind = p.Transform, AdaptedSpeaker
 		sum := sha256.Sum256([]byte(text))
 		id = hex.EncodeToString(sum[:8])
+	case rate == 8000 && !r.cfg.NoNarrowband:
+		text, id, kind = r.narrowband, AdaptedNarrowband, AdaptedNarrowband
 	}
 	path := ""
 	for i, d := range s.decs {
@@ -1107,7 +1140,7 @@ func (r *Recognizer) adapt(s *slot, p *Prior) error {
 		if path == "" {
 			f, err := os.CreateTemp("", "hark-mllr-")
 			if err != nil {
-				return err
+				return "", err
 			}
 			path = f.Name()
 			defer os.Remove(path)
@@ -1116,16 +1149,16 @@ func (r *Recognizer) adapt(s *slot, p *Prior) error {
 				err = cerr
 			}
 			if err != nil {
-				return err
+				return "", err
 			}
 		}
 		if err := d.Transform(path); err != nil {
 			s.close() // its means are in doubt: loaded afresh on next use
-			return fmt.Errorf("speech: %w", err)
+			return "", fmt.Errorf("speech: %w", err)
 		}
 		s.applied[i] = id
 	}
-	return nil
+	return kind, nil
 }
 
 // close frees the decoders of s loaded so far.
@@ -1359,6 +1392,9 @@ type Result struct {
 	earlyDistance float64
 	// Audio is the duration of the audio received.
 	Audio time.Duration
+	// Adaptation is the transform the acoustic model's means were under:
+	// AdaptedSpeaker, AdaptedNarrowband, or "" for the model's own.
+	Adaptation string `json:",omitempty"`
 	// Mean is the cepstral mean of the utterance's speech (nil when none
 	// was heard) and the warp it was measured under: the Prior of the same
 	// speaker's next utterance.
@@ -1371,7 +1407,8 @@ type Result struct {
 // it is done), Abort or the cancellation of Start's context, after its
 // decoders have stopped.
 type Utterance struct {
-	r        *Recognizer
+	r          *Recognizer
+	adaptation string // Result.Adaptation
 	mu       sync.Mutex
 	s        *slot // nil once released
 	err      error // why the utterance ended early
@@ -1468,7 +1505,8 @@ func (r *Recognizer) StartWith(ctx context.Context, lang string, rate int, opt O
 		r.pool <- s
 		return nil, err
 	}
-	if err := r.adapt(s, opt.Prior); err != nil {
+	adaptation, err := r.adapt(s, rate, opt.Prior)
+	if err != nil {
 		r.pool <- s
 		return nil, err
 	}
@@ -1496,7 +1534,8 @@ func (r *Recognizer) StartWith(ctx context.Context, lang string, rate int, opt O
 	}
 	ncep := s.decs[0].CepstrumSize()
 	u := &Utterance{r: r, s: s, fe: fe, pending: make([]int16, 0, primeSamples), rate: rate, warp: warp,
-		norm: newMeanNormalizer(ncep, r.cfg.MeanDelay), arr: arr, decoded: make([]decoded, len(arr.idx)), earlyDistance: -1}
+		norm: newMeanNormalizer(ncep, r.cfg.MeanDelay), arr: arr, decoded: make([]decoded, len(arr.idx)), earlyDistance: -1,
+		adaptation: adaptation}
 	u.warpsTo = opt.Warps
 	if estimate && opt.Warps != nil && slices.Contains(r.kinds, SourceDomain) {
 		u.kept = make([]int16, 0, warpSamples)
@@ -1678,7 +1717,7 @@ func (u *Utterance) Finish() (Result, error) {
 		return Result{}, u.endedErr()
 	}
 	u.stop()
-	res := Result{Audio: time.Duration(u.received/2) * time.Second / time.Duration(u.rate)}
+	res := Result{Audio: time.Duration(u.received/2) * time.Second / time.Duration(u.rate), Adaptation: u.adaptation}
 	var tail []int16
 	if u.up != nil {
 		tail = u.up.Flush(nil)

@@ -343,6 +343,12 @@ func newEvaluation(t *testing.T) *evaluation {
 		cfg.SpeechNoAdapt = true
 		t.Log("HARK_SPOKEN_ADAPT=off")
 	}
+	// HARK_SPOKEN_NARROWBAND=off decodes 8 kHz audio under the model's own
+	// means (no band compensation).
+	if os.Getenv("HARK_SPOKEN_NARROWBAND") == "off" {
+		cfg.SpeechNoNarrowband = true
+		t.Log("HARK_SPOKEN_NARROWBAND=off")
+	}
 	p := servertest.Start(t, cfg)
 	ctx := context.Background()
 	wait, cancel := context.WithTimeout(ctx, 2*time.Minute)

@@ -14,7 +14,7 @@ import (
 // reason; a typed query's explain shows no "heard as" block.
 func TestExplainShowsSpokenHypotheses(t *testing.T) {
 	const fixture = `{"lang":"en","langFrom":"request","intent":"weather.get","cost":0,
-	  "slots":[],"corrections":[],"speechWaitMs":18960,"speaker":{"warp":0.9,"adapted":true},
+	  "slots":[],"corrections":[],"speechWaitMs":18960,"speaker":{"warp":0.9,"adapted":"speaker"},
 	  "hypotheses":[
 	    {"text":"what's the weather","source":"grammar","score":-1.25,"chosen":true,"reason":"grammar match close to the full decoding"},
 	    {"text":"what the whether","source":"full","score":-3.5,"chosen":false,"reason":""}]}`
@@ -37,9 +37,14 @@ func TestExplainShowsSpokenHypotheses(t *testing.T) {
 			t.Errorf("explain view lacks %q:\n%s", want, view)
 		}
 	}
-	x.Speaker = &client.SpeakerReading{Warp: 1}
-	if v := strings.Join(explainLines(&x, common.NewTheme(true), 120), "\n"); !strings.Contains(v, "speaker: the model's own filters, model not adapted to this voice yet") {
-		t.Errorf("a new speaker's explain:\n%s", v)
+	for reading, want := range map[client.SpeakerReading]string{
+		{Warp: 1}:                        "speaker: the model's own filters, model not adapted to this voice yet",
+		{Warp: 1, Adapted: "narrowband"}: "speaker: the model's own filters, model adapted to the 8 kHz band",
+	} {
+		x.Speaker = &reading
+		if v := strings.Join(explainLines(&x, common.NewTheme(true), 120), "\n"); !strings.Contains(v, want) {
+			t.Errorf("explain of %+v lacks %q:\n%s", reading, want, v)
+		}
 	}
 	x.Hypotheses, x.SpeechWaitMs, x.Speaker = nil, 0, nil
 	if v := strings.Join(explainLines(&x, common.NewTheme(true), 120), "\n"); strings.Contains(v, "heard as") || strings.Contains(v, "waited") || strings.Contains(v, "speaker") {

@@ -56,6 +56,10 @@ static double hark_float_arg(cmd_ln_t *config, const char *name) {
 	return cmd_ln_float_r(config, name);
 }
 
+static long hark_int_arg(cmd_ln_t *config, const char *name) {
+	return cmd_ln_int_r(config, name);
+}
+
 // hark_take_cepstra readies a decoder for cepstra fed in blocks by
 // Decoder.ProcessCepstra: the caller normalises them, and the acoustic
 // module keeps every frame of the utterance. Without the latter it writes
@@ -289,6 +293,13 @@ func (d *Decoder) FloatSetting(name string) float64 {
 	n := C.CString(name)
 	defer C.free(unsafe.Pointer(n))
 	return float64(C.hark_float_arg(d.config, n))
+}
+
+// IntSetting reads an integer setting of the decoder ("-nfilt").
+func (d *Decoder) IntSetting(name string) int {
+	n := C.CString(name)
+	defer C.free(unsafe.Pointer(n))
+	return int(C.hark_int_arg(d.config, n))
 }
 
 // CepstrumSize is the number of coefficients in a frame.

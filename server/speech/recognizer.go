@@ -1409,24 +1409,24 @@ type Result struct {
 type Utterance struct {
 	r          *Recognizer
 	adaptation string // Result.Adaptation
-	mu       sync.Mutex
-	s        *slot // nil once released
-	err      error // why the utterance ended early
-	up       *resample.Upsampler
-	pcm      pcmDecoder
-	fe       *sphinx.Frontend
-	pending  []int16   // audio held until the front end is primed; nil after
-	cep      []float32 // scratch: cepstra of the last chunk
-	norm     *meanNormalizer
-	early    *earlyNormalizer // the full decoder's frames until norm releases; nil after
-	feeds    []*feed          // one per decoder, in the order of arr
-	launched []bool           // whether each feed's decoder is searching yet
-	arr      arrangement      // the decoders this utterance runs
-	decoded  []decoded        // in the order of arr
-	wg       sync.WaitGroup
-	received int64
-	rate     int
-	stop     func() bool
+	mu         sync.Mutex
+	s          *slot // nil once released
+	err        error // why the utterance ended early
+	up         *resample.Upsampler
+	pcm        pcmDecoder
+	fe         *sphinx.Frontend
+	pending    []int16   // audio held until the front end is primed; nil after
+	cep        []float32 // scratch: cepstra of the last chunk
+	norm       *meanNormalizer
+	early      *earlyNormalizer // the full decoder's frames until norm releases; nil after
+	feeds      []*feed          // one per decoder, in the order of arr
+	launched   []bool           // whether each feed's decoder is searching yet
+	arr        arrangement      // the decoders this utterance runs
+	decoded    []decoded        // in the order of arr
+	wg         sync.WaitGroup
+	received   int64
+	rate       int
+	stop       func() bool
 
 	warp float64 // the front end's
 	// kept is the audio a warp estimate decodes (the first warpSamples at

@@ -31,8 +31,9 @@ type Explanation struct {
 	// about 20 s), so that a slow first answer says why; 0 when they were
 	// ready.
 	SpeechWaitMs int64 `json:"speechWaitMs,omitempty"`
-	// Speaker is, for a spoken query, what the recogniser had learnt of
-	// its speaker from their earlier utterances; the HTTP layer sets it.
+	// Speaker is, for a spoken query, how the recogniser heard its speaker
+	// (what it had learnt of them from their earlier utterances, and the
+	// channel); the HTTP layer sets it.
 	Speaker *SpeakerReading `json:"speaker,omitempty"`
 }
 

@@ -179,9 +179,7 @@ func (a *Audio) recognise(w http.ResponseWriter, r *http.Request, body io.Reader
 	if err == nil && resp.Explain != nil {
 		resp.Explain.Hypotheses = h.explain()
 		resp.Explain.SpeechWaitMs = waited.Milliseconds()
-		if opt.Prior != nil {
-			resp.Explain.Speaker = &dialogue.SpeakerReading{Warp: decodedWarp, Adapted: adapted}
-		}
+		resp.Explain.Speaker = &dialogue.SpeakerReading{Warp: decodedWarp, Adapted: adapted}
 	}
 	absoluteURLs(r, &resp)
 	return resp, lang, err

@@ -1,10 +1,7 @@
 package speech
 
 import (
-	"bytes"
 	"context"
-	"encoding/binary"
-	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -244,24 +241,11 @@ func (p *Priors) transform(key string, warp float64) string {
 	return text
 }
 
-// heardPCM is the samples of a recognised 16 kHz WAV.
+// heardPCM is the samples of a recognised 16 kHz WAV, if AddHeard keeps
+// it.
 func heardPCM(audio []byte) ([]int16, bool) {
-	r, err := wav.NewReader(bytes.NewReader(audio))
-	if err != nil {
-		return nil, false
-	}
-	if h := r.Header; h.Channels != 1 || h.BitsPerSample != 16 || h.SampleRate != 16000 {
-		return nil, false
-	}
-	raw, err := io.ReadAll(io.LimitReader(r, 2*maxAdaptSamples+2))
-	if err != nil || len(raw) < 2 {
-		return nil, false
-	}
-	pcm := make([]int16, len(raw)/2)
-	for i := range pcm {
-		pcm[i] = int16(binary.LittleEndian.Uint16(raw[2*i:]))
-	}
-	if len(pcm) > maxAdaptSamples {
+	pcm, err := wav.Decode(audio, 16000)
+	if err != nil || len(pcm) == 0 || len(pcm) > maxAdaptSamples {
 		return nil, false
 	}
 	return pcm, true

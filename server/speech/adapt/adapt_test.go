@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
-	"io"
 	"math"
 	"os"
 	"os/exec"
@@ -66,17 +65,9 @@ func pcm(t testing.TB, text string) []int16 {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := wav.NewReader(bytes.NewReader(b))
+	s, err := wav.Decode(b, 16000)
 	if err != nil {
 		t.Fatal(err)
-	}
-	raw, err := io.ReadAll(r)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := make([]int16, len(raw)/2)
-	for i := range s {
-		s[i] = int16(binary.LittleEndian.Uint16(raw[2*i:]))
 	}
 	return s
 }

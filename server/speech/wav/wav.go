@@ -11,6 +11,7 @@
 package wav
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -283,4 +284,25 @@ func Encode(samples []int16, rate int) []byte {
 		b = binary.LittleEndian.AppendUint16(b, uint16(s))
 	}
 	return b
+}
+
+// Decode reads a whole 16-bit mono WAV file at rate (Encode's inverse),
+// refusing any other format as Header.Validate does.
+func Decode(b []byte, rate int) ([]int16, error) {
+	r, err := NewReader(bytes.NewReader(b))
+	if err != nil {
+		return nil, err
+	}
+	if err := r.Header.Validate(rate); err != nil {
+		return nil, err
+	}
+	raw, err := io.ReadAll(r)
+	if err != nil {
+		return nil, err
+	}
+	samples := make([]int16, len(raw)/2)
+	for i := range samples {
+		samples[i] = int16(binary.LittleEndian.Uint16(raw[2*i:]))
+	}
+	return samples, nil
 }

@@ -240,3 +240,23 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// Decode is Encode's inverse, and refuses what Validate refuses.
+func TestDecode(t *testing.T) {
+	in := []int16{0, 1, -1, 32767, -32768, 1234}
+	out, err := Decode(Encode(in, 16000), 16000)
+	if err != nil || len(out) != len(in) {
+		t.Fatalf("decoded %v, %v", out, err)
+	}
+	for i := range in {
+		if out[i] != in[i] {
+			t.Fatalf("sample %d: %d, want %d", i, out[i], in[i])
+		}
+	}
+	stereo := append(AppendHeader(nil, 16000, 2, 8), make([]byte, 8)...)
+	for name, b := range map[string][]byte{"another rate": Encode(in, 8000), "stereo": stereo, "not a WAV": []byte("hello"), "truncated": Encode(in, 16000)[:50]} {
+		if _, err := Decode(b, 16000); !errors.Is(err, ErrInvalid) {
+			t.Errorf("%s: %v, want an invalid WAV", name, err)
+		}
+	}
+}

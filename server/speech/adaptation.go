@@ -48,7 +48,13 @@ const (
 	maxAdaptSamples = 20 * 16000      // 20 s: a longer utterance is not kept
 	maxHeldSamples  = 30 * 60 * 16000 // 30 minutes of 16 kHz audio, 55 MiB
 	adaptTimeout    = 2 * time.Minute // an estimate of ten commands takes about 1.5 s
-	adaptWait       = estimateWait    // a next utterance waits for an estimate in flight at most this long
+	// adaptWait bounds how long a speaker's next utterance waits for their
+	// estimate in flight. An estimate is about a second of CPU, begun
+	// after an answer, so only turns sent back to back (hark flow, tests)
+	// ever wait; on 2 loaded cores it can take several seconds, more than
+	// a warp estimate (estimateWait), and an utterance decoded without it
+	// would make a flow's result depend on the machine's load.
+	adaptWait = 15 * time.Second
 )
 
 // MaxHeardBytes is the longest WAV AddHeard keeps: callers need not hold

@@ -105,12 +105,24 @@ type target struct {
 // issue's bound fails in kal16 and 8 kHz whatever the warp, and in awb
 // under it. The 48 dev ones, off -> on: kal16 18.8 -> 16.0 (21.3), slt
 // 17.2 -> 9.1 (17.9), awb 17.6 -> 20.1 (17.6), rms 6.3 -> 7.5 (6.9).
+//
+// 2026-11-29, speaker adaptation at 16 kHz (a speaker's own MLLR
+// transform from their fifth utterance) and the narrowband transform at 8
+// kHz (server/speech's adaptation.go): this sample before -> after, kal16
+// 7.8 / 81.0 -> 7.8 / 78.6 (open questions chosen 12.2 -> 9.5 %, the full
+// model's 13.5), slt 11.7 / 78.6 -> 11.7 / 81.0, awb 16.3 / 77.3 -> 14.3 /
+// 81.8, rms 4.1 / 90.9 unchanged, kal16 at 8 kHz 36.7 / 63.6 -> 22.4 /
+// 68.2. The whole held-back part (299 turns), off -> on: kal16 10.4 / 88.0
+// -> 8.7 / 88.3, slt 9.2 / 86.3 -> 8.4 / 87.0, awb 10.8 / 84.3 -> 11.3 /
+// 85.6, rms 7.6 / 92.6 -> 6.9 / 92.3, kal16 at 8 kHz 29.2 / 64.9 -> 20.3 /
+// 77.9. Rows follow the new levels, one turn below (three words more for
+// WER): kal16's action row falls one turn with its sample.
 var targets = map[string]target{
-	"kal16":    {MaxWER: 0.10, MinAction: 0.78, MaxQuestionLoss: 0},
-	"slt":      {MaxWER: 0.14, MinAction: 0.76, MaxQuestionLoss: 0},
-	"awb":      {MaxWER: 0.20, MinAction: 0.72, MaxQuestionLoss: 0},
+	"kal16":    {MaxWER: 0.10, MinAction: 0.76, MaxQuestionLoss: 0},
+	"slt":      {MaxWER: 0.14, MinAction: 0.78, MaxQuestionLoss: 0},
+	"awb":      {MaxWER: 0.18, MinAction: 0.77, MaxQuestionLoss: 0},
 	"rms":      {MaxWER: 0.09, MinAction: 0.86, MaxQuestionLoss: 0},
-	"kal16@8k": {MaxWER: 0.38, MinAction: 0.63, MaxQuestionLoss: 0},
+	"kal16@8k": {MaxWER: 0.26, MinAction: 0.63, MaxQuestionLoss: 0},
 }
 
 // goalTargets are the targets, which make eval reports against.

@@ -19,7 +19,7 @@ import (
 // text of their latest 16 kHz utterances and, from the adaptFirst-th on,
 // every adaptEvery utterances, estimates an MLLR transform of the
 // acoustic model's means from the last adaptKeep (package adapt,
-// sphinxtrain in child processes, about 1.5 s). The speaker's next
+// sphinxtrain in child processes, 0.5 s for ten commands on an idle machine). The speaker's next
 // utterances are decoded under it (Prior.Transform). Measured first with
 // the full English model on 120 dev commands, unsupervised (the
 // recogniser's own texts): flite's kal16 20.4 → 16.3 % word errors, slt,
@@ -47,7 +47,7 @@ const (
 	adaptKeep       = 40
 	maxAdaptSamples = 20 * 16000      // 20 s: a longer utterance is not kept
 	maxHeldSamples  = 30 * 60 * 16000 // 30 minutes of 16 kHz audio, 55 MiB
-	adaptTimeout    = 2 * time.Minute // an estimate of ten commands takes about 1.5 s
+	adaptTimeout    = 2 * time.Minute // an estimate of ten commands takes 0.5 s idle
 	// adaptWait bounds how long a speaker's next utterance waits for their
 	// estimate in flight. An estimate is about a second of CPU, begun
 	// after an answer, so only turns sent back to back (hark flow, tests)

@@ -19,8 +19,8 @@ import (
 // text of their latest 16 kHz utterances and, from the adaptFirst-th on,
 // every adaptEvery utterances, estimates an MLLR transform of the
 // acoustic model's means from the last adaptKeep (package adapt,
-// sphinxtrain in child processes, 0.5 s for ten commands on an idle machine). The speaker's next
-// utterances are decoded under it (Prior.Transform). Measured first with
+// sphinxtrain in child processes: 0.5 s for ten commands, idle). The
+// speaker's next utterances are decoded under it (Prior.Transform). Measured first with
 // the full English model on 120 dev commands, unsupervised (the
 // recogniser's own texts): flite's kal16 20.4 → 16.3 % word errors, slt,
 // awb and rms, voices the model already hears well, within a point.

@@ -816,7 +816,7 @@ type Prior struct {
 	Estimate bool `json:"estimate,omitempty"`
 	// Transform is the speaker's MLLR transform (package adapt's text
 	// format), estimated from their earlier utterances under Warp; "" for
-	// the model's own means. See "Speaker adaptation" in priors.go.
+	// the model's own means. See "Speaker adaptation" in adaptation.go.
 	Transform string `json:"transform,omitempty"`
 }
 
@@ -898,17 +898,17 @@ type Recognizer struct {
 	spellings map[string]string
 	ncep      int // coefficients per frame
 	// identity is the transform text that restores the model's own means
-	// to a decoder that was under a speaker's (see adapt); narrowband is
-	// the one 8 kHz audio is decoded under until its speaker has their own
-	// (adapt.Narrowband).
+	// to a decoder that was under another (see adapt); narrowband is the
+	// one 8 kHz audio is decoded under (adapt.Narrowband).
 	identity, narrowband string
 }
 
 // slot is one set of decoders (Recognizer.kinds), loaded on first use.
 type slot struct {
 	decs []*sphinx.Decoder
-	// applied is, for each decoder, the ID of the speaker transform its
-	// means are under (adapt.Transform.ID); "" for the model's own.
+	// applied is, for each decoder, what its means are under: a hash of
+	// the speaker transform's text, AdaptedNarrowband, or "" for the
+	// model's own.
 	applied []string
 }
 

@@ -66,7 +66,8 @@ type Model struct {
 	HMM  string // the model's directory (means, variances, sendump, ...)
 	Dict string // the pronunciation dictionary the decoders use
 	// Known says whether Dict has a word: bw cannot align a text with a
-	// word it cannot pronounce, so Estimate leaves such utterances out.
+	// word it cannot pronounce, so Estimate leaves such utterances out
+	// (nil: every word is taken to be there).
 	Known func(word string) bool
 	dir   string // mdef.txt and mixture_weights
 }
@@ -207,7 +208,7 @@ type Utterance struct {
 func (m *Model) Estimate(ctx context.Context, utts []Utterance, warp float64) (Transform, error) {
 	utts = slices.DeleteFunc(slices.Clone(utts), func(u Utterance) bool {
 		words := strings.Fields(u.Text)
-		return len(words) == 0 || len(u.PCM) == 0 || slices.ContainsFunc(words, func(w string) bool { return !m.Known(w) })
+		return len(words) == 0 || len(u.PCM) == 0 || (m.Known != nil && slices.ContainsFunc(words, func(w string) bool { return !m.Known(w) }))
 	})
 	if len(utts) == 0 {
 		return Transform{}, errors.New("adapt: no utterance whose words are all in the dictionary")

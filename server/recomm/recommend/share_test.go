@@ -89,6 +89,12 @@ func startProcess(t *testing.T, url, dir, app string) *process {
 	return p
 }
 
+// settle bounds how long a test waits for the other process to hear a notice. It comes within a
+// few milliseconds (the tests log how long), but a loaded machine (make test's race lane beside the
+// PostgreSQL pass) has delayed one past a second: a bound on correctness, not on speed, which the
+// logged latencies and the benchmarks measure.
+const settle = 10 * time.Second
+
 // waitServed polls until p serves want (by fingerprint; "" for no model) and returns how long that
 // took, failing after limit. Every model seen meanwhile must be old or want: the old model serves
 // until the new one replaces it, never nothing in between.
@@ -121,7 +127,7 @@ func TestModelsSharedAcrossProcesses(t *testing.T) {
 	if err := a.ms.Put(1, "movies", "popular", first); err != nil {
 		t.Fatal(err)
 	}
-	waitServed(t, b, "movies", "popular", "", fingerprint(t, first), time.Second)
+	waitServed(t, b, "movies", "popular", "", fingerprint(t, first), settle)
 	if m := <-b.swaps; fingerprint(t, m) != fingerprint(t, first) {
 		t.Fatal("the candidates hook was told of another model than the one loaded")
 	}
@@ -139,7 +145,7 @@ func TestModelsSharedAcrossProcesses(t *testing.T) {
 			t.Fatal(err)
 		}
 		returned := time.Since(start)
-		took := waitServed(t, b, "movies", "popular", old, want, time.Second)
+		took := waitServed(t, b, "movies", "popular", old, want, settle)
 		fromStart, fromReturn = append(fromStart, returned+took), append(fromReturn, took)
 		old = want
 	}
@@ -225,18 +231,18 @@ func TestModelsDeletionAndBadFiles(t *testing.T) {
 		if err := a.ms.Put(1, "movies", e, first); err != nil {
 			t.Fatal(err)
 		}
-		waitServed(t, b, "movies", e, "", fingerprint(t, first), time.Second)
+		waitServed(t, b, "movies", e, "", fingerprint(t, first), settle)
 	}
 	if err := a.ms.Put(1, "books", "popular", other); err != nil {
 		t.Fatal(err)
 	}
-	waitServed(t, b, "books", "popular", "", fingerprint(t, other), time.Second)
+	waitServed(t, b, "books", "popular", "", fingerprint(t, other), settle)
 
 	if err := a.ms.DeleteTable(1, "movies"); err != nil {
 		t.Fatal(err)
 	}
-	waitServed(t, b, "movies", "popular", fingerprint(t, first), "", time.Second)
-	waitServed(t, b, "movies", "popular@like", fingerprint(t, first), "", time.Second)
+	waitServed(t, b, "movies", "popular", fingerprint(t, first), "", settle)
+	waitServed(t, b, "movies", "popular@like", fingerprint(t, first), "", settle)
 	if len(b.ms.Table(1, "movies")) != 0 || fingerprint(t, b.ms.Get(1, "books", "popular")) != fingerprint(t, other) {
 		t.Fatal("deleting movies did not forget exactly its models")
 	}
@@ -255,7 +261,7 @@ func TestModelsDeletionAndBadFiles(t *testing.T) {
 	if err := a.ms.Put(1, "marker", "popular", marker); err != nil {
 		t.Fatal(err)
 	}
-	waitServed(t, b, "marker", "popular", "", fingerprint(t, marker), time.Second)
+	waitServed(t, b, "marker", "popular", "", fingerprint(t, marker), settle)
 	if fingerprint(t, b.ms.Get(1, "books", "popular")) != fingerprint(t, other) {
 		t.Fatal("a model file that does not load replaced the model served")
 	}
@@ -345,7 +351,7 @@ func TestOnlineUpdatesShared(t *testing.T) {
 	if err := a.ms.Put(1, "movies", "isvd", m); err != nil {
 		t.Fatal(err)
 	}
-	waitServed(t, b, "movies", "isvd", "", fingerprint(t, m), time.Second)
+	waitServed(t, b, "movies", "isvd", "", fingerprint(t, m), settle)
 	held := b.ms.Get(1, "movies", "isvd")
 	knows := func(p *process, user string) bool {
 		_, _, ok, err := engines.TopItems(p.ms.Get(1, "movies", "isvd"), user, 2)
@@ -364,8 +370,8 @@ func TestOnlineUpdatesShared(t *testing.T) {
 	}
 	start := time.Now()
 	for !knows(b, "newbie") {
-		if time.Since(start) > time.Second {
-			t.Fatal("the other process did not fold the interaction in within 1 s")
+		if time.Since(start) > settle {
+			t.Fatalf("the other process did not fold the interaction in within %v", settle)
 		}
 		time.Sleep(time.Millisecond)
 	}
@@ -375,7 +381,7 @@ func TestOnlineUpdatesShared(t *testing.T) {
 	}
 	// Both now hold the same model: a's own notice was not folded in a second time.
 	b.rec.Learn(1, "movies", catalog.Event{Def: like, UserID: "u2", ItemID: "i2", Timestamp: 6000, Value: 1})
-	deadline := time.Now().Add(time.Second)
+	deadline := time.Now().Add(settle)
 	for fingerprint(t, a.ms.Get(1, "movies", "isvd")) != fingerprint(t, b.ms.Get(1, "movies", "isvd")) {
 		if time.Now().After(deadline) {
 			t.Fatal("after the same two interactions the processes hold different models")

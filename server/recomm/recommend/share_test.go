@@ -384,6 +384,15 @@ func TestOnlineUpdatesShared(t *testing.T) {
 	deadline := time.Now().Add(settle)
 	for fingerprint(t, a.ms.Get(1, "movies", "isvd")) != fingerprint(t, b.ms.Get(1, "movies", "isvd")) {
 		if time.Now().After(deadline) {
+			// Seen twice in about a hundred runs of the package under load, never alone: say how
+			// the two differ, for whoever meets it next.
+			ma, mb := a.ms.Get(1, "movies", "isvd"), b.ms.Get(1, "movies", "isvd")
+			t.Logf("a's model replaced since: %v, b's: %v; rescans a %d, b %d", ma != held, mb != held, a.ms.resyncs.Load(), b.ms.resyncs.Load())
+			for _, u := range []string{"u1", "u2", "u3", "u4", "newbie"} {
+				ia, sa, _, _ := engines.TopItems(ma, u, 4)
+				ib, sb, _, _ := engines.TopItems(mb, u, 4)
+				t.Logf("%s: a %v %v, b %v %v", u, ia, sa, ib, sb)
+			}
 			t.Fatal("after the same two interactions the processes hold different models")
 		}
 		time.Sleep(time.Millisecond)

@@ -14,21 +14,31 @@ import (
 	"github.com/harkhq/hark/server/servertest"
 )
 
+// twoSpeakers starts a platform with cfg logging into the returned buffer,
+// and signs two users in: Sam and Kim. It skips under the race detector:
+// these tests are speech-bound, and make test runs them without it.
+func twoSpeakers(t *testing.T, cfg server.Config) (sam, kim *client.Client, log *servertest.LogBuffer) {
+	t.Helper()
+	if raceEnabled {
+		t.Skip("speech-bound: run without the race detector (make test runs it so)")
+	}
+	log = &servertest.LogBuffer{}
+	cfg.Logger = log.Logger()
+	sam, p := voiceClient(t, cfg)
+	kim = clientFor(t, p, p.PublicKey, p.PrivateKey)
+	if _, _, err := kim.Auth.Anonymous(ctxT(t), "listener", "phone", "Kim"); err != nil {
+		t.Fatal(err)
+	}
+	return sam, kim, log
+}
+
 // TestSpeechPriorIsPerUser: the server seeds a speaker's utterance with
 // the cepstral mean of that speaker's earlier ones (speech.Priors), keyed
 // by user and never shared between users; a first utterance, without a
 // prior, is still recognised. (Without speaker normalisation, which drops
 // the mean once when a speaker's warp changes: TestSpeechWarpIsPerUser.)
 func TestSpeechPriorIsPerUser(t *testing.T) {
-	if raceEnabled {
-		t.Skip("speech-bound: run without the race detector (make test runs it so)")
-	}
-	var log servertest.LogBuffer
-	sam, p := voiceClient(t, server.Config{SpeechNoWarp: true, Logger: log.Logger()})
-	kim := clientFor(t, p, p.PublicKey, p.PrivateKey)
-	if _, _, err := kim.Auth.Anonymous(ctxT(t), "listener", "phone", "Kim"); err != nil {
-		t.Fatal(err)
-	}
+	sam, kim, log := twoSpeakers(t, server.Config{SpeechNoWarp: true})
 	turns := []struct {
 		who        *client.Client
 		name, text string
@@ -66,15 +76,7 @@ func TestSpeechPriorIsPerUser(t *testing.T) {
 // commands are in, Sam (kal16) never under hers, and her first utterance
 // under the model's own filters although Sam spoke before.
 func TestSpeechWarpIsPerUser(t *testing.T) {
-	if raceEnabled {
-		t.Skip("speech-bound: run without the race detector (make test runs it so)")
-	}
-	var log servertest.LogBuffer
-	sam, p := voiceClient(t, server.Config{Logger: log.Logger()})
-	kim := clientFor(t, p, p.PublicKey, p.PrivateKey)
-	if _, _, err := kim.Auth.Anonymous(ctxT(t), "listener", "phone", "Kim"); err != nil {
-		t.Fatal(err)
-	}
+	sam, kim, log := twoSpeakers(t, server.Config{})
 	turns := []struct {
 		who         *client.Client
 		voice, text string
@@ -132,15 +134,7 @@ func TestSpeechWarpIsPerUser(t *testing.T) {
 // next utterances are decoded under it, as their explanation says;
 // another user's never are.
 func TestSpeakerAdaptationIsPerUser(t *testing.T) {
-	if raceEnabled {
-		t.Skip("speech-bound: run without the race detector (make test runs it so)")
-	}
-	var log servertest.LogBuffer
-	sam, p := voiceClient(t, server.Config{SpeechNoWarp: true, Logger: log.Logger()})
-	kim := clientFor(t, p, p.PublicKey, p.PrivateKey)
-	if _, _, err := kim.Auth.Anonymous(ctxT(t), "listener", "phone", "Kim"); err != nil {
-		t.Fatal(err)
-	}
+	sam, kim, log := twoSpeakers(t, server.Config{SpeechNoWarp: true})
 	texts := []string{"what time is it", "call mom", "stop the music", "turn the volume up", "thank you"}
 	say := func(c *client.Client, text string) *client.SpeakerReading {
 		t.Helper()

@@ -28,8 +28,8 @@ import (
 // announced on the PostgreSQL channel ModelsChannel; each process listens (Watch) and, for each notice, loads the
 // model file named and swaps it in the way a local save does (the candidates are rebuilt), the
 // model it held serving until then. The file is the truth, the notice only a hint: each file starts
-// with a random version token, a process skips a file whose token it already holds (its own saves,
-// and stale notices), and after every (re)connection to the database it rescans the directory,
+// with a random version token, a process skips its own notices and a file whose token it already
+// holds (a stale notice), and after every (re)connection to the database it rescans the directory,
 // because notices sent while it was not listening are lost. Online updates travel as the
 // interactions themselves (EventsChannel), each process folding them in.
 
@@ -39,6 +39,11 @@ const ModelsChannel = "harkd_recomm_models"
 // notice is the payload of a ModelsChannel notice: a saved model (Engine set, Version its file's
 // token), or a deleted table (Engine empty).
 type notice struct {
+	// From is the Models.id of the announcing process, which skips its own notices: one that comes
+	// late, after the process's own online saves (or another's) replaced the file it announces, would
+	// otherwise load that newer file over the model the process has been folding interactions into,
+	// and the interactions it then folds in again would count twice.
+	From    string `json:"from,omitempty"`
 	WS      int64  `json:"ws"`
 	Table   string `json:"table"`
 	Engine  string `json:"engine,omitempty"`
@@ -203,6 +208,7 @@ func (ms *Models) announce(n notice) {
 	if db == nil {
 		return
 	}
+	n.From = ms.id
 	payload, _ := json.Marshal(n)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
@@ -243,6 +249,9 @@ func (ms *Models) heard(payload string) {
 	if err := json.Unmarshal([]byte(payload), &n); err != nil {
 		slog.Warn("recomm: ignoring a malformed model notice", "payload", payload, "err", err)
 		return
+	}
+	if n.From == ms.id {
+		return // this process's own save or deletion, already in place here
 	}
 	var keys []modelKey
 	if n.Engine != "" {

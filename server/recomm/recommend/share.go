@@ -31,7 +31,10 @@ import (
 // with a random version token, a process skips its own notices and a file whose token it already
 // holds (a stale notice), and after every (re)connection to the database it rescans the directory,
 // because notices sent while it was not listening are lost. Online updates travel as the
-// interactions themselves (EventsChannel), each process folding them in.
+// interactions themselves (EventsChannel), each process folding them in. Not exact yet: a process
+// that loads another's file (a late notice, a rescan) after that one saved an online update, and only
+// then receives the interaction the file already holds, folds it in twice, since the two channels
+// keep no order between them; exact would need each file to record the interactions folded into it.
 
 // ModelsChannel is the PostgreSQL notification channel of model saves and deletions.
 const ModelsChannel = "harkd_recomm_models"

@@ -234,14 +234,7 @@ func (p *Priors) transform(key string, warp float64) string {
 		p.startEstimate(key, a, warp)
 	}
 	if ch := a.adapting; ch != nil {
-		p.mu.Unlock()
-		t := time.NewTimer(adaptWait)
-		select {
-		case <-ch:
-		case <-t.C:
-		}
-		t.Stop()
-		p.mu.Lock()
+		p.waitUnlocked(ch, adaptWait)
 	}
 	_, text = current()
 	return text

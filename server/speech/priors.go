@@ -79,14 +79,7 @@ func (p *Priors) Get(key string) *Prior {
 	}
 	e := p.entry(key)
 	if ch := e.estimating; ch != nil {
-		p.mu.Unlock()
-		t := time.NewTimer(estimateWait)
-		select {
-		case <-ch:
-		case <-t.C:
-		}
-		t.Stop()
-		p.mu.Lock()
+		p.waitUnlocked(ch, estimateWait)
 		e = p.entry(key) // the same, unless forgotten meanwhile
 		if e.estimating == ch {
 			e.estimating = nil // gave up on it
@@ -103,6 +96,18 @@ func (p *Priors) Get(key string) *Prior {
 		e.estimating = make(chan struct{})
 	}
 	return out
+}
+
+// waitUnlocked releases p.mu until ch is closed or d has passed.
+func (p *Priors) waitUnlocked(ch <-chan struct{}, d time.Duration) {
+	p.mu.Unlock()
+	defer p.mu.Lock()
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ch:
+	case <-t.C:
+	}
 }
 
 // current is the prior of entry el (nil: an unknown speaker); p.mu is held.

@@ -141,14 +141,15 @@ func (e *Engine) KeepConversationsIn(ctx context.Context, db *sql.DB) (close fun
 	if err := MigrateConversations(ctx, db); err != nil {
 		return nil, err
 	}
-	s := &conversationStore{db: db, e: e, shared: store.EngineOf(db) == store.Postgres, pending: map[int64]pendingConversation{},
-		wake: make(chan struct{}, 1), stop: make(chan struct{}), flushed: make(chan struct{})}
+	s := &conversationStore{db: db, e: e, shared: store.EngineOf(db) == store.Postgres, pending: map[int64]pendingConversation{}}
 	s.sweep()
+	// What is pending is written in one transaction at most every 20 ms,
+	// so a burst of answers costs one commit.
+	s.writer = store.WriteBehind(20*time.Millisecond, s.flush)
 	e.convs.mu.Lock()
 	e.convs.db = s
 	e.convs.mu.Unlock()
-	go s.writer()
-	return s.close, nil
+	return s.writer.Close, nil
 }
 
 // conversationStore writes conversations to the database behind the
@@ -166,10 +167,7 @@ type conversationStore struct {
 	pending map[int64]pendingConversation // by ref; the latest change wins
 	swept   time.Time
 
-	wake     chan struct{}
-	stop     chan struct{}
-	flushed  chan struct{}
-	stopOnce sync.Once
+	writer *store.Behind
 }
 
 // pendingConversation is a write not yet made: a state to keep, or (gone)
@@ -285,12 +283,7 @@ func (s *conversationStore) forget(ref int64) {
 	s.nudge()
 }
 
-func (s *conversationStore) nudge() {
-	select {
-	case s.wake <- struct{}{}:
-	default:
-	}
-}
+func (s *conversationStore) nudge() { s.writer.Wake() }
 
 // take finds and removes ref of userID in what is pending or in the table.
 // Most refs a client sends back were never kept (every answer carries one),
@@ -338,32 +331,6 @@ func (s *conversationStore) take(ref, userID int64) *conversation {
 		return nil
 	}
 	return c
-}
-
-// writer writes what is pending in one transaction at most every 20 ms,
-// so a burst of answers costs one commit.
-func (s *conversationStore) writer() {
-	defer close(s.flushed)
-	for {
-		select {
-		case <-s.wake:
-		case <-s.stop:
-			s.flush()
-			return
-		}
-		select {
-		case <-time.After(20 * time.Millisecond):
-		case <-s.stop:
-		}
-		s.flush()
-	}
-}
-
-func (s *conversationStore) close() {
-	s.stopOnce.Do(func() {
-		close(s.stop)
-		<-s.flushed
-	})
 }
 
 func (s *conversationStore) flush() {

@@ -7,10 +7,11 @@ GO ?= go
 # The services already on both store engines: their tests run again on a
 # throwaway PostgreSQL cluster (server/store/storetest).
 PG_PACKAGES = ./server ./server/accounts/... ./server/surveys/... ./server/onboarding/... ./server/tracking/... \
-	./server/spoken/... ./server/dialogue/... ./server/lease/... ./server/recomm/catalog/... ./server/recomm/rsql/... \
+	./server/spoken/... ./server/speakers/... ./server/dialogue/... ./server/lease/... ./server/recomm/catalog/... ./server/recomm/rsql/... \
 	./server/recomm/jobs/... ./server/recomm/recommend/... ./server/recomm/recommhttp/...
-# The contract tests of the client against a real platform, on PostgreSQL too (voice aside: its
-# recognition does not touch the store, and it is the slowest part).
+# The contract tests of the client against a real platform, on PostgreSQL too (voice aside: it
+# touches the store only through the speaker profiles, which server/speakers tests on both, and it
+# is the slowest part).
 PG_CLIENT_TESTS = Register|Login|Token|Anonymous|Surveys|Items|Tracking|Dialogue|Onboarding|Recomm|Status|Storage
 
 .PHONY: run test test-race test-rest speech-models deps build bench eval vet fmt-check

@@ -30,6 +30,7 @@ import (
 	"github.com/harkhq/hark/server/recomm/catalog"
 	"github.com/harkhq/hark/server/recomm/jobs"
 	"github.com/harkhq/hark/server/recomm/recommhttp"
+	"github.com/harkhq/hark/server/speakers"
 	"github.com/harkhq/hark/server/speech"
 	"github.com/harkhq/hark/server/spoken"
 	"github.com/harkhq/hark/server/storage"
@@ -177,6 +178,10 @@ type Server struct {
 	answers    *spoken.Store
 	// closeConversations writes the dialogue conversations still pending.
 	closeConversations func()
+	// priors is what the recogniser learns of each speaker; speakers keeps
+	// it in db.
+	priors   *speech.Priors
+	speakers *speakers.Store
 }
 
 func (c *Config) defaults() {
@@ -232,6 +237,9 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	if err := s.build(ctx); err != nil {
 		if s.closeConversations != nil {
 			s.closeConversations()
+		}
+		if s.speakers != nil {
+			s.speakers.Close()
 		}
 		s.db.Close()
 		return nil, err
@@ -400,9 +408,17 @@ func (s *Server) build(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	s.priors = newSpeechPriors(cfg.Logger, cfg.SpeechNoWarp, cfg.SpeechNoAdapt)
+	if s.speakers, err = speakers.Open(ctx, s.db, maxSpeechPriors, cfg.Logger); err != nil {
+		return err
+	}
+	s.priors.Profiles = s.speakers
+	s.priors.OnProfileError = func(key string, err error) {
+		cfg.Logger.Warn("a kept speaker profile is unreadable", "speaker", key, "err", err)
+	}
 	audio := &endpoints.Audio{Engine: s.Dialogue, Spoken: s.answers, Recognizer: s.voice.recognizer,
 		Synthesizer: s.voice.synthesizer, MaxAudio: cfg.MaxAudio, IdleTimeout: cfg.AudioIdleTimeout, Logger: cfg.Logger,
-		Priors: newSpeechPriors(cfg.Logger, cfg.SpeechNoWarp, cfg.SpeechNoAdapt)}
+		Priors: s.priors}
 	endpoints.Dialogue(s.api, s.Dialogue, audio)
 	audio.Routes(s.api)
 	endpoints.Icons(s.api)
@@ -501,7 +517,11 @@ func (s *Server) purgeTokens(ctx context.Context) {
 // Close releases the store. Serve calls it; tests that only use Handler
 // call it themselves.
 func (s *Server) Close() error {
+	// The last answers' warp estimates and transforms come after them,
+	// from the recognisers: let them in and kept before those stop.
+	s.priors.Drain(speakerDrain)
 	s.voice.shutdown()
+	s.speakers.Close()
 	close(s.nudges)
 	<-s.nudgesDone
 	s.answers.Close()

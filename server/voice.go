@@ -38,9 +38,17 @@ type voice struct {
 }
 
 // maxSpeechPriors bounds the speakers whose cepstral mean, warp and
-// transform harkd keeps (speech.Priors; under 10 KB each, the audio kept
-// for adaptation aside, which speech.Priors bounds).
+// transform harkd keeps, in memory (speech.Priors) and in the database
+// (package speakers): about 20 KB each once adapted (an MLLR transform of
+// the 39 cepstral dimensions as text is 18 KB), the audio kept for
+// adaptation aside, which speech.Priors bounds.
 const maxSpeechPriors = 10000
+
+// speakerDrain bounds how long Close waits for the warp estimates and
+// transforms of the last answers (speech.Priors.Drain): a warp estimate
+// comes within a second, a transform of forty commands in about two
+// seconds on 2 idle cores.
+const speakerDrain = 5 * time.Second
 
 // musicTracks is the music library as the dialogue reads it.
 func musicTracks() []dialogue.Track {

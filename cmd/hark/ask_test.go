@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/harkhq/hark/audio"
+	"github.com/harkhq/hark/server/speech"
+	"github.com/harkhq/hark/server/store"
 )
 
 // fliteWAV synthesises a 16 kHz mono WAV into dir (never committed).
@@ -49,6 +51,10 @@ func TestAskOnTheEmbeddedPlatform(t *testing.T) {
 		t.Fatalf("ask printed:\n%s\nand on stderr:\n%s", out, errOut)
 	}
 
+	// What the platform learnt of the voice (its warp, estimated after the answer) is
+	// kept when the command ends, and the next hark's platform starts from it.
+	kept := keptWarp(t)
+
 	// Each hark starts its embedded platform afresh, whose speech engines load after it
 	// starts: the turn waits for them, and the explanation says so.
 	code, out, errOut = hark(t, "", "ask", "--json", "--explain", ask)
@@ -59,7 +65,10 @@ func TestAskOnTheEmbeddedPlatform(t *testing.T) {
 		Context     struct{ Ref int64 }
 		Responses   struct{ Query string }
 		NextActions []struct{ Action string }
-		Explain     struct{ SpeechWaitMs int64 }
+		Explain     struct {
+			SpeechWaitMs int64
+			Speaker      struct{ Warp float64 }
+		}
 	}
 	if err := json.Unmarshal([]byte(out), &resp); err != nil {
 		t.Fatalf("ask --json printed no JSON: %v\n%s", err, out)
@@ -70,6 +79,35 @@ func TestAskOnTheEmbeddedPlatform(t *testing.T) {
 	if resp.Explain.SpeechWaitMs <= 0 {
 		t.Fatalf("the first spoken turn of a new platform reports no wait for its speech engines: %s", out)
 	}
+	if resp.Explain.Speaker.Warp != kept {
+		t.Fatalf("the second hark ask decoded under warp %g, the first kept %g", resp.Explain.Speaker.Warp, kept)
+	}
+}
+
+// keptWarp is the warp of the one speaker profile the embedded platform kept
+// (server/speakers), the grid warp of the highest score.
+func keptWarp(t *testing.T) float64 {
+	t.Helper()
+	db, err := store.Open(filepath.Join(os.Getenv("XDG_DATA_HOME"), "hark", "harkd"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var text string
+	if err := db.QueryRow(`SELECT profile FROM speech_speakers`).Scan(&text); err != nil {
+		t.Fatalf("no speaker profile kept: %v", err)
+	}
+	var p speech.Profile
+	if err := json.Unmarshal([]byte(text), &p); err != nil || p.WarpFrames == 0 || len(p.WarpScores) != len(speech.WarpGrid) {
+		t.Fatalf("kept profile %s: %v", text, err)
+	}
+	best := 0
+	for i, s := range p.WarpScores {
+		if s > p.WarpScores[best] {
+			best = i
+		}
+	}
+	return speech.WarpGrid[best]
 }
 
 // TestAskFollowUpOnARemotePlatform answers the question of one spoken turn with another,

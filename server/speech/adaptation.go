@@ -40,7 +40,10 @@ import (
 // estimate runs, in a temporary directory removed after it), bounded by
 // adaptKeep utterances of at most maxAdaptSamples a speaker and
 // maxHeldSamples in all: past that the least recently heard speakers'
-// audio is dropped, their transforms kept.
+// audio is dropped, their transforms kept. The transform outlives the process
+// (Priors.Profiles, profile.go), the audio does not: a speaker met again
+// after a restart is decoded under their kept transform until as many new
+// utterances as it was estimated from are heard.
 const (
 	adaptFirst      = 5
 	adaptEvery      = 10
@@ -97,9 +100,11 @@ func NewEstimator() (Estimator, error) {
 type adaptation struct {
 	heard    []adapt.Utterance // oldest first
 	newSince int               // utterances heard since the last estimate began
-	// transform is the latest estimate's text, under warp.
+	// transform is the latest estimate's text, under warp, from from
+	// utterances.
 	transform string
 	warp      float64
+	from      int
 	// adapting is closed when the estimate in flight ends; nil when none.
 	adapting chan struct{}
 	// tried is the warp of the latest estimate begun, so that a failed
@@ -147,7 +152,9 @@ func (p *Priors) AddHeard(key string, audio []byte, text string, warp float64) {
 	}
 	a.newSince++
 	p.dropHeard(e)
-	if a.adapting != nil || len(a.heard) < adaptFirst || (a.transform != "" && a.newSince < adaptEvery) {
+	// A transform read from the store (profile.go) is replaced only by
+	// one estimated from as many utterances.
+	if a.adapting != nil || len(a.heard) < max(adaptFirst, a.from) || (a.transform != "" && a.newSince < adaptEvery) {
 		return
 	}
 	p.startEstimate(key, a, warp)
@@ -179,12 +186,14 @@ func (p *Priors) estimate(key string, done chan struct{}, utts []adapt.Utterance
 	if !ok {
 		return // forgotten meanwhile
 	}
-	a := &el.Value.(*priorEntry).adapt
+	e := el.Value.(*priorEntry)
+	a := &e.adapt
 	if a.adapting != done {
 		return
 	}
 	if err == nil {
-		a.transform, a.warp = t.String(), warp
+		a.transform, a.warp, a.from = t.String(), warp, len(utts)
+		p.save(e)
 	}
 	close(done)
 	a.adapting = nil

@@ -23,6 +23,11 @@ type Priors struct {
 	// when set, hears how each estimate went. Set before use.
 	Adapt   Estimator
 	OnAdapt func(key string, utterances int, took time.Duration, err error)
+	// Profiles, when set, keeps what is learnt of each speaker beyond the
+	// process (profile.go); OnProfileError hears a profile that could not
+	// be read. Set before use.
+	Profiles       ProfileStore
+	OnProfileError func(key string, err error)
 
 	mu      sync.Mutex
 	max     int
@@ -70,6 +75,7 @@ func NewPriors(max int) *Priors {
 // estimateWait, so it is decoded under everything learnt before it; so
 // does it for the speaker's transform (AddHeard).
 func (p *Priors) Get(key string) *Prior {
+	p.load(key)
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.NoWarp {
@@ -140,6 +146,7 @@ func (p *Priors) AddWarps(key string, scores []float64, frames int) {
 	e := p.entry(key)
 	if len(scores) > 0 {
 		e.warps.add(scores, frames)
+		p.save(e)
 	}
 	if e.estimating != nil {
 		close(e.estimating)
@@ -176,6 +183,7 @@ func (p *Priors) Add(key string, m *Prior) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	e := p.entry(key)
+	defer p.save(e)
 	if len(e.prior.Mean) != len(m.Mean) || e.prior.Warp != m.Warp {
 		e.prior = Prior{Mean: append([]float32(nil), m.Mean...), Frames: min(m.Frames, maxPriorFrames), Warp: m.Warp}
 		return

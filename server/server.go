@@ -277,7 +277,7 @@ func Migrate(ctx context.Context, spec, dataDir string) error {
 	}
 	defer db.Close()
 	for _, m := range []func(context.Context, *sql.DB) error{workspaces.Migrate, accounts.Migrate, surveys.Migrate,
-		tracking.Migrate, onboarding.Migrate, dialogue.MigrateConversations, spoken.Migrate, catalog.Migrate, jobs.Migrate} {
+		tracking.Migrate, onboarding.Migrate, dialogue.MigrateConversations, spoken.Migrate, speakers.Migrate, catalog.Migrate, jobs.Migrate} {
 		if err := m(ctx, db); err != nil {
 			return err
 		}

@@ -45,10 +45,15 @@ type Store struct {
 	writer  *store.Behind
 }
 
+// Migrate brings the "speakers" component of db up to this harkd's schema.
+func Migrate(ctx context.Context, db *sql.DB) error {
+	return store.MigrateSteps(ctx, db, "speakers", migrations)
+}
+
 // Open migrates the "speakers" component of db and starts the writer. It
 // keeps the max most recently updated profiles. Close before db closes.
 func Open(ctx context.Context, db *sql.DB, max int, log *slog.Logger) (*Store, error) {
-	if err := store.MigrateSteps(ctx, db, "speakers", migrations); err != nil {
+	if err := Migrate(ctx, db); err != nil {
 		return nil, err
 	}
 	s := &Store{db: db, log: log, max: max, pending: map[string]speech.Profile{}}

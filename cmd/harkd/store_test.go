@@ -40,10 +40,10 @@ func TestMigrateAndWorkspaceOnPostgres(t *testing.T) {
 	}
 	defer db.Close()
 	var components, spaces int
-	// workspaces, accounts, surveys, tracking, onboarding, conversations, spoken, recomm,
-	// recomm-imports, recomm-jobs
-	if err := db.QueryRow(`SELECT count(*) FROM schema_migrations`).Scan(&components); err != nil || components != 10 {
-		t.Fatalf("%d components migrated (%v), want 10", components, err)
+	// workspaces, accounts, surveys, tracking, onboarding, conversations, spoken, speakers,
+	// recomm, recomm-imports, recomm-jobs
+	if err := db.QueryRow(`SELECT count(*) FROM schema_migrations`).Scan(&components); err != nil || components != 11 {
+		t.Fatalf("%d components migrated (%v), want 11", components, err)
 	}
 	if err := db.QueryRow(`SELECT count(*) FROM workspaces WHERE name = 'demo'`).Scan(&spaces); err != nil || spaces != 1 {
 		t.Fatalf("%d workspaces named demo (%v)", spaces, err)

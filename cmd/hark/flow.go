@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -24,8 +25,9 @@ expect: heard, action, data, answer) against the platform: the embedded one, or
 --base-url given before "flow". 'say' turns are synthesised (flite, espeak-ng
 for Spanish) and streamed to /query/audio/stream at the pace of speech; the
 conversation's ref is carried from turn to turn. Without a signed-in user, each
-voice speaks as an anonymous speaker of its own, so what the platform learns of
-one voice never shapes how another is heard.
+voice speaks as an anonymous speaker of its own, new every run, so what the
+platform learns of one voice never shapes how another is heard, nor what it
+learnt in one run how the next run hears.
 
 Exit status: 0 when every expectation holds, 1 when one does not (or a turn
 could not run), 2 for usage errors and flow files that do not parse.
@@ -106,15 +108,18 @@ func cmdFlow(e *cliEnv, args []string) error {
 		return err
 	}
 	// Who speaks. A signed-in user speaks every flow. Otherwise each voice is a speaker of
-	// its own, signed in anonymously under the console's identity and the voice's name
-	// (the same accounts every run): harkd learns a speaker's voice from their earlier
-	// utterances (cepstral mean, frequency warp), and one voice's must not decide how the
-	// next voice's first turns are heard. If signing in fails (a platform that cannot be
-	// reached), each turn says why.
+	// its own, signed in anonymously under the console's identity, the voice's name and
+	// this run: harkd learns a speaker's voice from their earlier utterances (cepstral
+	// mean, frequency warp, transform) and keeps it (server/speakers), so one voice's must
+	// not decide how the next voice's first turns are heard, nor one run's how the next
+	// run's are: a run hears its flows the same way every time. If signing in fails (a
+	// platform that cannot be reached), each turn says why.
 	var anonID string
 	if p.Client.Token() == "" {
 		if anonID, err = p.Sessions.ExternalID(); err != nil {
 			fmt.Fprintln(stderr, "hark flow run: no anonymous id:", err)
+		} else {
+			anonID += "-flow-" + strconv.FormatInt(time.Now().UnixNano(), 36)
 		}
 	}
 	runners := map[string]*flow.Runner{}
@@ -127,7 +132,7 @@ func cmdFlow(e *cliEnv, args []string) error {
 			speaker, err := client.New(p.Client.Config())
 			if err == nil {
 				speaker.SetRequestInfo(p.Client.RequestInfo())
-				_, _, err = speaker.Auth.Anonymous(ctx, anonID+"-flow-"+voice, "hark-flow", "")
+				_, _, err = speaker.Auth.Anonymous(ctx, anonID+"-"+voice, "hark-flow", "")
 			}
 			if err != nil {
 				fmt.Fprintf(stderr, "hark flow run: could not sign in the speaker of %s: %v\n", voice, err)

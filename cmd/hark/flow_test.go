@@ -220,6 +220,15 @@ func TestFlowVoicesAreSpeakersOfTheirOwn(t *testing.T) {
 	if warps[2] != "1" {
 		t.Errorf("slt's first turn under warp %s after kal16's %s: want the model's own filters (1)", warps[2], warps[1])
 	}
+	// A second run meets its voices afresh: it hears its flows as the first did.
+	code, out, errOut = hark(t, "", "--base-url", p.BaseURL, "--api-key", p.PublicKey, "--private-key", p.PrivateKey,
+		"flow", "run", "--pace", "fast", "--timeout", slowTurn, "--voices", "kal16", f)
+	if code != 0 || errOut != "" {
+		t.Fatalf("second run: exit %d\n%s\nstderr: %s", code, out, errOut)
+	}
+	if again := log.Values("recognised", "warp"); len(again) != 6 || again[4] != "1" || again[5] != warps[1] {
+		t.Errorf("the second run's kal16 turns under warps %v, the first run's %v", again[4:], warps[:2])
+	}
 }
 
 // TestFlowUnreachablePlatform: a platform that does not answer fails every turn with the

@@ -57,7 +57,7 @@ test-rest:
 	# code, which the detector does not see, with the Go around it several times slower), the
 	# mixture's arithmetic (42 s in a race build, 9 s here) and an import of 40,000 rows killed
 	# midway (30 s in a race-built harkd, 2 s without).
-	$(GO) test -timeout 15m -run 'TestRecognitionAccuracy|TestShortCommandsEarly|TestWarpEstimate|TestMixedModel|TestTransformAdapts' ./server/speech
+	$(GO) test -timeout 15m -run 'TestRecognitionAccuracy|TestShortCommandsEarly|TestWarpEstimate|TestMixedModel|TestTransformAdapts|TestNewWordsAreHeard' ./server/speech
 	# Voice tests through the platform whose work is pocketsphinx's in the speech workers (what
 	# harkd learns of a speaker: mean, warp, transform; the example flows): the race pass covers
 	# the same Go paths in the client's other voice tests.

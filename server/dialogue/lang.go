@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io/fs"
+	"maps"
 	"regexp"
 	"slices"
 	"sort"
@@ -723,8 +724,8 @@ type libraryPhrase struct {
 }
 
 // libraryPhrases lists the library's titles (slot song) and artists (slot
-// artist) for the speech grammar; titles with characters a grammar cannot
-// hold (digits, symbols) are left out.
+// artist), and the apps' names (slot app), for the speech grammar; titles
+// with characters a grammar cannot hold (digits, symbols) are left out.
 func (e *Engine) libraryPhrases() []libraryPhrase {
 	var out []libraryPhrase
 	seen := map[string]bool{}
@@ -739,6 +740,12 @@ func (e *Engine) libraryPhrases() []libraryPhrase {
 	for _, tr := range e.music {
 		add("song", strings.NewReplacer(",", " ", "!", " ", "?", " ", ".", " ", "\"", " ").Replace(tr.Title))
 		add("artist", strings.NewReplacer(",", " ", ".", " ").Replace(tr.Artist))
+	}
+	// The apps people open by name (apps.json), by the name OPEN_APP
+	// carries: the app slot's own alternatives are a few examples.
+	apps := slices.Sorted(maps.Values(appNames))
+	for _, name := range slices.Compact(apps) {
+		add("app", name)
 	}
 	return out
 }

@@ -95,8 +95,8 @@ func GrammarSpecOf(lang string) GrammarSpec {
 }
 
 // GrammarSpec is GrammarSpecOf with the music library's titles and
-// artists as alternatives of the song and artist slots, so a recogniser
-// can hear them.
+// artists as alternatives of the song and artist slots, and the apps'
+// names (apps.json) of the app slot, so a recogniser can hear them.
 func (e *Engine) GrammarSpec(lang string) GrammarSpec {
 	spec := GrammarSpecOf(lang)
 	if len(spec.Patterns) == 0 {

@@ -896,7 +896,10 @@ type Recognizer struct {
 	// spellings rewrite the dictionary's British spellings in every
 	// hypothesis (see Spellings).
 	spellings map[string]string
-	ncep      int // coefficients per frame
+	// words are the grammar's words the dictionary lacks, spelt for the
+	// in-domain decoders (words.go).
+	words map[string][]string
+	ncep  int // coefficients per frame
 	// identity is the transform text that restores the model's own means
 	// to a decoder that was under another (see adapt); narrowband is the
 	// one 8 kHz audio is decoded under (adapt.Narrowband).
@@ -991,7 +994,7 @@ func PrepareModels(cfg Config) error {
 	if err != nil {
 		return err
 	}
-	r := &Recognizer{cfg: cfg}
+	r := &Recognizer{cfg: cfg, words: cfg.newWords(dict)}
 	err = r.writeModels(dict, slices.Contains(kinds, SourceDomain), slices.Contains(kinds, SourceMixed))
 	r.releaseModels() // touched (their last use) and let go; temporary ones removed
 	if err != nil {
@@ -1033,6 +1036,9 @@ func New(cfg Config) (*Recognizer, error) {
 	}
 	r := &Recognizer{cfg: cfg, grammar: g, pool: make(chan *slot, cfg.Slots), kinds: kinds, wide: wide, narrow: narrow, short: short,
 		cmnInit: readCMNInit(filepath.Join(cfg.ModelDir, "en-us", "feat.params")), spellings: spellings}
+	if needDomain || needMixed {
+		r.words = cfg.newWords(dict)
+	}
 	// Building the domain and mixed models takes seconds the first time
 	// (the mixed one most; then they are cached): the decoders that do
 	// not read them (the full model's, the grammar's) load meanwhile, on
@@ -1185,10 +1191,12 @@ func (r *Recognizer) decoderConfig(kind string) sphinx.Config {
 	case SourceDomain:
 		c.LM = r.domainLM.Path()
 		c.Args = r.cfg.DomainSearchArgs
+		c.Words = r.words
 		r.domainLM.touch() // a use: the cache keeps models by last use
 	case SourceMixed:
 		c.LM = r.mixedLM.Path()
 		c.Args = r.cfg.SearchArgs
+		c.Words = r.words
 		r.mixedLM.touch()
 	}
 	// The n-gram decoders skip the flat-lexicon second pass, which would
@@ -1212,11 +1220,12 @@ func (r *Recognizer) writeModels(dict map[string]bool, domain, mixed bool) error
 			return m, nil
 		}
 		var err error
-		m, err = BuildDomainModel(r.cfg.Grammar, func(w string) bool { return dict[w] })
+		m, err = BuildDomainModel(r.cfg.Grammar, func(w string) bool { return dict[w] || r.words[w] != nil })
 		return m, err
 	}
-	// The dictionary is part of the key through the model directory.
-	key := []any{r.cfg.Grammar, r.cfg.ModelDir, generalKey(filepath.Join(r.cfg.ModelDir, "cmudict-en-us.dict"))}
+	// The dictionary is part of the key through the model directory, and
+	// so are the words spelt for it (words.go).
+	key := []any{r.cfg.Grammar, r.cfg.ModelDir, generalKey(filepath.Join(r.cfg.ModelDir, "cmudict-en-us.dict")), wordList(r.words)}
 	var err error
 	if domain {
 		if r.domainLM, err = cachedModel("domain", key, false, buildDomain); err != nil {

@@ -105,6 +105,7 @@ import "C"
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -132,6 +133,10 @@ type Config struct {
 	// spelling to the American one of the same pronunciation), before
 	// NBest compares texts, so two spellings are one reading.
 	Spellings map[string]string
+	// Words adds pronunciations (word -> phones) to the dictionary of an
+	// n-gram decoder: words its language model holds but the dictionary
+	// lacks, which it otherwise never hears (package lexicon spells them).
+	Words map[string][]string
 }
 
 // checkArgs refuses what sphinxbase would take silently: an odd count, and
@@ -215,6 +220,12 @@ func NewDecoder(c Config) (*Decoder, error) {
 	}
 	C.hark_take_cepstra(ps)
 	d := &Decoder{ps: ps, config: config, ncep: int(C.fe_get_output_size(C.ps_get_fe(ps))), spell: c.Spellings}
+	if c.LM != "" && len(c.Words) > 0 {
+		if err := d.addWords(c.Words); err != nil {
+			d.Close()
+			return nil, err
+		}
+	}
 	if c.JSGF != "" {
 		name := C.CString("grammar")
 		defer C.free(unsafe.Pointer(name))
@@ -230,6 +241,30 @@ func NewDecoder(c Config) (*Decoder, error) {
 		}
 	}
 	return d, nil
+}
+
+// addWords adds words to the dictionary, rebuilding the search once, after
+// the last (in sorted order, so that every decoder gets the same ids).
+func (d *Decoder) addWords(words map[string][]string) error {
+	names := make([]string, 0, len(words))
+	for w := range words {
+		names = append(names, w)
+	}
+	slices.Sort(names)
+	for i, w := range names {
+		cw, cp := C.CString(w), C.CString(strings.Join(words[w], " "))
+		update := C.int(0)
+		if i == len(names)-1 {
+			update = 1
+		}
+		rc := C.ps_add_word(d.ps, cw, cp, update)
+		C.free(unsafe.Pointer(cw))
+		C.free(unsafe.Pointer(cp))
+		if rc < 0 {
+			return fmt.Errorf("sphinx: cannot add %q (%s) to the dictionary", w, strings.Join(words[w], " "))
+		}
+	}
+	return nil
 }
 
 // Transform moves the acoustic model's Gaussian means by the MLLR

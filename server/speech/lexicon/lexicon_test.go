@@ -147,3 +147,18 @@ func btoi(b bool) int {
 	}
 	return 0
 }
+
+// BenchmarkPronounce spells the words the English dialogue needs (those
+// the dictionary lacked on 2026-11-29): what making a recogniser adds.
+func BenchmarkPronounce(b *testing.B) {
+	if err := Available(); err != nil {
+		b.Skip("espeak-ng is not installed")
+	}
+	words := []string{"aeroplane", "chillout", "chrono", "chronometer", "electronica", "hiya", "lune", "motorsport",
+		"netflix", "ramen", "showtimes", "tiktok", "waze", "calc", "insta", "gmaps"}
+	for b.Loop() {
+		if _, err := Pronounce(context.Background(), words); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

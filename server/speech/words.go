@@ -13,9 +13,9 @@ import (
 // the in-domain models leave out every phrase that holds one (the grammar
 // still does), and "open netflix" could not be heard at all. The domain
 // and mixed decoders get those words spelt by package lexicon (espeak-ng's
-// letter-to-sound rules, in a child process when a recogniser is made, a
-// 14 ms for sixteen words, BenchmarkPronounce); without espeak-ng they are left
-// out as before.
+// letter-to-sound rules, in a child process when a recogniser is made:
+// 14 ms for sixteen words, BenchmarkPronounce); without espeak-ng they are
+// left out as before.
 
 // newWords spells the words of cfg's grammar that dict lacks; nil when
 // there are none or they cannot be spelt here.

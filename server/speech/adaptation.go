@@ -152,8 +152,9 @@ func (p *Priors) AddHeard(key string, audio []byte, text string, warp float64) {
 	}
 	a.newSince++
 	p.dropHeard(e)
-	// A transform read from the store (profile.go) is replaced only by
-	// one estimated from as many utterances.
+	// A transform is replaced only by one estimated from as many
+	// utterances: one read from the store (profile.go), or kept while the
+	// audio it came from was dropped, stays until as many are heard again.
 	if a.adapting != nil || len(a.heard) < max(adaptFirst, a.from) || (a.transform != "" && a.newSince < adaptEvery) {
 		return
 	}

@@ -77,6 +77,13 @@ type Table struct {
 	Group string
 	// Stamp, when set, is a column set to the claim time (Go clock, ms).
 	Stamp string
+	// Only, when set, is an SQL condition on a job row (alias j) that the
+	// jobs this process claims must meet: the kinds it can run, where
+	// processes of several versions share a table (or tests run queues of
+	// different runners on one database). A group's oldest queued job that
+	// fails it waits for a process that can run it, and holds back the
+	// group's later jobs, so their order still holds.
+	Only string
 }
 
 // Claim is a job this process holds.
@@ -289,6 +296,12 @@ func (q *Queue) claim() (*Claim, error) {
 		args = append(args, time.Now().UnixMilli())
 	}
 	idle := `NOT EXISTS (SELECT 1 FROM ` + t.Name + ` p WHERE p.` + t.Group + ` = j.` + t.Group + ` AND p.status = '` + Processing + `')`
+	head := `NOT EXISTS (SELECT 1 FROM ` + t.Name + ` o WHERE o.` + t.Group + ` = j.` + t.Group + ` AND o.status = '` + Queued + `' AND o.seq < j.seq)`
+	if t.Only != "" {
+		// Only a group's oldest job is a candidate, whatever its kind:
+		// skipping one this process cannot run would reorder the group.
+		idle += ` AND ` + head + ` AND (` + t.Only + `)`
+	}
 	if q.engine != store.Postgres {
 		// Read first, as in requeueExpired, so that idle polls take no
 		// write lock.
@@ -302,7 +315,8 @@ func (q *Queue) claim() (*Claim, error) {
 		}
 		// Then one statement under SQLite's write lock: nothing can change
 		// between the choice of the job and its claim. The oldest queued
-		// job of an idle group is its group's oldest, hence order holds.
+		// job of an idle group is its group's oldest, hence order holds
+		// (with Only, idle also asks for the group's oldest).
 		c := Claim{Owner: q.owner}
 		err = q.db.QueryRowContext(q.ctx, `UPDATE `+t.Name+` SET `+set+` WHERE id = (
 			SELECT j.id FROM `+t.Name+` j WHERE j.status = '`+Queued+`' AND `+idle+` ORDER BY j.seq LIMIT 1)
@@ -315,7 +329,7 @@ func (q *Queue) claim() (*Claim, error) {
 		}
 		return &c, nil
 	}
-	return q.claimPostgres(set, args, idle)
+	return q.claimPostgres(set, args, idle, head)
 }
 
 // claimPostgres claims in one transaction. SKIP LOCKED lets claimers pass
@@ -325,14 +339,13 @@ func (q *Queue) claim() (*Claim, error) {
 // serialises the processes that would start a job of one group, and the
 // UPDATE, a statement begun after the lock was granted, checks again
 // against every commit made before: no group ever runs two jobs at once.
-func (q *Queue) claimPostgres(set string, args []any, idle string) (*Claim, error) {
+func (q *Queue) claimPostgres(set string, args []any, idle, head string) (*Claim, error) {
 	t := q.cfg.Table
 	tx, err := q.db.BeginTx(q.ctx, nil)
 	if err != nil {
 		return nil, err
 	}
 	defer tx.Rollback()
-	head := `NOT EXISTS (SELECT 1 FROM ` + t.Name + ` o WHERE o.` + t.Group + ` = j.` + t.Group + ` AND o.status = '` + Queued + `' AND o.seq < j.seq)`
 	rows, err := tx.QueryContext(q.ctx, `SELECT j.id, j.`+t.Group+` FROM `+t.Name+` j
 		WHERE j.status = '`+Queued+`' AND `+idle+` AND `+head+`
 		ORDER BY j.seq LIMIT 8 FOR UPDATE OF j SKIP LOCKED`)

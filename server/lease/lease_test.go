@@ -8,6 +8,7 @@ import (
 	"io"
 	"log/slog"
 	"math/rand/v2"
+	"slices"
 	"sort"
 	"sync"
 	"testing"
@@ -371,5 +372,50 @@ func TestClaimAtCloseIsHandedBack(t *testing.T) {
 	q.run(*c)
 	if n := count(t, db, `status = 'queued' AND owner IS NULL AND attempts = 0`); n != 1 {
 		t.Error("the job claimed at close was not handed back")
+	}
+}
+
+// A queue with Only claims just the jobs it can run, and never one behind
+// its group's oldest: another queue's job at the head of a group holds the
+// group back until that queue runs it.
+func TestOnlyClaimsWhatItCanRunInGroupOrder(t *testing.T) {
+	db := openDB(t)
+	for _, j := range []struct {
+		id  string
+		grp int64
+	}{{"b1", 1}, {"a1", 1}, {"b2", 1}, {"a2", 2}} {
+		insert(t, db, j.id, j.grp)
+	}
+	var mu sync.Mutex
+	var order []string
+	run := func(kind string) func(ctx context.Context, c Claim) {
+		return func(ctx context.Context, c Claim) {
+			mu.Lock()
+			order = append(order, kind+":"+c.ID)
+			mu.Unlock()
+			if err := complete(db, c, "ok"); err != nil {
+				t.Error(err)
+			}
+		}
+	}
+	start := func(kind string) *Queue {
+		tab := testTable
+		tab.Only = "j.id LIKE '" + kind + "%'"
+		q := Start(db, Config{Table: tab, Lease: time.Second, Workers: 2, Run: run(kind), Logger: quiet()})
+		t.Cleanup(q.Close)
+		return q
+	}
+	start("a")
+	waitFor(t, "a2", 5*time.Second, func() bool { return count(t, db, `id = 'a2' AND status = 'done'`) == 1 })
+	time.Sleep(100 * time.Millisecond) // a few more polls: a1 must stay behind b1
+	if n := count(t, db, `status = 'done'`); n != 1 {
+		t.Fatalf("%d jobs done with only the a queue, want a2 alone (order %v)", n, order)
+	}
+	start("b")
+	waitFor(t, "every job", 5*time.Second, func() bool { return count(t, db, `status = 'done'`) == 4 })
+	mu.Lock()
+	defer mu.Unlock()
+	if want := []string{"a:a2", "b:b1", "a:a1", "b:b2"}; !slices.Equal(order, want) {
+		t.Fatalf("ran %v, want %v", order, want)
 	}
 }

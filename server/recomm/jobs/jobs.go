@@ -18,6 +18,10 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
+	"runtime/debug"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -183,7 +187,16 @@ func Open(ctx context.Context, db *sql.DB, runners map[string]Runner, concurrenc
 		o.logger = slog.Default()
 	}
 	q := &Queue{db: db, runners: runners, log: o.logger, Reclaimed: o.reclaimed}
-	q.lq = lease.Start(db, lease.Config{Table: lease.Table{Name: "recomm_jobs", Group: "ws", Stamp: "started"},
+	// This queue claims only the kinds it has a runner for.
+	kinds := slices.Sorted(maps.Keys(runners))
+	for i, k := range kinds {
+		kinds[i] = "'" + strings.ReplaceAll(k, "'", "''") + "'"
+	}
+	only := "j.kind IN (" + strings.Join(kinds, ", ") + ")"
+	if len(kinds) == 0 {
+		only = "FALSE"
+	}
+	q.lq = lease.Start(db, lease.Config{Table: lease.Table{Name: "recomm_jobs", Group: "ws", Stamp: "started", Only: only},
 		Lease: o.lease, Workers: concurrency, Run: q.run, Logger: o.logger})
 	return q, nil
 }
@@ -416,10 +429,12 @@ func finish(ctx context.Context, db interface {
 		append([]any{status, string(enc), time.Now().UnixMilli()}, args...)...))
 }
 
-// safeRun turns a runner panic into a job error instead of a dead server.
+// safeRun turns a runner panic into a job error instead of a dead server,
+// and logs where it happened: the job's error says only what.
 func (q *Queue) safeRun(ctx context.Context, j Job) (status string, result any, err error) {
 	defer func() {
 		if r := recover(); r != nil {
+			q.log.Error("recomm job panicked", "id", j.ID, "kind", j.Kind, "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
 			status, result, err = Error, nil, fmt.Errorf("internal error: %v", r)
 		}
 	}()

@@ -12,10 +12,9 @@ import (
 // memoryProfiles is a ProfileStore in memory, standing for the database
 // (package speakers tests that one).
 type memoryProfiles struct {
-	mu    sync.Mutex
-	kept  map[string]Profile
-	saves int
-	fail  error
+	mu   sync.Mutex
+	kept map[string]Profile
+	fail error
 }
 
 func (m *memoryProfiles) Load(key string) (*Profile, error) {
@@ -38,7 +37,6 @@ func (m *memoryProfiles) Save(key string, p Profile) {
 		m.kept = map[string]Profile{}
 	}
 	m.kept[key] = p
-	m.saves++
 }
 
 func warpPeak(w float64) []float64 {

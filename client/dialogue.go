@@ -75,7 +75,7 @@ type SpeakerReading struct {
 
 // String is the reading in words, as the explain views show it.
 func (s SpeakerReading) String() string {
-	model := "model not adapted to this voice yet"
+	model := "model not adapted to this voice"
 	switch s.Adapted {
 	case "speaker":
 		model = "model adapted to this voice"

@@ -139,7 +139,7 @@ func TestWholeFlow(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := `[{"id":"1","type":"SHOW_MESSAGE","payload":{"message":"Hi, I'm hark, your assistant. Let's get you set up: it takes a minute."},"next":"2"},` +
-		`{"id":"2","type":"WAIT_ACK","payload":{"message":"hark keeps your answers, your places, your conversations and what it learns of your voice on this server to personalise what it tells you. You can delete them at any time. Do you accept these terms?","ack":"I accept","colorAck":"#2E7D32","textColorAck":"#FFFFFF"},"next":null}]`
+		`{"id":"2","type":"WAIT_ACK","payload":{"message":"hark keeps your answers, your places, your conversations and what it learns of your voice on this server to personalise what it tells you. Do you accept these terms?","ack":"I accept","colorAck":"#2E7D32","textColorAck":"#FFFFFF"},"next":null}]`
 	if string(b) != want {
 		t.Fatalf("first steps\n got %s\nwant %s", b, want)
 	}

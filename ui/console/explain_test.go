@@ -38,7 +38,7 @@ func TestExplainShowsSpokenHypotheses(t *testing.T) {
 		}
 	}
 	for reading, want := range map[client.SpeakerReading]string{
-		{Warp: 1}:                        "speaker: the model's own filters, model not adapted to this voice yet",
+		{Warp: 1}:                        "speaker: the model's own filters, model not adapted to this voice",
 		{Warp: 1, Adapted: "narrowband"}: "speaker: the model's own filters, model adapted to the 8 kHz band",
 	} {
 		x.Speaker = &reading

@@ -12,6 +12,7 @@ import (
 	"encoding/json"
 	"errors"
 	"log/slog"
+	"maps"
 	"strings"
 	"sync"
 	"time"
@@ -39,8 +40,11 @@ type Store struct {
 	log *slog.Logger
 	max int
 
-	mu      sync.Mutex
-	pending map[string]speech.Profile // the latest of each key wins
+	mu sync.Mutex
+	// pending holds each saved profile until a commit holds it: Load
+	// reads it from here meanwhile, and a failed write is tried again.
+	pending map[string]saved
+	saves   uint64 // numbers the saves, so a commit clears only what it wrote
 	swept   time.Time
 	writer  *store.Behind
 }
@@ -56,7 +60,7 @@ func Open(ctx context.Context, db *sql.DB, max int, log *slog.Logger) (*Store, e
 	if err := Migrate(ctx, db); err != nil {
 		return nil, err
 	}
-	s := &Store{db: db, log: log, max: max, pending: map[string]speech.Profile{}}
+	s := &Store{db: db, log: log, max: max, pending: map[string]saved{}}
 	// At most one commit every 50 ms, whatever the number of speakers.
 	s.writer = store.WriteBehind(50*time.Millisecond, s.flush)
 	return s, nil
@@ -76,7 +80,7 @@ func (s *Store) Load(key string) (*speech.Profile, error) {
 	p, ok := s.pending[key]
 	s.mu.Unlock()
 	if ok {
-		return &p, nil
+		return &p.profile, nil
 	}
 	var text string
 	err := s.db.QueryRow(`SELECT profile FROM speech_speakers WHERE speaker = $1`, key).Scan(&text)
@@ -99,9 +103,16 @@ func (s *Store) Save(key string, p speech.Profile) {
 		return
 	}
 	s.mu.Lock()
-	s.pending[key] = p
+	s.saves++
+	s.pending[key] = saved{p, s.saves}
 	s.mu.Unlock()
 	s.writer.Wake()
+}
+
+// saved is a profile waiting for its commit, numbered by its save.
+type saved struct {
+	profile speech.Profile
+	n       uint64
 }
 
 // Close writes what is pending and stops the writer.
@@ -109,8 +120,7 @@ func (s *Store) Close() { s.writer.Close() }
 
 func (s *Store) flush() {
 	s.mu.Lock()
-	batch := s.pending
-	s.pending = map[string]speech.Profile{}
+	batch := maps.Clone(s.pending)
 	now := time.Now()
 	sweep := now.Sub(s.swept) >= time.Minute
 	if sweep {
@@ -120,6 +130,14 @@ func (s *Store) flush() {
 	if len(batch) > 0 {
 		if err := s.write(batch, now); err != nil {
 			s.log.Warn("keep speaker profiles", "count", len(batch), "err", err)
+		} else {
+			s.mu.Lock()
+			for key, b := range batch {
+				if s.pending[key].n == b.n { // not saved again since
+					delete(s.pending, key)
+				}
+			}
+			s.mu.Unlock()
 		}
 	}
 	if sweep {
@@ -127,14 +145,14 @@ func (s *Store) flush() {
 	}
 }
 
-func (s *Store) write(batch map[string]speech.Profile, now time.Time) error {
+func (s *Store) write(batch map[string]saved, now time.Time) error {
 	tx, err := s.db.Begin()
 	if err != nil {
 		return err
 	}
 	defer tx.Rollback()
 	for key, p := range batch {
-		b, err := json.Marshal(p)
+		b, err := json.Marshal(p.profile)
 		if err != nil {
 			return err
 		}

@@ -75,3 +75,57 @@ func TestProfilesOutliveTheProcess(t *testing.T) {
 		}
 	}
 }
+
+// A profile stays what Load gives until a commit holds it: a write that
+// fails loses nothing and is tried again with the next save.
+func TestAFailedWriteKeepsTheProfile(t *testing.T) {
+	dir := t.TempDir()
+	db, err := storetest.Open(t, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	logged := make(chan struct{}, 8)
+	log := slog.New(handlerFunc(func(r slog.Record) {
+		if r.Message == "keep speaker profiles" {
+			logged <- struct{}{}
+		}
+	}))
+	s, err := Open(context.Background(), db, 10, log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec(`ALTER TABLE speech_speakers RENAME TO speech_speakers_aside`); err != nil {
+		t.Fatal(err)
+	}
+	first := speech.Profile{Mean: []float32{3}, MeanFrames: 7}
+	s.Save("user/1/7/16000", first)
+	select {
+	case <-logged:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the write did not fail")
+	}
+	if got, err := s.Load("user/1/7/16000"); err != nil || got == nil || got.MeanFrames != 7 {
+		t.Fatalf("after a failed write: %+v, %v", got, err)
+	}
+	if _, err := db.Exec(`ALTER TABLE speech_speakers_aside RENAME TO speech_speakers`); err != nil {
+		t.Fatal(err)
+	}
+	s.Save("user/1/8/16000", speech.Profile{Mean: []float32{4}, MeanFrames: 9})
+	s.Close()
+
+	s = open(t, dir, 10)
+	for key, frames := range map[string]int{"user/1/7/16000": 7, "user/1/8/16000": 9} {
+		if got, err := s.Load(key); err != nil || got == nil || got.MeanFrames != frames {
+			t.Errorf("%s after a restart: %+v, %v", key, got, err)
+		}
+	}
+}
+
+// handlerFunc is a slog.Handler that hands each record to a function.
+type handlerFunc func(slog.Record)
+
+func (h handlerFunc) Enabled(context.Context, slog.Level) bool      { return true }
+func (h handlerFunc) Handle(_ context.Context, r slog.Record) error { h(r); return nil }
+func (h handlerFunc) WithAttrs([]slog.Attr) slog.Handler            { return h }
+func (h handlerFunc) WithGroup(string) slog.Handler                 { return h }

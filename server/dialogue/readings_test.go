@@ -151,6 +151,10 @@ func TestSpokenHabits(t *testing.T) {
 		{"en", "please call the number six for six five five five zero one nine eight", "MAKE_CALL", []string{`"number":"6465550198"`}},
 		{"en", "dial eight oh eight to seven", "MAKE_CALL", []string{`"number":"80827"`}},
 		{"en", "call five five five for me", "MAKE_CALL", []string{`"number":"555"`}},
+		// An hour's homophone before am or pm, as recognised (spoken dev3); elsewhere the word it is.
+		{"en", "schedule the budget review friday to pm", "SET_APPOINTMENT", []string{`budget review"`, msAt(h.loc, 2026, 3, 6, 14, 0)}},
+		{"en", "wake me up at for thirty am", "SET_ALARM", []string{msAt(h.loc, 2026, 3, 5, 4, 30)}},
+		{"en", "set a timer for ten minutes", "SET_TIMER", []string{`"duration":600000`}},
 		// A street's ordinal is no day of the month (blind dev, typed and spoken).
 		{"en", "directions to 350 5th Avenue", "NAVIGATE", []string{`"destination":"350 5th Avenue"`}},
 		{"en", "take me to 1st street", "NAVIGATE", []string{`"destination":"1st Street"`}},

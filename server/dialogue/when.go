@@ -398,9 +398,36 @@ func (m *langModel) parseClock(toks []token) (clock, int) {
 	return m.clockFromNumber(toks)
 }
 
+// soundedHour reads a word that sounds like a digit ("to", "for") as that
+// hour when the rest can only be a clock: am, pm or o'clock follow,
+// perhaps after the minutes ("friday to pm", "at for thirty pm"). A
+// recogniser writes the homophone its language model prefers; nothing
+// else is meant by "to pm".
+func (m *langModel) soundedHour(toks []token) (int, int) {
+	d, ok := m.digitSounds[toks[0].norm]
+	if !ok {
+		return 0, 0
+	}
+	rest := toks[1:]
+	if mins, mn := m.parseNumber(rest); mn > 0 && mins >= 10 && mins < 60 {
+		rest = rest[mn:]
+	}
+	if len(rest) == 0 {
+		return 0, 0
+	}
+	switch role, _ := m.timeWords.match(rest); role {
+	case roleAM, rolePM, roleOclock:
+		return d, 1
+	}
+	return 0, 0
+}
+
 // clockFromNumber handles clocks that start with a number.
 func (m *langModel) clockFromNumber(toks []token) (clock, int) {
 	v, n := m.parseNumber(toks)
+	if n == 0 {
+		v, n = m.soundedHour(toks)
+	}
 	if n == 0 || v > 59 {
 		return clock{}, 0
 	}

@@ -56,6 +56,11 @@ func TestTimeExpressions(t *testing.T) {
 			{"en", "sunday at 9 am", "2026-03-08 09:00"},
 			{"en", "monday at 7:30 am", "2026-03-09 07:30"},
 			{"en", "in 5 days", "+120h"},
+			// Homophones a recogniser writes for an hour, read as it
+			// only before am, pm or o'clock.
+			{"en", "friday to pm", "2026-03-06 14:00"},
+			{"en", "at for thirty pm", "2026-03-04 16:30"},
+			{"en", "tomorrow at ate o'clock", "2026-03-05 08:00"},
 		}},
 		{"Europe/Madrid", "2026-10-24 10:00", []tc{
 			{"es", "a las siete y media", "2026-10-24 19:30"},

@@ -73,6 +73,11 @@ import (
 // at 1.0 333, at 1.5-2.0 334, at 3.0 333 with a question lost; on dev3,
 // awb 78.0 → 78.5 % and kal16 at 8 kHz 58.8 → 59.3 % as typed, rms
 // unchanged (91.0 %); the held-back sample unchanged in every voice.
+// Letting the rejected mixed decoder's reading compete at a margin of
+// -0.25 to -3 per frame, and replace an understood but incomplete reading
+// of the full model ("my ex volume" for "max volume"), changed nothing on
+// the study's lines (329 commands at every margin, 2026-11-29), so it
+// never competes.
 var heardDefault = heardRule{MaxGap: 1.0, DomainGap: 1.0, MinGrammar: math.Inf(1), GapWeight: 1.0, KeepComplete: true, Extend: true}
 
 // heardRule holds the numbers of the rule above, so the study that

@@ -155,6 +155,10 @@ func TestSpokenHabits(t *testing.T) {
 		{"en", "schedule the budget review friday to pm", "SET_APPOINTMENT", []string{`budget review"`, msAt(h.loc, 2026, 3, 6, 14, 0)}},
 		{"en", "wake me up at for thirty am", "SET_ALARM", []string{msAt(h.loc, 2026, 3, 5, 4, 30)}},
 		{"en", "set a timer for ten minutes", "SET_TIMER", []string{`"duration":600000`}},
+		// The 24-hour clock read aloud, as flite reads "0645" and "06:00 hours" (spoken dev4, dev5).
+		{"en", "wake me zero five five zero on friday", "SET_ALARM", []string{msAt(h.loc, 2026, 3, 6, 5, 50)}},
+		{"en", "put an alarm at seven hours tomorrow", "SET_ALARM", []string{msAt(h.loc, 2026, 3, 5, 7, 0)}},
+		{"en", "alarm in six hours", "SET_ALARM", []string{msAt(h.loc, 2026, 3, 4, 16, 15)}},
 		// A street's ordinal is no day of the month (blind dev, typed and spoken).
 		{"en", "directions to 350 5th Avenue", "NAVIGATE", []string{`"destination":"350 5th Avenue"`}},
 		{"en", "take me to 1st street", "NAVIGATE", []string{`"destination":"1st Street"`}},

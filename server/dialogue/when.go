@@ -233,6 +233,14 @@ func (m *langModel) parseWhen(toks []token) (whenExpr, int) {
 			}
 			if w.empty() {
 				if d, k := m.parseDuration(toks[i+n:]); k > 0 {
+					if h, ok := m.atHours(toks[i+n:], k); ok {
+						// "at six hours": no one sets a time "at" a span;
+						// it is the 24-hour clock read aloud ("at 06:00 hours").
+						w.setClock(clock24h(h, 0))
+						i += n + k
+						end = i
+						continue
+					}
 					w.hasRel, w.rel = true, d
 					return w, i + n + k
 				}
@@ -422,16 +430,79 @@ func (m *langModel) soundedHour(toks []token) (int, int) {
 	return 0, 0
 }
 
+// zeroClock reads the 24-hour clock said with its leading zero: "zero six
+// four five", "oh six hundred", "oh nine thirty", "zero seven oh five" —
+// how "0645" is read aloud.
+func (m *langModel) zeroClock(toks []token) (clock, int) {
+	digit := func(i int) (int, bool) {
+		if i >= len(toks) {
+			return 0, false
+		}
+		return m.spokenDigit(toks[i:])
+	}
+	if z, ok := digit(0); !ok || z != 0 {
+		return clock{}, 0
+	}
+	h, ok := digit(1)
+	if !ok {
+		return clock{}, 0
+	}
+	if d3, ok := digit(2); ok {
+		if d4, ok := digit(3); ok && d3 <= 5 {
+			return clock24h(h, d3*10+d4), 4
+		}
+		return clock{}, 0
+	}
+	if len(toks) > 2 && m.numbers[toks[2].norm] == 100 {
+		return clock24h(h, 0), 3
+	}
+	if mins, n := m.parseNumber(toks[2:]); n > 0 && mins >= 10 && mins < 60 && !m.unitAfter(toks[2+n:]) {
+		return clock24h(h, mins), 2 + n
+	}
+	return clock{}, 0
+}
+
+// atHours tells whether the k tokens of a duration are a whole number of
+// hours of a day said alone ("six hours", not "two hours and ten minutes"),
+// and which.
+func (m *langModel) atHours(toks []token, k int) (int, bool) {
+	v, n := m.parseNumber(toks)
+	if n == 0 || v > 23 || n+m.hoursAfter(toks[n:]) != k || m.hoursAfter(toks[n:]) == 0 {
+		return 0, false
+	}
+	return v, true
+}
+
+// clock24h is a time of the 24-hour clock, whose hour says am or pm.
+func clock24h(h, mins int) clock {
+	c := clock{hour: h, minute: mins, mer: roleAM}
+	if h >= 12 {
+		c.mer = rolePM
+	}
+	return c
+}
+
 // clockFromNumber handles clocks that start with a number.
 func (m *langModel) clockFromNumber(toks []token) (clock, int) {
+	if c, n := m.zeroClock(toks); n > 0 {
+		return c, n + m.hoursAfter(toks[n:])
+	}
 	v, n := m.parseNumber(toks)
 	if n == 0 {
 		v, n = m.soundedHour(toks)
 	}
+	rest := toks[n:]
+	// The 24-hour clock said in hundreds: "seventeen hundred", "twenty
+	// three hundred", "nine hundred hours".
+	if n > 0 && v >= 10 && v <= 23 && len(rest) > 0 && m.numbers[rest[0].norm] == 100 {
+		return clock24h(v, 0), n + 1 + m.hoursAfter(rest[1:])
+	}
+	if n > 1 && v >= 100 && v%100 == 0 && v < 1000 && m.hoursAfter(rest) > 0 {
+		return clock24h(v/100, 0), n + m.hoursAfter(rest)
+	}
 	if n == 0 || v > 59 {
 		return clock{}, 0
 	}
-	rest := toks[n:]
 	if m.unitAfter(rest) {
 		return clock{}, 0
 	}

@@ -61,6 +61,14 @@ func TestTimeExpressions(t *testing.T) {
 			{"en", "friday to pm", "2026-03-06 14:00"},
 			{"en", "at for thirty pm", "2026-03-04 16:30"},
 			{"en", "tomorrow at ate o'clock", "2026-03-05 08:00"},
+			// The 24-hour clock read aloud.
+			{"en", "zero six four five tomorrow", "2026-03-05 06:45"},
+			{"en", "oh nine thirty", "2026-03-05 09:30"},
+			{"en", "zero six hundred hours tomorrow", "2026-03-05 06:00"},
+			{"en", "at seventeen hundred", "2026-03-04 17:00"},
+			{"en", "twenty three hundred hours", "2026-03-04 23:00"},
+			{"en", "at six hours tomorrow", "2026-03-05 06:00"},
+			{"en", "at two hours and thirty minutes", "+2h30m"},
 		}},
 		{"Europe/Madrid", "2026-10-24 10:00", []tc{
 			{"es", "a las siete y media", "2026-10-24 19:30"},

@@ -17,6 +17,7 @@ import (
 	"maps"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"time"
 	"unicode"
@@ -692,6 +693,18 @@ func (t *turn) titledTime() (match, bool) {
 			// "thursday".
 			return match{}, false
 		}
+		if k := t.m.reminderAt(t.toks[from:to]); k > 0 {
+			// A reminder names what it is about after "remind me", never
+			// in it. With nothing but a small word ("remind me yet five
+			// pm", as a recogniser may write "remind me at five pm") it
+			// is an alarm.
+			from += k
+			if from == to || to-from == 1 && (t.m.fillers[t.toks[from].norm] || len([]rune(t.toks[from].norm)) <= 3) {
+				return match{intent: "SET_ALARM", rule: "a reminder of a time", slots: map[string]slotVal{
+					"time": {when: w, start: ws, end: we},
+				}}, true
+			}
+		}
 		return match{intent: "SET_APPOINTMENT", rule: "a title and a time", slots: map[string]slotVal{
 			"title": {text: spanText(t.toks[from:to]), start: from, end: to},
 			"time":  {when: w, start: ws, end: we},
@@ -708,6 +721,17 @@ func (t *turn) titledTime() (match, bool) {
 		return appt(k, n, w, 0, k)
 	}
 	return match{}, false
+}
+
+// reminderAt is the length of the reminder phrase toks start with ("remind
+// me"), or 0.
+func (m *langModel) reminderAt(toks []token) int {
+	for _, p := range m.reminders {
+		if len(p) <= len(toks) && slices.EqualFunc(p, toks[:len(p)], func(w string, t token) bool { return w == t.norm }) {
+			return len(p)
+		}
+	}
+	return 0
 }
 
 // maxJotTitle is the most words a title jotted before a time may have.

@@ -48,6 +48,9 @@ type langFile struct {
 	// Manner phrases say how soon the speaker wants something ("real
 	// quick", "al toque"): never the end of a name.
 	Manner []string `json:"manner"`
+	// Reminders ask to be reminded ("remind me", "recuérdame"): said with
+	// a time and at most one other word, they ask for an alarm.
+	Reminders []string `json:"reminders"`
 	// Shorthand maps words people shorten when they type ("vol", "nav",
 	// "rst") to the word the patterns use; read like a typing slip.
 	Shorthand map[string]string `json:"shorthand"`
@@ -143,7 +146,7 @@ type langModel struct {
 	notPlaces map[string]bool
 	// spoken disfluencies (fluent.go)
 	hesitations, exclamations, exclaimed map[string]bool
-	discourse, manner                    [][]string
+	discourse, manner, reminders         [][]string
 	numbers                              map[string]int
 	timeWords                            phraseTable
 	spoken                               map[string]string
@@ -381,6 +384,9 @@ func compileModel(lang string, f langFile) (*langModel, error) {
 	}
 	for _, p := range f.Manner {
 		m.manner = append(m.manner, strings.Fields(fold(p)))
+	}
+	for _, p := range f.Reminders {
+		m.reminders = append(m.reminders, strings.Fields(fold(p)))
 	}
 	for _, c := range f.Courtesy {
 		seq, err := parsePattern(c)

@@ -159,6 +159,12 @@ func TestSpokenHabits(t *testing.T) {
 		{"en", "wake me zero five five zero on friday", "SET_ALARM", []string{msAt(h.loc, 2026, 3, 6, 5, 50)}},
 		{"en", "put an alarm at seven hours tomorrow", "SET_ALARM", []string{msAt(h.loc, 2026, 3, 5, 7, 0)}},
 		{"en", "alarm in six hours", "SET_ALARM", []string{msAt(h.loc, 2026, 3, 4, 16, 15)}},
+		// A reminder with a time and a small word it may have been heard with (spoken dev2, dev3, dev5);
+		// with a thing to remind of, an appointment called that thing.
+		{"en", "remind me yet five pm", "SET_ALARM", []string{msAt(h.loc, 2026, 3, 4, 17, 0)}},
+		{"en", "remind me up noon tomorrow", "SET_ALARM", []string{msAt(h.loc, 2026, 3, 5, 12, 0)}},
+		{"en", "remind me dentist tomorrow 3pm", "SET_APPOINTMENT", []string{`"title":"dentist"`, msAt(h.loc, 2026, 3, 5, 15, 0)}},
+		{"es", "recuérdame mañana a las 9", "SET_ALARM", []string{msAt(h.loc, 2026, 3, 5, 9, 0)}},
 		// A street's ordinal is no day of the month (blind dev, typed and spoken).
 		{"en", "directions to 350 5th Avenue", "NAVIGATE", []string{`"destination":"350 5th Avenue"`}},
 		{"en", "take me to 1st street", "NAVIGATE", []string{`"destination":"1st Street"`}},

@@ -2,6 +2,7 @@ package dialogue
 
 import (
 	"regexp"
+	"strconv"
 	"strings"
 )
 
@@ -13,7 +14,8 @@ var (
 )
 
 // parsePhone reads a phone number given as digit groups ("555 1234",
-// "+34-600-123-456") or digit by digit in words ("five five five ...").
+// "+34-600-123-456") or in words, digit by digit ("five five five ...")
+// or in groups ("five five five twelve thirty four").
 func (m *langModel) parsePhone(toks []token) (string, int) {
 	var b strings.Builder
 	n := 0
@@ -27,6 +29,14 @@ func (m *langModel) parsePhone(toks []token) (string, int) {
 		if phoneGroup.MatchString(w) {
 			b.WriteString(strings.ReplaceAll(w, "-", ""))
 			n++
+			continue
+		}
+		if v, k := m.parseNumber(toks[n:]); k > 1 || k == 1 && v >= 10 {
+			// a group said as a number: "five five five twelve thirty
+			// four", "two hundred twelve", as people and flite read
+			// "555 1234" and "212"
+			b.WriteString(strconv.Itoa(v))
+			n += k
 			continue
 		}
 		if d, ok := m.spokenDigit(toks[n:]); ok {

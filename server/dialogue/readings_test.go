@@ -151,6 +151,9 @@ func TestSpokenHabits(t *testing.T) {
 		{"en", "please call the number six for six five five five zero one nine eight", "MAKE_CALL", []string{`"number":"6465550198"`}},
 		{"en", "dial eight oh eight to seven", "MAKE_CALL", []string{`"number":"80827"`}},
 		{"en", "call five five five for me", "MAKE_CALL", []string{`"number":"555"`}},
+		// Groups said as numbers, as people say "555 1234" and flite reads "212 555 0147" (spoken dev, dev4).
+		{"en", "call five five five twelve thirty four", "MAKE_CALL", []string{`"number":"5551234"`}},
+		{"en", "dial two hundred twelve five hundred fifty five zero one four seven", "MAKE_CALL", []string{`"number":"2125550147"`}},
 		// An hour's homophone before am or pm, as recognised (spoken dev3); elsewhere the word it is.
 		{"en", "schedule the budget review friday to pm", "SET_APPOINTMENT", []string{`budget review"`, msAt(h.loc, 2026, 3, 6, 14, 0)}},
 		{"en", "wake me up at for thirty am", "SET_ALARM", []string{msAt(h.loc, 2026, 3, 5, 4, 30)}},

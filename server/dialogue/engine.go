@@ -805,8 +805,10 @@ func (m *langModel) correctionSplit(toks []token) (head, tail []token) {
 				break
 			}
 		}
-		// "10 minutes, no, 12 minutes": a "no" set off by commas
-		if k < 0 && (toks[i].norm == "no") && commaAfter(toks[i-1]) {
+		// "10 minutes, no, 12 minutes": a "no" set off by commas, or
+		// spoken (no commas) between two values ("ten minutes no twelve
+		// minutes", "at three pm no three thirty")
+		if k < 0 && toks[i].norm == "no" && (commaAfter(toks[i-1]) || m.valueEnds(toks[i-1]) && m.valueStarts(toks[i+1:])) {
 			k, size = i, 1
 		}
 	}
@@ -818,6 +820,33 @@ func (m *langModel) correctionSplit(toks []token) (head, tail []token) {
 		tail = tail[1:]
 	}
 	return toks[:k], tail
+}
+
+// valueEnds reports whether tok ends a number, a duration or a clock
+// ("twelve", "minutes", "pm").
+func (m *langModel) valueEnds(tok token) bool {
+	if numberWordAt(m, tok) {
+		return true
+	}
+	switch m.timeWords.roleAt([]token{tok}) {
+	case roleSecond, roleMinute, roleHour, roleAM, rolePM, roleOclock:
+		return true
+	}
+	return false
+}
+
+// valueStarts reports whether toks start with a number or a clock, perhaps
+// after the word that leads to it ("at ten").
+func (m *langModel) valueStarts(toks []token) bool {
+	for c := 0; c <= 1 && c < len(toks); c++ {
+		if numberWordAt(m, toks[c]) {
+			return true
+		}
+		if _, n := m.parseClock(toks[c:]); n > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // replaceCorrected applies a correction tail to what came before it.

@@ -142,6 +142,10 @@ func TestSpokenHabits(t *testing.T) {
 		{"es", "sube el volumen hasta el máximo", "VOLUME_UPDATE", []string{`"level":100`}},
 		{"es", "baja el volumen en 10", "VOLUME_UPDATE", []string{`"delta":-10`}},
 		{"en", "set a timer for 10 minutes no wait 15", "SET_TIMER", []string{`"duration":900000`}},
+		// A correction said without the commas typing puts around its "no" (spoken dev7).
+		{"en", "ok set a timer for ten minutes no twelve minutes", "SET_TIMER", []string{`"duration":720000`}},
+		{"en", "wake me up at seven no at seven thirty", "SET_ALARM", []string{msAt(h.loc, 2026, 3, 4, 19, 30)}},
+		{"en", "text mom no problem see you at 5", "SEND_SMS", []string{`"text":"no problem see you at 5"`}},
 		{"es", "pon un temporizador de 10 minutos, no espera, de 15", "SET_TIMER", []string{`"duration":900000`}},
 		{"en", "hey text anna see you soon", "SEND_SMS", []string{`"contact":"anna"`}},
 		{"en", "pleeease turn off the lights", "POWER", []string{`"state":"off"`}},

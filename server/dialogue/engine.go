@@ -897,7 +897,7 @@ func (m *langModel) replaceCorrected(head, tail []token) []token {
 }
 
 // mindChangers open what a speaker says on changing their mind.
-var mindChangers = map[string]bool{"never": true, "forget": true, "wait": true, "actually": true, "nah": true,
+var mindChangers = map[string]bool{"never": true, "nevermind": true, "forget": true, "wait": true, "actually": true, "nah": true,
 	"scratch": true, "cancel": true, "olvídalo": true, "olvidalo": true, "olvida": true, "espera": true,
 	"mejor": true, "déjalo": true, "dejalo": true}
 
@@ -906,7 +906,7 @@ var mindChangers = map[string]bool{"never": true, "forget": true, "wait": true, 
 // and nothing else ("... never mind", "... never mind forget it").
 func (m *langModel) endsCalledOff(toks []token) bool {
 	for k := max(1, len(toks)-4); k < len(toks); k++ {
-		if !mindChangers[toks[k].norm] && toks[k].norm != "nevermind" {
+		if !mindChangers[toks[k].norm] {
 			continue
 		}
 		if mt, ok := m.understand(toks[k:]); ok && mt.intent == "cancel" && mt.skipped == 0 {
@@ -929,10 +929,24 @@ func (m *langModel) changeOfMind(toks []token) []token {
 			end = k + 1
 		}
 	}
-	if end < 0 {
-		return nil
+	if end >= 0 {
+		return m.afterChange(toks[end:])
 	}
-	rest := toks[end:]
+	// Spoken, without the comma: the first of the next words from which a
+	// whole request reads, with no word skipped ("never mind play some
+	// jazz instead", "forget the email what's the weather like today").
+	for k := 1; k < min(4, len(toks)-1); k++ {
+		rest := m.afterChange(toks[k:])
+		if mt, ok := m.understand(rest); ok && mt.literals >= 1 && mt.skipped == 0 && mt.intent != "cancel" {
+			return rest
+		}
+	}
+	return nil
+}
+
+// afterChange drops the fillers that open what follows a change of mind
+// ("first" of "wait, first, what time is it").
+func (m *langModel) afterChange(rest []token) []token {
 	for len(rest) > 1 && (m.fillers[rest[0].norm] || rest[0].norm == "first" || rest[0].norm == "primero") {
 		rest = rest[1:]
 	}

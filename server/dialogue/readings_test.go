@@ -949,3 +949,35 @@ func TestVerbLastAfterTwoPhrases(t *testing.T) {
 		{"en", "the way to the airport show me", "NAVIGATE", []string{"Airport"}},
 	})
 }
+
+// A change of mind while a question waits, said without the comma typing
+// puts after it (spoken dev7): the new request is answered, not read as
+// the awaited value.
+func TestSpokenChangeOfMind(t *testing.T) {
+	h := newHarness(t)
+	for q, want := range map[string]string{
+		"never mind play some jazz instead":              "PLAY_MUSIC",
+		"nevermind play some jazz instead":               "PLAY_MUSIC",
+		"forget the email what's the weather like today": "weather",
+		"wait first what time is it":                     "time",
+	} {
+		r := h.ask("en", "send an email", 0)
+		if a, _ := actionJSON(t, r); a != "OPEN_ASR" {
+			t.Fatalf("send an email: %v", r.NextActions)
+		}
+		r = h.ask("en", q, r.Context.Ref)
+		got := r.Intent
+		if a, _ := actionJSON(t, r); a != "" {
+			got = a
+		}
+		if got != want {
+			t.Errorf("%q: %s %v, want %s", q, r.Intent, r.NextActions, want)
+		}
+	}
+	// A message that only opens like one stays the answer.
+	r := h.ask("en", "text mom", 0)
+	r = h.ask("en", "never been happier see you soon", r.Context.Ref)
+	if a, d := actionJSON(t, r); a != "SEND_SMS" || !strings.Contains(d, "never been happier") {
+		t.Errorf("a message that opens with never: %s %s", a, d)
+	}
+}

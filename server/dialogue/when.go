@@ -352,11 +352,7 @@ func (m *langModel) parseClock(toks []token) (clock, int) {
 		// way people dictate times to a calendar; "0600 hours" says so.
 		h, _ := strconv.Atoi(sm[1])
 		mins, _ := strconv.Atoi(sm[2])
-		c := clock{hour: h, minute: mins, mer: roleAM}
-		if h >= 12 {
-			c.mer = rolePM
-		}
-		return c, 1 + m.hoursAfter(toks[1:])
+		return clock24h(h, mins), 1 + m.hoursAfter(toks[1:])
 	}
 	if sm := clock3.FindStringSubmatch(toks[0].norm); sm != nil && !m.unitAfter(toks[1:]) {
 		// "at 630": three digits are an hour and its minutes, read like
@@ -391,11 +387,7 @@ func (m *langModel) parseClock(toks []token) (clock, int) {
 			if n := m.hoursAfter(toks[1:]); n > 0 && sm[3] == "" && len(sm[1]) == 2 {
 				// "06:00 hours", "18:30 hrs": the 24-hour clock of
 				// someone used to rosters and timetables.
-				c.mer = roleAM
-				if c.hour >= 12 {
-					c.mer = rolePM
-				}
-				return c, 1 + n
+				return clock24h(c.hour, c.minute), 1 + n
 			}
 			if m.unitAfter(toks[1:]) {
 				return clock{}, 0

@@ -28,9 +28,11 @@ func WriteBehind(interval time.Duration, flush func()) *Behind {
 			}
 			select {
 			case <-time.After(interval):
+				flush()
 			case <-b.stop:
+				flush() // the last one: a wake still pending flushes nothing more
+				return
 			}
-			flush()
 		}
 	}()
 	return b

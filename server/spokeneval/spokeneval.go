@@ -25,7 +25,8 @@
 // The reference is the line's words with every number replaced by the
 // words flite says for it (flite -pw: "7:30" is "seven thirty", "0545" is
 // "zero five four five", "1500" is "one thousand five hundred", "25%" is
-// "twenty five per cent"). Both the reference and the recognised text are
+// "twenty five per cent"), read in the whole line, since flite reads a
+// number by its neighbours ("call 212 555 0147" digit by digit). Both the reference and the recognised text are
 // then normalised the same way (Normalize): lower case; a.m./p.m. and
 // flite's spelled "a m"/"p m" become "am"/"pm"; "per cent" becomes
 // "percent"; every character but letters, digits and apostrophes becomes
@@ -51,6 +52,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -166,6 +168,7 @@ type Selector struct {
 // documentation).
 func (s *Selector) Spoken(ctx context.Context, q string) (said string, ok bool, err error) {
 	var out []string
+	numbers := false
 	for _, tok := range strings.Fields(strings.ToLower(q)) {
 		// symbols flite reads aloud or spells ("w/", "a+b", "c#") have no
 		// reference text this package could write down
@@ -180,6 +183,7 @@ func (s *Selector) Spoken(ctx context.Context, q string) (said string, ok bool, 
 			continue
 		}
 		if numberToken.MatchString(tok) {
+			numbers = true
 			reading, err := s.reading(ctx, tok)
 			if err != nil {
 				return "", false, err
@@ -200,7 +204,23 @@ func (s *Selector) Spoken(ctx context.Context, q string) (said string, ok bool, 
 	if len(out) == 0 {
 		return "", false, nil
 	}
-	return Normalize(strings.Join(out, " ")), true, nil
+	said = Normalize(strings.Join(out, " "))
+	if numbers {
+		// flite reads a number by its neighbours: "1700" alone is
+		// "seventeen hundred" but "alarm for 1700" is "alarm for one
+		// thousand seven hundred", "212" alone "two hundred twelve" but
+		// "call 212 555 0147" digit by digit. The audio is the whole
+		// line's, so the reference is too, when every word of it is known.
+		raw, err := s.Words(ctx, q)
+		if err != nil {
+			return "", false, err
+		}
+		whole := Normalize(strings.ReplaceAll(raw, "_", " "))
+		if whole != "" && !slices.ContainsFunc(strings.Fields(whole), func(w string) bool { return !s.Dict[w] }) {
+			said = whole
+		}
+	}
+	return said, true, nil
 }
 
 // Canonical is text in the form texts are compared in: numbers as flite

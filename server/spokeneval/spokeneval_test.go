@@ -62,7 +62,7 @@ func TestSpokenKeepsWhatCanBeSaid(t *testing.T) {
 	dict := Dictionary{}
 	for _, w := range []string{"set", "a", "timer", "for", "minutes", "alarm", "at", "am", "pm", "wi", "fi", "turn",
 		"on", "the", "seven", "thirty", "five", "zero", "four", "twenty", "percent", "per", "cent", "volume", "to",
-		"email", "text", "second", "ten", "p", "m"} {
+		"email", "text", "second", "ten", "p", "m", "one", "two", "thousand", "hundred", "call", "six", "seventeen", "twelve", "fifty", "forty"} {
 		dict[w] = true
 	}
 	s := &Selector{Dict: dict, Words: FliteWords}
@@ -75,6 +75,10 @@ func TestSpokenKeepsWhatCanBeSaid(t *testing.T) {
 		"turn on the wi-fi":          "turn on the wi fi",
 		"set the volume to 25%":      "set the volume to twenty five percent",
 		"alarm at 10:30pm":           "alarm at ten thirty pm",
+		// read in the line: "1700" alone is "seventeen hundred", "212"
+		// alone "two hundred twelve"
+		"alarm for 1700":    "alarm for one thousand seven hundred",
+		"call 212 555 0147": "call two one two five five five zero one four seven",
 	} {
 		got, ok, err := s.Spoken(ctx, q)
 		if err != nil || !ok || got != want {

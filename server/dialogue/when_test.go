@@ -234,7 +234,8 @@ func TestDayOnlyAndDurations(t *testing.T) {
 func FuzzParseWhen(f *testing.F) {
 	for _, s := range []string{"tomorrow at 9", "quarter to eight", "a las siete y media", "in 10 minutes",
 		"99:99", "at at at", "el el viernes", "media hora y media", "12:60pm", "0:00", "24", "-5 minutes",
-		"one hundred hundred", "y y y", "9999999999 seconds"} {
+		"one hundred hundred", "y y y", "9999999999 seconds", "zero six four five", "oh", "zero zero zero zero hours",
+		"friday to pm", "for", "at six hours and", "twenty three hundred hundred"} {
 		f.Add(s)
 	}
 	ms, err := loadModels()
@@ -260,7 +261,8 @@ func FuzzParseWhen(f *testing.F) {
 // FuzzAnswer: any query gets an answer or a 400, never a panic.
 func FuzzAnswer(f *testing.F) {
 	for _, s := range []string{"set an alarm for 7", "pon una alarma", "text mom hi", "", "\xff", "{slot} [x] (a|b)",
-		"open http://", "call +", "weather in", "¿qué tiempo hace?", strings.Repeat("play ", 300)} {
+		"open http://", "call +", "weather in", "¿qué tiempo hace?", strings.Repeat("play ", 300),
+		"remind me", "remind me yet five pm", "ten minutes no twelve no", "never mind", "call two hundred twelve five"} {
 		f.Add(s)
 	}
 	e := New(Config{Knowledge: newFakeKnowledge(), Music: testTracks, MusicURL: testMusicURL})

@@ -627,6 +627,24 @@ func (t *turn) fresh() reply {
 		// gives up half way; typed, a comma would set the last clause off.
 		return t.handle("cancel", nil)
 	}
+	if !ok && short && t.m.clausesOf(t.toks) == nil {
+		// Spoken small talk runs its sentences together, with none of the
+		// commas that set the clauses apart above: when nothing reads the
+		// whole, the longest opening words that greet ("well hello good
+		// morning to you lovely to hear your voice") or closing words that
+		// thank or take leave ("that's very kind of you thank you dear"),
+		// every word read, are it ("so how long is it" opens with no "how
+		// are you"). Only small talk: a request is not guessed from part
+		// of a question.
+		for n := len(t.toks) - 1; n >= 2 && !ok; n-- {
+			open, closing := t.toks[:n], t.toks[len(t.toks)-n:]
+			if alt, altOK := t.m.understand(open); altOK && alt.intent == "greeting" && alt.skipped == 0 {
+				t.toks, mt, ok = open, alt, true
+			} else if alt, altOK := t.m.understand(closing); altOK && closings[alt.intent] && alt.skipped == 0 {
+				t.toks, mt, ok = closing, alt, true
+			}
+		}
+	}
 	if !ok {
 		return t.handle("fallback", nil)
 	}
@@ -992,6 +1010,9 @@ func (m *langModel) anchors(mt match) int {
 
 // social intents are small talk, which a request said with them wins over.
 var social = map[string]bool{"greeting": true, "thanks": true, "goodbye": true, "how_are_you": true}
+
+// closings are the small talk that closes what is said.
+var closings = map[string]bool{"thanks": true, "goodbye": true}
 
 // interjections call for attention before a request.
 var interjections = map[string]bool{"hey": true, "hi": true, "hello": true, "yo": true, "oi": true,

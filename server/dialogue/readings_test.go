@@ -981,3 +981,22 @@ func TestSpokenChangeOfMind(t *testing.T) {
 		t.Errorf("a message that opens with never: %s %s", a, d)
 	}
 }
+
+// Small talk said without the commas that set its sentences apart typed
+// (spoken dev2): the opening or closing words that read as it are it, as
+// the clause that reads is when typed; a question around a greeting is not
+// read as a request.
+func TestSpokenSmallTalk(t *testing.T) {
+	h := newHarness(t)
+	for q, want := range map[string]string{
+		"that's very kind of you thank you dear":                   "thanks",
+		"well hello good morning to you lovely to hear your voice": "greeting",
+	} {
+		if r := h.ask("en", q, 0); r.Intent != want {
+			t.Errorf("%q: %s, want %s", q, r.Intent, want)
+		}
+	}
+	if r := h.ask("en", "hello what do you think about the play we saw", 0); len(r.NextActions) > 0 && r.NextActions[0].Action == "PLAY_MUSIC" {
+		t.Errorf("a question around a greeting read as music: %v", r.NextActions)
+	}
+}

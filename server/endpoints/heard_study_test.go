@@ -18,6 +18,7 @@ import (
 
 	"github.com/harkhq/hark/server/dialogue"
 	"github.com/harkhq/hark/server/speech"
+	"github.com/harkhq/hark/server/spokeneval"
 )
 
 // TestHeardStudy measures the choice of what was heard (heard.go) on flite
@@ -249,22 +250,5 @@ func TestHeardStudy(t *testing.T) {
 // werOf is the word error rate of hyp against ref (lower-cased words).
 func werOf(ref, hyp string) float64 {
 	r, h := strings.Fields(strings.ToLower(ref)), strings.Fields(strings.ToLower(hyp))
-	d := make([]int, len(h)+1)
-	for j := range d {
-		d[j] = j
-	}
-	for i := 1; i <= len(r); i++ {
-		prev := d[0]
-		d[0] = i
-		for j := 1; j <= len(h); j++ {
-			cur := d[j]
-			sub := prev
-			if r[i-1] != h[j-1] {
-				sub++
-			}
-			d[j] = min(sub, d[j]+1, d[j-1]+1)
-			prev = cur
-		}
-	}
-	return float64(d[len(h)]) / float64(max(len(r), 1))
+	return float64(spokeneval.EditDistance(r, h)) / float64(max(len(r), 1))
 }

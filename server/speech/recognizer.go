@@ -994,8 +994,12 @@ func PrepareModels(cfg Config) error {
 	if err != nil {
 		return err
 	}
-	r := &Recognizer{cfg: cfg, words: cfg.newWords(dict)}
-	err = r.writeModels(dict, slices.Contains(kinds, SourceDomain), slices.Contains(kinds, SourceMixed))
+	domain, mixed := slices.Contains(kinds, SourceDomain), slices.Contains(kinds, SourceMixed)
+	r := &Recognizer{cfg: cfg}
+	if domain || mixed {
+		r.words = cfg.newWords(dict)
+	}
+	err = r.writeModels(dict, domain, mixed)
 	r.releaseModels() // touched (their last use) and let go; temporary ones removed
 	if err != nil {
 		return fmt.Errorf("speech: %w", err)

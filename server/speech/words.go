@@ -2,6 +2,7 @@ package speech
 
 import (
 	"context"
+	"maps"
 	"slices"
 
 	"github.com/harkhq/hark/server/speech/lexicon"
@@ -65,10 +66,5 @@ func (cfg Config) newWords(dict map[string]bool) map[string][]string {
 
 // wordList is the sorted words of a spelling, for a cache key.
 func wordList(words map[string][]string) []string {
-	out := make([]string, 0, len(words))
-	for w := range words {
-		out = append(out, w)
-	}
-	slices.Sort(out)
-	return out
+	return slices.Sorted(maps.Keys(words))
 }

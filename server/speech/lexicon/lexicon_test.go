@@ -124,6 +124,10 @@ func TestAgreesWithTheDictionary(t *testing.T) {
 	}
 }
 
+// distance is the edit distance of two phone strings. spokeneval's
+// EditDistance is the same, but this test reads the package's own
+// internals, and spokeneval imports server/speech, which imports this
+// package: an import cycle.
 func distance(a, b []string) int {
 	d := make([]int, len(b)+1)
 	for j := range d {

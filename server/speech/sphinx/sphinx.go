@@ -105,6 +105,7 @@ import "C"
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -246,11 +247,7 @@ func NewDecoder(c Config) (*Decoder, error) {
 // addWords adds words to the dictionary, rebuilding the search once, after
 // the last (in sorted order, so that every decoder gets the same ids).
 func (d *Decoder) addWords(words map[string][]string) error {
-	names := make([]string, 0, len(words))
-	for w := range words {
-		names = append(names, w)
-	}
-	slices.Sort(names)
+	names := slices.Sorted(maps.Keys(words))
 	for i, w := range names {
 		cw, cp := C.CString(w), C.CString(strings.Join(words[w], " "))
 		update := C.int(0)

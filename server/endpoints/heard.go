@@ -30,9 +30,7 @@ import (
 //	    the rest; within a rank the lowest pattern cost plus the
 //	    reading's score gap below its decoder's best path (per frame,
 //	    weight 1; 0 for the recogniser's choice); ties go to the earlier
-//	    reading;
-//	and when nothing is understood, the full model's best path if the
-//	    recogniser chose the in-domain decoder by less than UnreadMargin.
+//	    reading.
 //
 // The acoustic gate is what keeps an open question from being forced onto
 // a command: a reading much less likely acoustically cannot win by being
@@ -80,17 +78,7 @@ import (
 // of the full model ("my ex volume" for "max volume"), changed nothing on
 // the study's lines (329 commands at every margin, 2026-11-29), so it
 // never competes.
-//
-// When no reading it allows is understood, the utterance is no request
-// harkd knows (an open question, most often). If the recogniser chose the
-// in-domain decoder by a small margin, under UnreadMargin (2.0) per frame,
-// the full model's best path is answered: the in-domain words were pulled
-// towards commands ("how much older shut up person drink" for "how much
-// water should a person drink"). A larger margin is the domain's own
-// knowledge, which questions use too: "how tall is mount everest", a
-// landmark of the gazetteer, at +4.5 to +5.8, where the full model heard
-// "how tall is my uncovers".
-var heardDefault = heardRule{MaxGap: 1.0, DomainGap: 1.0, MinGrammar: math.Inf(1), GapWeight: 1.0, KeepComplete: true, Extend: true, UnreadMargin: 2.0}
+var heardDefault = heardRule{MaxGap: 1.0, DomainGap: 1.0, MinGrammar: math.Inf(1), GapWeight: 1.0, KeepComplete: true, Extend: true}
 
 // heardRule holds the numbers of the rule above, so the study that
 // measured them can vary them: MaxGap (the acoustic gate), DomainGap (the
@@ -98,12 +86,10 @@ var heardDefault = heardRule{MaxGap: 1.0, DomainGap: 1.0, MinGrammar: math.Inf(1
 // path; negative: never), MinGrammar (the margin at which the grammar's
 // rejected reading may compete; +Inf: never), GapWeight, KeepComplete
 // (the first line of the rule) and Extend (an understood, incomplete
-// choice may only be completed) and UnreadMargin (the in-domain margin
-// under which the full model's best path is answered when nothing is
-// understood; 0: never).
+// choice may only be completed).
 type heardRule struct {
-	MaxGap, DomainGap, MinGrammar, GapWeight, UnreadMargin float64
-	KeepComplete, Extend                                   bool
+	MaxGap, DomainGap, MinGrammar, GapWeight float64
+	KeepComplete, Extend                     bool
 }
 
 // heard is the choice among the readings of an utterance.
@@ -204,15 +190,6 @@ func (rule heardRule) choose(ctx context.Context, e *dialogue.Engine, req dialog
 			h.chosen = i
 		}
 	}
-	unread := rank(h.reads[h.chosen]) == 0
-	if unread && h.hyps[0].Source != speech.SourceFull && h.hyps[0].Score < rule.UnreadMargin {
-		for i, hyp := range h.hyps {
-			if hyp.Source == speech.SourceFull && sameWords(hyp.Text, res.FullText) {
-				h.chosen = i
-				break
-			}
-		}
-	}
 	// The value as it was weighed: the pattern cost plus the weighted gap.
 	vs := func(i int) string {
 		return fmt.Sprintf("cost %.2f + gap %.2f", h.reads[i].Cost, rule.GapWeight*gap[i])
@@ -221,10 +198,8 @@ func (rule heardRule) choose(ctx context.Context, e *dialogue.Engine, req dialog
 		rd, c := h.reads[i], h.reads[h.chosen]
 		switch {
 		case h.why[i] != "":
-		case i == h.chosen && i == 0 && unread:
+		case i == h.chosen && i == 0 && !rd.Understood():
 			h.why[i] = "the recogniser's choice; no reading it allows is understood"
-		case i == h.chosen && unread:
-			h.why[i] = fmt.Sprintf("the full model's best path: no reading is understood, and the %s decoder's words were chosen by a margin under %.1f", h.hyps[0].Source, rule.UnreadMargin)
 		case i == h.chosen && i == 0:
 			h.why[i] = "the recogniser's choice, " + understood(rd, vs(i))
 		case i == h.chosen:
@@ -255,12 +230,6 @@ func extends(alt, choice string) bool {
 		}
 	}
 	return k == len(want)
-}
-
-// sameWords reports whether a and b are the same words, whatever their case
-// and spacing.
-func sameWords(a, b string) bool {
-	return strings.Join(strings.Fields(strings.ToLower(a)), " ") == strings.Join(strings.Fields(strings.ToLower(b)), " ")
 }
 
 func understood(rd dialogue.Reading, v string) string {

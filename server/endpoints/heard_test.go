@@ -36,7 +36,6 @@ func TestChooseHeard(t *testing.T) {
 		why    string          // part of the chosen reading's reason
 		last   string          // part of the last reading's reason, when set
 		gated  map[int]float64 // the readings the acoustic gate turned down, and its value
-		full   string          // the full model's best path, when the choice is another decoder's
 	}{
 		{
 			// "set an alarm for seven am" (kal16): the full model's best
@@ -120,35 +119,6 @@ func TestChooseHeard(t *testing.T) {
 			last: "another reading of the mixed decoder, which the recogniser rejected",
 		},
 		{
-			// An open question (awb) the mixed decoder pulled towards
-			// commands, its full-model reading plain English: when
-			// nothing is understood, the full model's best path is
-			// answered.
-			name: "nothing understood: the full model's words",
-			hyps: []speech.Hypothesis{{Text: "why does nice food and water", Source: speech.SourceMixed, Score: 0.4},
-				full("why does ice float on water", 0), full("why does ice flow on water", -0.3)},
-			full:   "why does ice float on water",
-			chosen: "why does ice float on water", why: "the full model's best path: no reading is understood",
-		},
-		{
-			// ... but not when the in-domain decoder won clearly: its
-			// margin is the domain's knowledge (kal16; the gazetteer
-			// names the mountain).
-			name: "nothing understood, the in-domain decoder far ahead",
-			hyps: []speech.Hypothesis{{Text: "how tall is mount everest", Source: speech.SourceMixed, Score: 5.81},
-				full("how tall is my uncovers", 0)},
-			full:   "how tall is my uncovers",
-			chosen: "how tall is mount everest", why: "no reading it allows is understood",
-		},
-		{
-			// A reading that is understood still comes first.
-			name: "an understood reading before the full model's words",
-			hyps: []speech.Hypothesis{{Text: "well but", Source: speech.SourceMixed, Score: 0.2},
-				full("well the", 0), full("help", -0.449)},
-			full:   "well the",
-			chosen: "help", why: "better than the recogniser's choice (not understood)",
-		},
-		{
 			name:   "recogniser's choice kept",
 			hyps:   []speech.Hypothesis{grammar("set a timer for five minutes", 22.5), full("so the timer for five minutes", 0), full("such a timer for five minutes", -0.36)},
 			chosen: "set a timer for five minutes", why: "the recogniser's choice, SET_TIMER",
@@ -156,7 +126,7 @@ func TestChooseHeard(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			res := speech.Result{Text: c.hyps[0].Text, Source: c.hyps[0].Source, Hypotheses: c.hyps, FullText: c.full}
+			res := speech.Result{Text: c.hyps[0].Text, Source: c.hyps[0].Source, Hypotheses: c.hyps}
 			h, err := chooseHeard(context.Background(), e, req, res)
 			if err != nil {
 				t.Fatal(err)

@@ -633,9 +633,10 @@ func (t *turn) fresh() reply {
 		// whole, the longest opening words that greet ("well hello good
 		// morning to you lovely to hear your voice") or closing words that
 		// thank or take leave ("that's very kind of you thank you dear"),
-		// every word read, are it ("so how long is it" opens with no "how
-		// are you"). Only small talk: a request is not guessed from part
-		// of a question.
+		// two words or more, every word read, are it. A lone "hello"
+		// before a question is no opening ("hello what do you think about
+		// the play we saw"). Only small talk: a request is not guessed
+		// from part of a question.
 		for n := len(t.toks) - 1; n >= 2 && !ok; n-- {
 			open, closing := t.toks[:n], t.toks[len(t.toks)-n:]
 			if alt, altOK := t.m.understand(open); altOK && alt.intent == "greeting" && alt.skipped == 0 {

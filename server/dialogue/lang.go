@@ -51,6 +51,12 @@ type langFile struct {
 	// Reminders ask to be reminded ("remind me", "recuérdame"): said with
 	// a time and at most one other word, they ask for an alarm.
 	Reminders []string `json:"reminders"`
+	// Addressee words point at the assistant itself ("you", "this", its
+	// name). A pattern that asks about the assistant through one ("what
+	// are you", "how does this work") does not read a query that says
+	// none of them and, in their place, a word no pattern knows: "what is
+	// inflation", "how do submarines work" ask about something else.
+	Addressee []string `json:"addressee"`
 	// Shorthand maps words people shorten when they type ("vol", "nav",
 	// "rst") to the word the patterns use; read like a typing slip.
 	Shorthand map[string]string `json:"shorthand"`
@@ -142,6 +148,7 @@ type variant struct {
 type langModel struct {
 	lang      string
 	fillers   map[string]bool
+	addressee map[string]bool
 	asides    map[string]bool
 	notPlaces map[string]bool
 	// spoken disfluencies (fluent.go)
@@ -342,6 +349,7 @@ func compileModel(lang string, f langFile) (*langModel, error) {
 	m := &langModel{
 		lang:        lang,
 		fillers:     map[string]bool{},
+		addressee:   map[string]bool{},
 		asides:      map[string]bool{},
 		notPlaces:   map[string]bool{},
 		hesitations: map[string]bool{}, exclamations: map[string]bool{}, exclaimed: map[string]bool{},
@@ -384,6 +392,9 @@ func compileModel(lang string, f langFile) (*langModel, error) {
 	}
 	for _, p := range f.Manner {
 		m.manner = append(m.manner, strings.Fields(fold(p)))
+	}
+	for _, w := range f.Addressee {
+		m.addressee[fold(w)] = true
 	}
 	for _, p := range f.Reminders {
 		m.reminders = append(m.reminders, strings.Fields(fold(p)))
@@ -638,10 +649,12 @@ func compileModel(lang string, f langFile) (*langModel, error) {
 						e.filler = true
 						for _, w := range e.words {
 							e.filler = e.filler && m.fillers[w]
+							e.addressee = e.addressee || m.addressee[w]
 						}
 						for _, ph := range e.phrases {
 							for _, w := range ph {
 								e.filler = e.filler && m.fillers[w]
+								e.addressee = e.addressee || m.addressee[w]
 							}
 						}
 					}

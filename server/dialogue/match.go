@@ -76,6 +76,9 @@ type queryCtx struct {
 	asideFrom int
 	typo      []float32 // extra cost of reading each token as its correction
 	has       map[int32]bool
+	// addressed tells whether the query says a word that points at the
+	// assistant (langFile.Addressee).
+	addressed bool
 	// aside and filler tell, per token, whether the language lists its
 	// word among the asides and the fillers (the alignment asks at every
 	// step).
@@ -122,6 +125,7 @@ func newQueryCtx(m *langModel, toks []token) *queryCtx {
 		if t.typo != "" {
 			q.typo[j] = costTypo
 		}
+		q.addressed = q.addressed || m.addressee[t.norm]
 		q.ids[j] = -1
 		if id, ok := m.vocab[t.norm]; ok {
 			q.ids[j] = id
@@ -540,6 +544,11 @@ func (q *queryCtx) align(v *variant, bound float32) (match, bool) {
 	missed, missedFillers, open := 0, 0, false
 	openEnd := -1
 	skipped, typed, words := 0, 0, 0
+	// unknown counts the skipped words no part of the language knows;
+	// asked the anchors that are question words, saidFillers the filler
+	// words of the pattern the query says, and missedAddressee whether the
+	// pattern lacks its word for the assistant (see below).
+	unknown, asked, saidFillers, missedAddressee := 0, 0, 0, false
 	for s := final; s != st(0, 0, 0); s = int(back[s]) {
 		prev := int(back[s])
 		pi, pj := prev%rows/2, prev/rows
@@ -547,6 +556,9 @@ func (q *queryCtx) align(v *variant, bound float32) (match, bool) {
 		case actSkipTok:
 			if q.skip[pj] == costSkipWord {
 				skipped++
+				if q.unknownWord(pj) {
+					unknown++
+				}
 			}
 		case actLit:
 			// Only required words anchor a pattern: an optional "about"
@@ -554,10 +566,18 @@ func (q *queryCtx) align(v *variant, bound float32) (match, bool) {
 			if e := v.elems[pi]; !e.optional && !e.filler {
 				r.literals++
 				words++
+				if questionWords[q.toks[pj].norm] {
+					asked++
+				}
+			} else if !e.optional {
+				saidFillers++
 			} else if !e.filler && !q.m.fillers[q.toks[pj].norm] {
 				r.optional++
 			}
 		case actSkipElem:
+			// an optional word for the assistant too: "cómo funciona
+			// [esto]" is no reading of "cómo funcionan los volcanes"
+			missedAddressee = missedAddressee || v.elems[pi].addressee && !q.addressed
 			if e := v.elems[pi]; !e.optional && e.slot < 0 {
 				if e.filler {
 					missedFillers++
@@ -579,7 +599,7 @@ func (q *queryCtx) align(v *variant, bound float32) (match, bool) {
 				// A closed slot anchors a pattern like a word does
 				// ("lights off", "louder").
 				r.literals++
-			} else {
+			} else if !bareNumber(val, c.end-pj) {
 				typed++
 			}
 		case actOpenClose:
@@ -725,8 +745,43 @@ func (q *queryCtx) align(v *variant, bound float32) (match, bool) {
 	if 2*(skipped+missed)+missedFillers >= 2*(r.literals+typed)+slack {
 		return match{}, false
 	}
+	// A word nobody knows, said where the pattern has words the query
+	// lacks, is what the query is about. It is about something else than
+	// the pattern when the pattern names its subject only by those words:
+	// - a pattern anchored by a question word alone ("what can i do"):
+	//   "what is inflation", "what is a haiku" share only "what" with it;
+	// - a pattern about the assistant, said with none of the words that
+	//   point at it ("how does this work", "what are you"): "how do
+	//   submarines work" asks about submarines.
+	// A known word in the gap keeps the reading ("who made you", "what
+	// day is tomorrow").
+	if unknown > 0 && (missedAddressee || asked == r.literals && typed == 0 && saidFillers == 0 && missed+missedFillers > 0) {
+		return match{}, false
+	}
 	r.skipped = skipped
 	return r, true
+}
+
+// unknownWord reports whether the query's word at j is one no pattern,
+// number, time expression or word for the assistant ("dis") of the
+// language knows, typed as it stands (a correction is a known word).
+func (q *queryCtx) unknownWord(j int) bool {
+	if q.ids[j] >= 0 || q.toks[j].typo != "" || q.m.addressee[q.toks[j].norm] {
+		return false
+	}
+	if _, n := q.m.parseNumber(q.toks[j:]); n > 0 {
+		return false
+	}
+	_, n := q.m.parseWhen(q.toks[j : j+1])
+	return n == 0
+}
+
+// bareNumber reports whether a time slot's value is one number and no
+// more ("what is seven times eight"): a time only because the pattern
+// puts it there, it anchors nothing, as a word the pattern names would.
+func bareNumber(v slotVal, words int) bool {
+	w := v.when
+	return words == 1 && w.hasClock && !w.hasRel && w.day == dayNone && w.mer == ""
 }
 
 // startsName reports whether a name of two words or more that a closed
@@ -759,6 +814,12 @@ var politeOpeners = map[string]bool{"could": true, "would": true, "can": true, "
 // asksItself reports whether a message opens with the words of a question
 // ("are you free on friday?").
 func asksItself(t token) bool { return questionOpeners[t.norm] }
+
+// questionWords open a question in either language (folded); a pattern
+// anchored by one alone names what it asks by its other words.
+var questionWords = map[string]bool{"what": true, "what's": true, "whats": true, "when": true, "where": true, "who": true,
+	"why": true, "how": true, "how's": true, "which": true, "que": true, "como": true, "cual": true, "cuales": true, "quien": true,
+	"donde": true, "cuando": true, "cuanto": true, "cuanta": true, "cuantos": true, "cuantas": true}
 
 var questionOpeners = map[string]bool{"what": true, "when": true, "where": true, "who": true, "why": true, "how": true,
 	"which": true, "are": true, "is": true, "do": true, "does": true, "did": true, "can": true, "could": true, "will": true,

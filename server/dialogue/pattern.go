@@ -140,13 +140,14 @@ func (p *patternParser) seq(depth int) ([]node, error) {
 // elem is one step of a flattened pattern variant. A word step accepts any
 // of its words; optional steps may be skipped at no cost.
 type elem struct {
-	words    []string   // folded words, for a word step
-	phrases  [][]string // folded phrases of several words, also accepted by a word step
-	ids      []int32    // words as ids of the language's vocabulary
-	phraseID [][]int32  // phrases as ids
-	slot     int        // slot index, -1 for a word step
-	optional bool
-	filler   bool // every word of the step is a filler: missing it costs little
+	words     []string   // folded words, for a word step
+	phrases   [][]string // folded phrases of several words, also accepted by a word step
+	ids       []int32    // words as ids of the language's vocabulary
+	phraseID  [][]int32  // phrases as ids
+	slot      int        // slot index, -1 for a word step
+	optional  bool
+	filler    bool // every word of the step is a filler: missing it costs little
+	addressee bool // a word of the step points at the assistant ("you"): langFile.Addressee
 }
 
 const maxVariants = 256

@@ -125,7 +125,9 @@ func newQueryCtx(m *langModel, toks []token) *queryCtx {
 		if t.typo != "" {
 			q.typo[j] = costTypo
 		}
-		q.addressed = q.addressed || m.addressee[t.norm]
+		// the "you" of "can you …" asks the assistant to do something,
+		// and says nothing of what the query is about
+		q.addressed = q.addressed || m.addressee[t.norm] && !(j == 1 && askedPolitely(toks))
 		q.ids[j] = -1
 		if id, ok := m.vocab[t.norm]; ok {
 			q.ids[j] = id

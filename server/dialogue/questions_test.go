@@ -14,6 +14,7 @@ func TestQuestionsAboutUnknownThings(t *testing.T) {
 	for _, c := range []struct{ lang, q, want string }{
 		// A pattern about the assistant, without its word for it.
 		{"en", "how do volcanoes work", "fallback"},
+		{"en", "can you explain how volcanoes work", "fallback"}, // the "you" of a request
 		{"en", "what is photosynthesis", "fallback"},
 		{"en", "what is a sonnet", "fallback"},
 		{"en", "how does this work", "help"},
@@ -60,7 +61,7 @@ func TestQuestionsAboutUnknownThings(t *testing.T) {
 // assistant", "what is seven times eight" a search for events at 8 pm.
 // The dev part may be studied line by line; the held-back part is only
 // totalled (never printed). Bounds sit at what this round reached
-// (README, "Dialogue"): dev 4 of 48 read as commands (11 before),
+// (README, "Dialogue"): dev 3 of 48 read as commands (11 before),
 // held back 11 of 72 (19 before).
 func TestOpenQuestionsAreNotCommands(t *testing.T) {
 	for _, c := range []struct {
@@ -68,7 +69,7 @@ func TestOpenQuestionsAreNotCommands(t *testing.T) {
 		print     bool
 		maxWrong  int
 		wantLines int
-	}{{"dev.txt", true, 4, 48}, {"holdout.txt", false, 11, 72}} {
+	}{{"dev.txt", true, 3, 48}, {"holdout.txt", false, 11, 72}} {
 		b, err := os.ReadFile("../spokeneval/testdata/questions/" + c.file)
 		if err != nil {
 			t.Fatal(err)

@@ -14,7 +14,7 @@ PG_PACKAGES = ./server ./server/accounts/... ./server/surveys/... ./server/onboa
 # is the slowest part).
 PG_CLIENT_TESTS = Register|Login|Token|Anonymous|Surveys|Items|Tracking|Dialogue|Onboarding|Recomm|Status|Storage
 
-.PHONY: run test test-race test-speech test-spoken-sample test-postgres test-without-race speech-models deps build bench eval vet fmt-check
+.PHONY: run test test-race test-rest speech-models deps build bench eval vet fmt-check
 
 deps:
 	@scripts/install-deps.sh
@@ -37,11 +37,9 @@ fmt-check:
 test: deps
 	# vet compiles every package on both cores; the speech models are built on one: side by side.
 	@$(MAKE) --no-print-directory -j2 --output-sync=line vet fmt-check speech-models
-	# The race pass and the passes without the detector, two at a time, longest first: make starts
-	# the next when one ends, so both cores stay busy to the end (alone, the race pass leaves a core
-	# idle a fifth of its time: tests waiting on child processes, sockets and leases). In a clean
-	# clone on 2 cores: race 470 s, speech 310 s, spoken sample 120 s, PostgreSQL 65 s, the rest 20 s.
-	@$(MAKE) --no-print-directory -j2 --output-sync=line test-race test-speech test-spoken-sample test-postgres test-without-race
+	# The race pass and the passes without the detector side by side: alone, the race pass leaves a
+	# core idle a fifth of its time (tests waiting on child processes, sockets and leases).
+	@$(MAKE) --no-print-directory -j2 --output-sync=line test-race test-rest
 
 # The recogniser's language models are built once per machine and grammar into ~/.cache/hark/speech
 # (about 17 s each on one core): here, without the race detector, not inside a race-built test's
@@ -54,39 +52,33 @@ speech-models:
 test-race:
 	$(GO) test -race -timeout 30m ./...
 
-# Tests that skip themselves under the race detector because their work is pocketsphinx's C code,
-# which the detector does not see, with the Go around it several times slower.
-test-speech:
-	# Recognition accuracy, short commands, warps, the speaker's transform, new words, and the
-	# mixture's arithmetic (42 s in a race build, 9 s here).
+test-rest:
+	# Tests that skip themselves under the race detector: recognition accuracy (pocketsphinx's C
+	# code, which the detector does not see, with the Go around it several times slower), the
+	# mixture's arithmetic (42 s in a race build, 9 s here) and an import of 40,000 rows killed
+	# midway (30 s in a race-built harkd, 2 s without).
 	$(GO) test -timeout 15m -run 'TestRecognitionAccuracy|TestShortCommandsEarly|TestWarpEstimate|TestMixedModel|TestTransformAdapts|TestNewWordsAreHeard' ./server/speech
 	# Voice tests through the platform whose work is pocketsphinx's in the speech workers (what
 	# harkd learns of a speaker: mean, warp, transform; the example flows): the race pass covers
 	# the same Go paths in the client's other voice tests.
 	$(GO) test -timeout 15m -run 'TestSpeechPriorIsPerUser|TestSpeechWarpIsPerUser|TestSpeakerAdaptationIsPerUser' ./client
 	$(GO) test -timeout 15m -run 'TestFlowExamplesPass|TestFlowVoicesAreSpeakersOfTheirOwn' ./cmd/hark
-
-# The spoken evaluation's held-back sample (README "Spoken evaluation"), without -race: the speech
-# workers are this test binary, and under the race detector decoding takes minutes. Every voice (awb
-# and rms joined when test platforms stopped loading speech workers they never used).
-test-spoken-sample:
-	$(GO) test -timeout 20m -run 'TestSpokenSample$$' ./server/spokeneval
-
-# The same services again on PostgreSQL; the race detector runs over them on SQLite, so this pass
-# proves the engine alone (1 minute instead of 3-4 on 2 cores).
-test-postgres:
+	$(GO) test -timeout 15m -run 'TestKillMidImportLeavesTableUnchanged' ./cmd/harkd
+	# The same services again on PostgreSQL; the race detector runs over them on SQLite, so this
+	# pass proves the engine alone (1 minute instead of 3-4 on 2 cores).
 	HARK_TEST_STORE=postgres $(GO) test -timeout 15m $(PG_PACKAGES)
-	# the dialogue's only store is its conversations (its other tests read language, 10 s)
+	# The dialogue's only store is its conversations (its other tests read language, 10 s).
 	HARK_TEST_STORE=postgres $(GO) test -timeout 15m -run 'Conversation' ./server/dialogue
 	HARK_TEST_STORE=postgres $(GO) test -timeout 15m -run '$(PG_CLIENT_TESTS)' ./client
-
-# Tests too slow under the race detector: the recommendation quality targets and the hyperparameter
-# search (training takes minutes there; reads ../shared/data/movielens-small), and an import of
-# 40,000 rows killed midway (30 s in a race-built harkd, 2 s without).
-test-without-race:
+	# The recommendation quality targets and the hyperparameter search tests,
+	# without -race (training under the race detector takes minutes); reads
+	# ../shared/data/movielens-small.
 	$(GO) test -timeout 15m -run 'TestQuality$$' ./server/recomm/evaluate
 	$(GO) test -timeout 15m ./server/recomm/tune
-	$(GO) test -timeout 15m -run 'TestKillMidImportLeavesTableUnchanged' ./cmd/harkd
+	# The spoken evaluation's held-back sample (README "Spoken evaluation"), without -race: the
+	# speech workers are this test binary, and under the race detector decoding takes minutes.
+	# Every voice (awb and rms joined when test platforms stopped loading speech workers they never used).
+	$(GO) test -timeout 20m -run 'TestSpokenSample$$' ./server/spokeneval
 
 # Every engine's quality next to the baselines, defaults and tuned, on MovieLens
 # and a synthetic sparse catalog.

@@ -86,6 +86,8 @@ eval: deps
 	HARK_QUALITY_REPORT=1 $(GO) test -timeout 150m -run 'TestQualityReport|TestTuningReport|TestSearchMethods' -v ./server/recomm/evaluate
 	# Every spoken line of the blind sets in every voice (hours on 2 cores; README "Spoken evaluation").
 	HARK_SPOKEN_EVAL=full $(GO) test -timeout 600m -run 'TestSpokenFull$$' -v ./server/spokeneval
+	# The recogniser's accuracy on its own test commands in slt as well as kal16.
+	HARK_SPEECH_EVAL=1 $(GO) test -timeout 30m -run 'TestRecognitionAccuracy$$' -v ./server/speech
 
 bench: deps
 	@scripts/bench.sh

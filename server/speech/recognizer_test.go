@@ -186,8 +186,17 @@ func TestRecognitionAccuracy(t *testing.T) {
 	// kal16 measures 6.6 %: two words more of 182, "switch off the picture
 	// lights" (the full model hears "kitchen") and "blue tooth" for
 	// "bluetooth" (the same action).
+	//
+	// make test hears kal16, a male voice; make eval (HARK_SPEECH_EVAL=1)
+	// adds slt, a female one, and the mean over both. make test's spoken
+	// sample hears slt's held-back lines through the server; slt here cost
+	// make test 50 s of CPU for a guard the sample keeps.
+	voices := []string{"kal16"}
+	if os.Getenv("HARK_SPEECH_EVAL") != "" {
+		voices = append(voices, "slt")
+	}
 	var errs float64
-	for _, voice := range []string{"kal16", "slt"} { // a male and a female voice
+	for _, voice := range voices {
 		out := recognizeAll(t, rec, voice, set.Commands)
 		cmdWER, _ := summarize(t, "command "+voice, out)
 		errs += cmdWER
@@ -207,7 +216,7 @@ func TestRecognitionAccuracy(t *testing.T) {
 			t.Errorf("%s: the expected action for %d of %d commands, want ≥ 95 %%", voice, same, len(out))
 		}
 	}
-	if mean := errs / 2; mean > 0.05 {
+	if mean := errs / 2; len(voices) == 2 && mean > 0.05 {
 		t.Errorf("in-domain WER over both voices %.1f%%, want ≤ 5%%", 100*mean)
 	}
 	// 8 kHz uploads go through the resampler; flite's kal voice speaks at
@@ -228,7 +237,7 @@ func TestRecognitionAccuracy(t *testing.T) {
 	// one, and with its search settings (language weight 5) it is chosen
 	// for 80-90 % of them while hearing them as well or better (kal16 5.1 %
 	// against the full model's 8.5 %, slt 22.0 % both).
-	for _, voice := range []string{"kal16", "slt"} {
+	for _, voice := range voices {
 		out := recognizeAll(t, rec, voice, set.Questions)
 		chosen, _ := summarize(t, "question "+voice, out)
 		var errs, words float64

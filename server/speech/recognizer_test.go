@@ -216,8 +216,10 @@ func TestRecognitionAccuracy(t *testing.T) {
 			t.Errorf("%s: the expected action for %d of %d commands, want ≥ 95 %%", voice, same, len(out))
 		}
 	}
-	if mean := errs / 2; len(voices) == 2 && mean > 0.05 {
-		t.Errorf("in-domain WER over both voices %.1f%%, want ≤ 5%%", 100*mean)
+	if len(voices) == 2 {
+		if mean := errs / 2; mean > 0.05 {
+			t.Errorf("in-domain WER over both voices %.1f%%, want ≤ 5%%", 100*mean)
+		}
 	}
 	// 8 kHz uploads go through the resampler; flite's kal voice speaks at
 	// 8 kHz. The wideband model hears nothing above 4 kHz in them. They are

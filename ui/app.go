@@ -247,6 +247,19 @@ func (a *App) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case routed:
 		return a, a.fromScreen(msg.to, msg.msg)
 	case tea.KeyMsg:
+		if msg.Type == tea.KeyRunes && !msg.Paste && len(msg.Runes) > 1 {
+			// The terminal reader reports the runes of one read as one key
+			// ("jjj" from a held key, a fast hand or a script). Every binding
+			// is a single key, so each rune is pressed on its own, as if it
+			// had arrived alone; a bracketed paste stays whole.
+			cmds := make([]tea.Cmd, len(msg.Runes))
+			for i, r := range msg.Runes {
+				k := msg
+				k.Runes = []rune{r}
+				_, cmds[i] = a.Update(k)
+			}
+			return a, tea.Batch(cmds...)
+		}
 		a.touched = true
 		if cmd, done := a.globalKey(msg); done {
 			return a, cmd

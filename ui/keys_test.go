@@ -243,6 +243,28 @@ func TestJKgGMoveInEveryList(t *testing.T) {
 	}
 }
 
+// Keys that arrive in one read ("jj" from a held key or a script) reach the
+// app as one message; they act as the same keys pressed one by one, and a
+// bracketed paste of the same runes is not taken for keys.
+func TestRunesOfOneReadActAsSeparateKeys(t *testing.T) {
+	one, _ := keysApp(t)
+	press(t, one, "alt+i")
+	press(t, one, "j")
+	press(t, one, "j")
+	want := cursorLine(one.View())
+
+	a, _ := keysApp(t)
+	press(t, a, "alt+i")
+	first := cursorLine(a.View())
+	drive(t, a, func() tea.Msg { return tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("jj")} })
+	if got := cursorLine(a.View()); got != want || got == first {
+		t.Fatalf("\"jj\" in one read moved the cursor from %q to %q; pressed apart they reach %q", first, got, want)
+	}
+	if _, cmd := a.Update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("qq"), Paste: true}); quits(cmd) {
+		t.Fatal("a pasted \"qq\" quit the console")
+	}
+}
+
 func TestTabBarNamesEveryScreenAtEveryWidth(t *testing.T) {
 	a, _ := keysApp(t)
 	for _, w := range []int{200, 120, 100, 80, 60} {

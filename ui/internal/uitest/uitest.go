@@ -214,6 +214,13 @@ func KeyMsg(name string) tea.KeyMsg {
 			return tea.KeyMsg{Type: kt, Alt: alt}
 		}
 	}
+	// Any other named key ("ctrl+t", "f2"), as the terminal reader reports
+	// it: bubbletea's key types run from about -100 to 127.
+	for kt := tea.KeyType(-200); kt < 128; kt++ {
+		if kt != tea.KeyRunes && kt.String() == name {
+			return tea.KeyMsg{Type: kt, Alt: alt}
+		}
+	}
 	return tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune(name), Alt: alt}
 }
 

@@ -149,6 +149,28 @@ func TestOnboardingRealFlowCountsStepsAndKeepsAnswers(t *testing.T) {
 	}
 }
 
+// A set-up left half done and resumed in a new session goes on counting
+// where it stopped, not from 1.
+func TestOnboardingResumedCountsOnWhereItStopped(t *testing.T) {
+	c := uitest.PlatformClient(t)
+	opts := testOptions(c, false)
+	a := newTestApp(t, opts, 100, 40)
+	press(t, a, "ctrl+n")
+	fillSignIn(t, a, "zoe@example.com", "correct horse", "Zoe")
+	press(t, a, "enter") // I accept
+	press(t, a, "enter") // the name suggested (Zoe)
+	saved := opts.Sessions.(*uitest.MemSessions).Saved
+	if len(saved) == 0 {
+		t.Fatal("the session was not remembered")
+	}
+	opts.Session = &Session{Token: saved[len(saved)-1].Token, Name: "Zoe", Email: "zoe@example.com"}
+	b := newTestApp(t, opts, 100, 40)
+	drive(t, b, b.Init())
+	if v := b.View(); b.active != common.ScreenOnboarding || !strings.Contains(v, "Which units") || !strings.Contains(v, "Set-up: step 3 of 5") {
+		t.Fatalf("the resumed set-up does not count on from step 3:\n%s", v)
+	}
+}
+
 // The set-up's farewell is a notice of the console: it survives the move
 // there and goes once another screen opens.
 func TestOnboardingFarewellStaysOnTheConsoleOnly(t *testing.T) {

@@ -24,8 +24,9 @@ type flowStep struct {
 }
 
 var (
-	flowOnce sync.Once
-	flow     map[string]flowStep
+	flowOnce  sync.Once
+	flow      map[string]flowStep
+	flowStart string // the id of the flow's first step
 )
 
 // defaultFlow is the platform's default set-up (assets/data/onboarding),
@@ -41,6 +42,9 @@ func defaultFlow() map[string]flowStep {
 			return
 		}
 		flow = map[string]flowStep{}
+		if len(f.Steps) > 0 {
+			flowStart = f.Steps[0].ID
+		}
 		for _, s := range f.Steps {
 			flow[s.ID] = s
 		}
@@ -53,10 +57,16 @@ func waits(typ string) bool { return strings.HasPrefix(typ, "WAIT_") || typ == "
 // progress is "Set-up: step n of m". The protocol sends steps one batch at
 // a time, so m comes from the default flow when the server follows it
 // (counting the steps that wait for an answer, from this one to the end
-// along the default branches); a flow of its own gets "step n".
+// along the default branches); a flow of its own gets "step n". n counts
+// the answers given in this session, or the step's place on the default
+// branches when that is further, so that a set-up resumed in a new session
+// goes on counting where it stopped.
 func (o *Model) progress() string {
 	n := o.answered + 1
 	f := defaultFlow()
+	if at, ok := placeOnDefaultPath(f, o.step.ID); ok {
+		n = max(n, at) // more answers in this session: an option's branch added steps
+	}
 	cur, ok := f[o.step.ID]
 	if !ok || cur.Type != o.step.Type {
 		return fmt.Sprintf("Set-up: step %d", n)
@@ -73,6 +83,26 @@ func (o *Model) progress() string {
 		}
 	}
 	return fmt.Sprintf("Set-up: step %d of %d", n, n-1+left)
+}
+
+// placeOnDefaultPath is the place of step id among the steps that wait
+// for an answer, from the flow's first step along the default branches.
+func placeOnDefaultPath(f map[string]flowStep, id string) (int, bool) {
+	n := 0
+	for at, seen := flowStart, map[string]bool{}; at != "" && !seen[at]; at = f[at].Next {
+		seen[at] = true
+		s, ok := f[at]
+		if !ok {
+			return 0, false
+		}
+		if waits(s.Type) {
+			n++
+		}
+		if at == id {
+			return n, waits(s.Type)
+		}
+	}
+	return 0, false
 }
 
 // ackText is how an acknowledgement is shown among the answers.

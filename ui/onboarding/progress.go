@@ -64,12 +64,12 @@ func waits(typ string) bool { return strings.HasPrefix(typ, "WAIT_") || typ == "
 func (o *Model) progress() string {
 	n := o.answered + 1
 	f := defaultFlow()
-	if at, ok := placeOnDefaultPath(f, o.step.ID); ok {
-		n = max(n, at) // more answers in this session: an option's branch added steps
-	}
 	cur, ok := f[o.step.ID]
 	if !ok || cur.Type != o.step.Type {
 		return fmt.Sprintf("Set-up: step %d", n)
+	}
+	if at, ok := placeOnDefaultPath(f, o.step.ID); ok {
+		n = max(n, at) // more answers in this session: an option's branch added steps
 	}
 	left := 0
 	for id, seen := o.step.ID, map[string]bool{}; id != "" && !seen[id]; id = f[id].Next {

@@ -57,6 +57,11 @@ type langFile struct {
 	// none of them and, in their place, a word no pattern knows: "what is
 	// inflation", "how do submarines work" ask about something else.
 	Addressee []string `json:"addressee"`
+	// Speaker are the words by which the speaker points at themself ("i",
+	// "my", "yo", "mi"). Said where such a pattern has its word for the
+	// assistant, they make the query about the speaker: "what's my name",
+	// "how am i doing" are not "what's your name", "how are you doing".
+	Speaker []string `json:"speaker"`
 	// Shorthand maps words people shorten when they type ("vol", "nav",
 	// "rst") to the word the patterns use; read like a typing slip.
 	Shorthand map[string]string `json:"shorthand"`
@@ -149,6 +154,7 @@ type langModel struct {
 	lang      string
 	fillers   map[string]bool
 	addressee map[string]bool
+	speaker   map[string]bool
 	asides    map[string]bool
 	notPlaces map[string]bool
 	// spoken disfluencies (fluent.go)
@@ -350,6 +356,7 @@ func compileModel(lang string, f langFile) (*langModel, error) {
 		lang:        lang,
 		fillers:     map[string]bool{},
 		addressee:   map[string]bool{},
+		speaker:     map[string]bool{},
 		asides:      map[string]bool{},
 		notPlaces:   map[string]bool{},
 		hesitations: map[string]bool{}, exclamations: map[string]bool{}, exclaimed: map[string]bool{},
@@ -395,6 +402,9 @@ func compileModel(lang string, f langFile) (*langModel, error) {
 	}
 	for _, w := range f.Addressee {
 		m.addressee[fold(w)] = true
+	}
+	for _, w := range f.Speaker {
+		m.speaker[fold(w)] = true
 	}
 	for _, p := range f.Reminders {
 		m.reminders = append(m.reminders, strings.Fields(fold(p)))

@@ -546,16 +546,20 @@ func (q *queryCtx) align(v *variant, bound float32) (match, bool) {
 	missed, missedFillers, open := 0, 0, false
 	openEnd := -1
 	skipped, typed, words := 0, 0, 0
-	// unknown counts the skipped words no part of the language knows;
-	// asked the anchors that are question words, saidFillers the filler
-	// words of the pattern the query says, and missedAddressee whether the
-	// pattern lacks its word for the assistant (see below).
-	unknown, asked, saidFillers, missedAddressee := 0, 0, 0, false
+	// unknown counts the skipped words no part of the language knows,
+	// self those by which the speaker points at themself; asked the
+	// anchors that are question words, saidFillers the filler words of the
+	// pattern the query says, and missedAddressee whether the pattern
+	// lacks its word for the assistant (see below).
+	unknown, self, asked, saidFillers, missedAddressee := 0, 0, 0, 0, false
 	for s := final; s != st(0, 0, 0); s = int(back[s]) {
 		prev := int(back[s])
 		pi, pj := prev%rows/2, prev/rows
 		switch act[s] {
 		case actSkipTok:
+			if q.m.speaker[q.toks[pj].norm] {
+				self++
+			}
 			if q.skip[pj] == costSkipWord {
 				skipped++
 				if q.unknownWord(pj) {
@@ -758,6 +762,12 @@ func (q *queryCtx) align(v *variant, bound float32) (match, bool) {
 	// A known word in the gap keeps the reading ("who made you", "what
 	// day is tomorrow").
 	if unknown > 0 && (missedAddressee || asked == r.literals && typed == 0 && saidFillers == 0 && missed+missedFillers > 0) {
+		return match{}, false
+	}
+	// The speaker where the pattern has the assistant: "what's my name",
+	// "how many timers do i have" ask about the speaker, not "what's your
+	// name", "how have you been".
+	if missedAddressee && self > 0 {
 		return match{}, false
 	}
 	r.skipped = skipped

@@ -42,6 +42,22 @@ func TestQuestionsAboutUnknownThings(t *testing.T) {
 		{"en", "how is life", "how_are_you"},
 		{"es", "quién sos", "who_are_you"},
 		{"es", "cómo funcionan los volcanes", "fallback"},
+		// The speaker where the pattern has the assistant: about the
+		// speaker, not the assistant.
+		{"en", "what's my name", "fallback"},
+		{"en", "how am i doing", "fallback"},
+		{"en", "how are my alarms", "fallback"},
+		{"en", "how many timers do i have", "fallback"},
+		{"en", "tell me about myself", "fallback"},
+		{"en", "what's your name", "who_are_you"},
+		{"en", "tell me about yourself", "who_are_you"},
+		{"en", "how r u", "how_are_you"},
+		{"en", "how are you doing", "how_are_you"},
+		{"en", "who am i talking to", "who_are_you"},
+		{"es", "cuál es mi nombre", "fallback"},
+		{"es", "cómo estoy yo", "fallback"},
+		{"es", "cuál es tu nombre", "who_are_you"},
+		{"es", "cómo estás", "how_are_you"},
 	} {
 		r := h.ask(c.lang, c.q, 0)
 		got := r.Intent

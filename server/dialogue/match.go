@@ -551,7 +551,10 @@ func (q *queryCtx) align(v *variant, bound float32) (match, bool) {
 	// anchors that are question words, saidFillers the filler words of the
 	// pattern the query says, and missedAddressee whether the pattern
 	// lacks its word for the assistant (see below).
-	unknown, self, asked, saidFillers, missedAddressee := 0, 0, 0, 0, false
+	// unasked is whether the query opens with a question word the pattern
+	// does not say.
+	unknown, self, asked, saidFillers, missedAddressee, unasked := 0, 0, 0, 0, false, false
+	missedSlots := 0 // required slots left to ask for
 	for s := final; s != st(0, 0, 0); s = int(back[s]) {
 		prev := int(back[s])
 		pi, pj := prev%rows/2, prev/rows
@@ -559,6 +562,9 @@ func (q *queryCtx) align(v *variant, bound float32) (match, bool) {
 		case actSkipTok:
 			if q.m.speaker[q.toks[pj].norm] {
 				self++
+			}
+			if pj == 0 && questionWords[q.toks[0].norm] && !manners[q.toks[0].norm] {
+				unasked = true
 			}
 			if q.skip[pj] == costSkipWord {
 				skipped++
@@ -594,6 +600,8 @@ func (q *queryCtx) align(v *variant, bound float32) (match, bool) {
 				// A closed slot is an anchor: "good {cuisine}" without a
 				// cuisine is not about food. Other slots may be asked for.
 				missed++
+			} else if !e.optional {
+				missedSlots++
 			}
 		case actSlot:
 			c := q.slotCands(v.elems[pi].slot, pj)[cidx[s]]
@@ -615,6 +623,11 @@ func (q *queryCtx) align(v *variant, bound float32) (match, bool) {
 			if openEnd > pj {
 				def := q.m.slots[v.elems[pi].slot]
 				end := openEnd
+				if pj == 0 && questionWords[q.toks[0].norm] && !manners[q.toks[0].norm] && !messageSlots[def.name] {
+					// "when is my next appointment" asks; it names no
+					// appointment "when is my next".
+					return match{}, false
+				}
 				if tellsMessage(v, pi+1) && def.perWord == costShortWord {
 					// "tell me who you are": the speaker is nobody's
 					// contact, said before the name or at its start.
@@ -770,6 +783,14 @@ func (q *queryCtx) align(v *variant, bound float32) (match, bool) {
 	if missedAddressee && self > 0 {
 		return match{}, false
 	}
+	// A question that the pattern does not ask, read only by leaving out
+	// the pattern's own words or slots: "what's my location" is not
+	// "location on", "when is my next appointment" no appointment to make.
+	// "how" is left out: it also opens requests ("how about a timer", "how
+	// windy is it outside", read by patterns without it).
+	if unasked && missed+missedFillers+missedSlots > 0 {
+		return match{}, false
+	}
 	r.skipped = skipped
 	return r, true
 }
@@ -832,6 +853,9 @@ func asksItself(t token) bool { return questionOpeners[t.norm] }
 var questionWords = map[string]bool{"what": true, "what's": true, "whats": true, "when": true, "where": true, "who": true,
 	"why": true, "how": true, "how's": true, "which": true, "que": true, "como": true, "cual": true, "cuales": true, "quien": true,
 	"donde": true, "cuando": true, "cuanto": true, "cuanta": true, "cuantos": true, "cuantas": true}
+
+// manners are the question words that ask how, which also open requests.
+var manners = map[string]bool{"how": true, "how's": true, "hows": true, "como": true}
 
 var questionOpeners = map[string]bool{"what": true, "when": true, "where": true, "who": true, "why": true, "how": true,
 	"which": true, "are": true, "is": true, "do": true, "does": true, "did": true, "can": true, "could": true, "will": true,

@@ -58,6 +58,17 @@ func TestQuestionsAboutUnknownThings(t *testing.T) {
 		{"es", "cómo estoy yo", "fallback"},
 		{"es", "cuál es tu nombre", "who_are_you"},
 		{"es", "cómo estás", "how_are_you"},
+		// A question that a command's pattern reads only by leaving out
+		// its own words or slots.
+		{"en", "what's my location", "fallback"},
+		{"en", "when is my next appointment", "fallback"},
+		{"en", "where is my car", "fallback"},
+		{"es", "cuál es mi ubicación", "fallback"},
+		{"en", "turn on location", "ACTIVATE"},
+		{"en", "what's the weather", "weather"},
+		{"en", "where is the nearest pharmacy", "NAVIGATE"},
+		{"en", "how about a timer for two minutes", "SET_TIMER"},
+		{"en", "dentist appointment tomorrow at 5", "SET_APPOINTMENT"},
 	} {
 		r := h.ask(c.lang, c.q, 0)
 		got := r.Intent

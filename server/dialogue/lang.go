@@ -58,9 +58,10 @@ type langFile struct {
 	// inflation", "how do submarines work" ask about something else.
 	Addressee []string `json:"addressee"`
 	// Speaker are the words by which the speaker points at themself ("i",
-	// "my", "yo", "mi"). Said where such a pattern has its word for the
-	// assistant, they make the query about the speaker: "what's my name",
-	// "how am i doing" are not "what's your name", "how are you doing".
+	// "my", "yo", "mi"). Said where a pattern about the assistant has its
+	// word for it, they make the query about the speaker: "what's my
+	// name", "how am i doing" are not "what's your name", "how are you
+	// doing".
 	Speaker []string `json:"speaker"`
 	// Shorthand maps words people shorten when they type ("vol", "nav",
 	// "rst") to the word the patterns use; read like a typing slip.

@@ -549,12 +549,15 @@ func (q *queryCtx) align(v *variant, bound float32) (match, bool) {
 	// unknown counts the skipped words no part of the language knows,
 	// self those by which the speaker points at themself; asked the
 	// anchors that are question words, saidFillers the filler words of the
-	// pattern the query says, and missedAddressee whether the pattern
-	// lacks its word for the assistant (see below).
-	// unasked is whether the query opens with a question word the pattern
-	// does not say.
-	unknown, self, asked, saidFillers, missedAddressee, unasked := 0, 0, 0, 0, false, false
-	missedSlots := 0 // required slots left to ask for
+	// pattern the query says, missedSlots the required slots left to ask
+	// for, missedAddressee whether the pattern lacks its word for the
+	// assistant and unasked whether the query opens with a question word
+	// the pattern does not say (see below).
+	unknown, self, asked, saidFillers, missedSlots := 0, 0, 0, 0, 0
+	missedAddressee, unasked := false, false
+	// "how" is no such question word: it opens requests too ("how about a
+	// timer", "how windy is it outside", read by patterns without it).
+	question := len(q.toks) > 0 && questionWords[q.toks[0].norm] && !manners[q.toks[0].norm]
 	for s := final; s != st(0, 0, 0); s = int(back[s]) {
 		prev := int(back[s])
 		pi, pj := prev%rows/2, prev/rows
@@ -563,9 +566,7 @@ func (q *queryCtx) align(v *variant, bound float32) (match, bool) {
 			if q.m.speaker[q.toks[pj].norm] {
 				self++
 			}
-			if pj == 0 && questionWords[q.toks[0].norm] && !manners[q.toks[0].norm] {
-				unasked = true
-			}
+			unasked = unasked || pj == 0 && question
 			if q.skip[pj] == costSkipWord {
 				skipped++
 				if q.unknownWord(pj) {
@@ -623,7 +624,7 @@ func (q *queryCtx) align(v *variant, bound float32) (match, bool) {
 			if openEnd > pj {
 				def := q.m.slots[v.elems[pi].slot]
 				end := openEnd
-				if pj == 0 && questionWords[q.toks[0].norm] && !manners[q.toks[0].norm] && !messageSlots[def.name] {
+				if pj == 0 && question && !messageSlots[def.name] {
 					// "when is my next appointment" asks; it names no
 					// appointment "when is my next".
 					return match{}, false
@@ -786,8 +787,6 @@ func (q *queryCtx) align(v *variant, bound float32) (match, bool) {
 	// A question that the pattern does not ask, read only by leaving out
 	// the pattern's own words or slots: "what's my location" is not
 	// "location on", "when is my next appointment" no appointment to make.
-	// "how" is left out: it also opens requests ("how about a timer", "how
-	// windy is it outside", read by patterns without it).
 	if unasked && missed+missedFillers+missedSlots > 0 {
 		return match{}, false
 	}

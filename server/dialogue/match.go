@@ -941,6 +941,11 @@ func (m *langModel) verbFirst(toks []token) []token {
 	for k > 0 && m.fillers[toks[k].norm] {
 		k--
 	}
+	if len(toks) > 1 && questionWords[toks[0].norm] && questionOpeners[toks[1].norm] && !questionWords[toks[1].norm] {
+		// A question word and its auxiliary in front ask in the usual
+		// order: "when does the timer end" is not "end ... the timer".
+		return nil
+	}
 	// The moved part starts at the lead word; a filler before it that
 	// belongs to it ("what is" after "what") is already behind it.
 	if k <= 0 || !m.leads[toks[k].norm] || m.fillers[toks[k].norm] {

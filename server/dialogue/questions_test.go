@@ -69,6 +69,11 @@ func TestQuestionsAboutUnknownThings(t *testing.T) {
 		{"en", "where is the nearest pharmacy", "NAVIGATE"},
 		{"en", "how about a timer for two minutes", "SET_TIMER"},
 		{"en", "dentist appointment tomorrow at 5", "SET_APPOINTMENT"},
+		// A question word and its auxiliary in front: no verb put last.
+		{"en", "when does the timer end", "fallback"},
+		{"en", "why did the music stop", "fallback"},
+		{"en", "the maps app open", "OPEN_APP"},
+		{"en", "what programs are on television now", "tv"},
 	} {
 		r := h.ask(c.lang, c.q, 0)
 		got := r.Intent

@@ -558,6 +558,9 @@ func (q *queryCtx) align(v *variant, bound float32) (match, bool) {
 	// "how" is no such question word: it opens requests too ("how about a
 	// timer", "how windy is it outside", read by patterns without it).
 	question := len(q.toks) > 0 && questionWords[q.toks[0].norm] && !manners[q.toks[0].norm]
+	// unaskedYesNo is whether the query opens with the auxiliary of a
+	// yes-no question ("is the tv on") that the pattern does not say.
+	unaskedYesNo := false
 	for s := final; s != st(0, 0, 0); s = int(back[s]) {
 		prev := int(back[s])
 		pi, pj := prev%rows/2, prev/rows
@@ -567,6 +570,7 @@ func (q *queryCtx) align(v *variant, bound float32) (match, bool) {
 				self++
 			}
 			unasked = unasked || pj == 0 && question
+			unaskedYesNo = unaskedYesNo || pj == 0 && yesNo[q.toks[0].norm]
 			if q.skip[pj] == costSkipWord {
 				skipped++
 				if q.unknownWord(pj) {
@@ -790,6 +794,11 @@ func (q *queryCtx) align(v *variant, bound float32) (match, bool) {
 	if unasked && missed+missedFillers+missedSlots > 0 {
 		return match{}, false
 	}
+	// A yes-no question about the device asks how things are; it does not
+	// ask to make them so: "is the tv on" is not "tv on".
+	if unaskedYesNo && actionIntent(v.intent) {
+		return match{}, false
+	}
 	r.skipped = skipped
 	return r, true
 }
@@ -852,6 +861,15 @@ func asksItself(t token) bool { return questionOpeners[t.norm] }
 var questionWords = map[string]bool{"what": true, "what's": true, "whats": true, "when": true, "where": true, "who": true,
 	"why": true, "how": true, "how's": true, "which": true, "que": true, "como": true, "cual": true, "cuales": true, "quien": true,
 	"donde": true, "cuando": true, "cuanto": true, "cuanta": true, "cuantos": true, "cuantas": true}
+
+// actionIntent reports whether an intent is one the device carries out (its
+// name is the action's code, "POWER"), not an answer ("weather").
+func actionIntent(intent string) bool { return intent != "" && strings.ToUpper(intent) == intent }
+
+// yesNo are the auxiliaries that open a yes-no question. "can", "could",
+// "would" and "will" are left out: "can you turn on the tv" asks for it.
+var yesNo = map[string]bool{"is": true, "are": true, "was": true, "were": true, "am": true, "did": true, "does": true,
+	"do": true, "has": true, "have": true, "isn't": true, "aren't": true, "didn't": true, "doesn't": true, "don't": true}
 
 // manners are the question words that ask how, which also open requests.
 var manners = map[string]bool{"how": true, "how's": true, "hows": true, "como": true}
@@ -941,9 +959,10 @@ func (m *langModel) verbFirst(toks []token) []token {
 	for k > 0 && m.fillers[toks[k].norm] {
 		k--
 	}
-	if len(toks) > 1 && questionWords[toks[0].norm] && questionOpeners[toks[1].norm] && !questionWords[toks[1].norm] {
-		// A question word and its auxiliary in front ask in the usual
-		// order: "when does the timer end" is not "end ... the timer".
+	if len(toks) > 1 && (questionWords[toks[0].norm] && questionOpeners[toks[1].norm] && !questionWords[toks[1].norm] || yesNo[toks[0].norm]) {
+		// A question word and its auxiliary in front, or the auxiliary of
+		// a yes-no question, ask in the usual order: "when does the timer
+		// end" is not "end ... the timer", "is my alarm set" not "set ...".
 		return nil
 	}
 	// The moved part starts at the lead word; a filler before it that

@@ -74,6 +74,14 @@ func TestQuestionsAboutUnknownThings(t *testing.T) {
 		{"en", "why did the music stop", "fallback"},
 		{"en", "the maps app open", "OPEN_APP"},
 		{"en", "what programs are on television now", "tv"},
+		// A yes-no question asks how things are, not to make them so.
+		{"en", "is the tv on", "fallback"},
+		{"en", "are the lights on", "fallback"},
+		{"en", "is wifi on", "fallback"},
+		{"en", "is my alarm set", "fallback"},
+		{"en", "can you turn on the tv", "POWER"},
+		{"en", "is it going to rain tomorrow", "weather"},
+		{"en", "are there any italian restaurants nearby", "restaurants"},
 	} {
 		r := h.ask(c.lang, c.q, 0)
 		got := r.Intent

@@ -867,9 +867,11 @@ var questionWords = map[string]bool{"what": true, "what's": true, "whats": true,
 func actionIntent(intent string) bool { return intent != "" && strings.ToUpper(intent) == intent }
 
 // yesNo are the auxiliaries that open a yes-no question. "can", "could",
-// "would" and "will" are left out: "can you turn on the tv" asks for it.
+// "would" and "will" are left out: "can you turn on the tv" asks for it;
+// so are "do" and "have", which also open requests ("do me a favor and
+// set an alarm", "have the lights off").
 var yesNo = map[string]bool{"is": true, "are": true, "was": true, "were": true, "am": true, "did": true, "does": true,
-	"do": true, "has": true, "have": true, "isn't": true, "aren't": true, "didn't": true, "doesn't": true, "don't": true}
+	"has": true, "isn't": true, "aren't": true, "didn't": true, "doesn't": true}
 
 // manners are the question words that ask how, which also open requests.
 var manners = map[string]bool{"how": true, "how's": true, "hows": true, "como": true}

@@ -82,6 +82,9 @@ func TestQuestionsAboutUnknownThings(t *testing.T) {
 		{"en", "can you turn on the tv", "POWER"},
 		{"en", "is it going to rain tomorrow", "weather"},
 		{"en", "are there any italian restaurants nearby", "restaurants"},
+		{"en", "do me a favor and set an alarm for 7", "SET_ALARM"},
+		{"en", "have the lights off", "POWER"},
+		{"en", "does the alarm work", "fallback"},
 	} {
 		r := h.ask(c.lang, c.q, 0)
 		got := r.Intent

@@ -961,10 +961,7 @@ func (m *langModel) verbFirst(toks []token) []token {
 	for k > 0 && m.fillers[toks[k].norm] {
 		k--
 	}
-	if len(toks) > 1 && (questionWords[toks[0].norm] && questionOpeners[toks[1].norm] && !questionWords[toks[1].norm] || yesNo[toks[0].norm]) {
-		// A question word and its auxiliary in front, or the auxiliary of
-		// a yes-no question, ask in the usual order: "when does the timer
-		// end" is not "end ... the timer", "is my alarm set" not "set ...".
+	if asksInOrder(toks) {
 		return nil
 	}
 	// The moved part starts at the lead word; a filler before it that
@@ -975,6 +972,18 @@ func (m *langModel) verbFirst(toks []token) []token {
 	out := make([]token, 0, len(toks))
 	out = append(out, toks[k:]...)
 	return append(out, toks[:k]...)
+}
+
+// asksInOrder reports whether the query opens as a question in the usual
+// order, a question word and its auxiliary or the auxiliary of a yes-no
+// question: "when does the timer end" is not "end ... the timer", "is my
+// alarm set" not "set ...".
+func asksInOrder(toks []token) bool {
+	if len(toks) < 2 {
+		return false
+	}
+	first, second := toks[0].norm, toks[1].norm
+	return yesNo[first] || questionWords[first] && questionOpeners[second] && !questionWords[second]
 }
 
 // openCost is what an open slot pays for taking query word j. A word the

@@ -41,6 +41,7 @@ type Runner struct {
 	Timeout time.Duration // per turn; DefaultTimeout when zero
 
 	byLang map[string]*client.Client
+	spoke  bool // a spoken turn has been answered: the platform's speech engines are up
 }
 
 // Result is what one run of a flow showed.
@@ -195,11 +196,16 @@ func (r *Runner) turn(ctx context.Context, c *client.Client, f *Flow, t Turn, vo
 			tr.Error = "interrupted " + phase
 		case errors.Is(tctx.Err(), context.DeadlineExceeded):
 			tr.Error = fmt.Sprintf("timed out after %s, %s", timeout, phase)
+			if t.Kind != Type && !r.spoke && tr.Timing.UploadEndMs > 0 {
+				tr.Error += " (a platform's first spoken turn waits for its speech engines to start, " +
+					"longer on a new machine; --timeout gives each turn more time)"
+			}
 		default:
 			tr.Error = describe(err)
 		}
 		return
 	}
+	r.spoke = r.spoke || t.Kind != Type
 	tr.Heard = resp.Responses.Query
 	tr.Answer = resp.Responses.Text
 	tr.Actions = resp.NextActions

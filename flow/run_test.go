@@ -2,7 +2,10 @@ package flow
 
 import (
 	"context"
+	"io"
 	"net"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -296,4 +299,31 @@ func text(r *Result) string {
 	var b strings.Builder
 	WriteResult(&b, r)
 	return b.String()
+}
+
+// TestFirstSpokenTimeoutSaysWhy: a platform still starting its speech engines keeps the first
+// spoken turn waiting after its upload; until a spoken turn is answered, a timeout says so and
+// how to allow for it.
+func TestFirstSpokenTimeoutSaysWhy(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body) // the whole upload, then no answer
+		<-r.Context().Done()
+	}))
+	defer srv.Close()
+	c, err := client.New(client.Config{BaseURL: srv.URL + "/v2", PublicKey: "pk", PrivateKey: "sk", MaxRetries: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.SetToken("token")
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "tone.wav"), audio.EncodeWAV(make([]byte, 1600), 8000), 0o600)
+	f := writeFlow(t, dir, "turns:\n  - wav: tone.wav\n  - wav: tone.wav\n")
+	r := (&Runner{Client: c, Pace: Fast, Timeout: 300 * time.Millisecond}).Run(context.Background(), f, "", 0)
+	want := "timed out after 300ms, while waiting for the answer after the upload (a platform's first spoken turn " +
+		"waits for its speech engines to start, longer on a new machine; --timeout gives each turn more time)"
+	for _, tr := range r.Turns {
+		if tr.Pass || tr.Error != want {
+			t.Errorf("turn %d: %q", tr.N, tr.Error)
+		}
+	}
 }

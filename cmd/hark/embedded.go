@@ -25,6 +25,9 @@ type embedded struct {
 	Ready <-chan error
 	stop  context.CancelFunc
 	done  chan error
+
+	opened chan struct{}  // closed once the store is open, or could not be
+	srv    *server.Server // the platform, once opened; nil if it could not be
 }
 
 // workspaceKeys is the local workspace remembered between runs.
@@ -56,7 +59,8 @@ func startEmbedded(ctx context.Context, dataDir string, sec secrets, logger *slo
 	}
 	sctx, stop := context.WithCancel(context.WithoutCancel(ctx))
 	ready := make(chan error, 1)
-	e := &embedded{BaseURL: "http://" + ln.Addr().String() + "/v2", Ready: ready, stop: stop, done: make(chan error, 1)}
+	e := &embedded{BaseURL: "http://" + ln.Addr().String() + "/v2", Ready: ready, stop: stop, done: make(chan error, 1),
+		opened: make(chan struct{})}
 
 	open := func() (*server.Server, error) {
 		// The platform fetches its own published datasets (Places), so its
@@ -93,6 +97,8 @@ func startEmbedded(ctx context.Context, dataDir string, sec secrets, logger *slo
 		return srv, nil
 	}
 	serve := func(srv *server.Server) {
+		e.srv = srv
+		close(e.opened)
 		logger.Info("embedded platform ready", "url", e.BaseURL, "data", dir)
 		ready <- nil
 		e.done <- srv.Serve(sctx, ln)
@@ -103,6 +109,7 @@ func startEmbedded(ctx context.Context, dataDir string, sec secrets, logger *slo
 		if err != nil {
 			ln.Close()
 			stop()
+			close(e.opened)
 			return nil, fmt.Errorf("embedded platform: %w", err)
 		}
 		e.PublicKey, e.PrivateKey = keys.PublicKey, keys.PrivateKey
@@ -114,6 +121,7 @@ func startEmbedded(ctx context.Context, dataDir string, sec secrets, logger *slo
 		srv, err := open()
 		if err != nil {
 			logger.Error("embedded platform failed", "err", err)
+			close(e.opened)
 			ln.Close()
 			ready <- fmt.Errorf("embedded platform: %w", err)
 			e.done <- err
@@ -122,6 +130,22 @@ func startEmbedded(ctx context.Context, dataDir string, sec secrets, logger *slo
 		serve(srv)
 	}()
 	return e, nil
+}
+
+// SpeechReady waits until the platform's speech engines have started (on a
+// new machine they first build their language models, about 20 s) and says
+// whether they could.
+func (e *embedded) SpeechReady(ctx context.Context) error {
+	select {
+	case <-e.opened:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	if e.srv == nil {
+		return errors.New("the embedded platform did not start")
+	}
+	_, err := e.srv.Recognizer(ctx)
+	return err
 }
 
 // Close stops serving and closes the store. A platform still opening when

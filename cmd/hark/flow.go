@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -107,6 +108,9 @@ func cmdFlow(e *cliEnv, args []string) error {
 	if err != nil {
 		return err
 	}
+	if err := waitForSpeech(ctx, p, flows, stderr); err != nil {
+		return err
+	}
 	// Who speaks. A signed-in user speaks every flow. Otherwise each voice is a speaker of
 	// its own, signed in anonymously under the console's identity, the voice's name and
 	// this run: harkd learns a speaker's voice from their earlier utterances (cepstral
@@ -182,6 +186,34 @@ func cmdFlow(e *cliEnv, args []string) error {
 		if !r.Pass {
 			return exitError{1}
 		}
+	}
+	return nil
+}
+
+// waitForSpeech lets the embedded platform's speech engines start before the first spoken
+// turn, saying so when that takes a while: on a new machine they first build their language
+// models (about 20 s), which is the platform starting, not a turn being slow, so it must not
+// count against a turn's --timeout. A remote platform's start is its own (the turn's timeout
+// message says how to allow for it). Engines that cannot start leave each spoken turn to say
+// why; only an interruption stops the run.
+func waitForSpeech(ctx context.Context, p *platform, flows []*flow.Flow, stderr io.Writer) error {
+	if p.SpeechReady == nil || !slices.ContainsFunc(flows, (*flow.Flow).Speaks) {
+		return nil
+	}
+	start := time.Now()
+	done := make(chan error, 1)
+	go func() { done <- p.SpeechReady(ctx) }()
+	var err error
+	select {
+	case err = <-done:
+	case <-time.After(500 * time.Millisecond):
+		fmt.Fprintln(stderr, "hark flow run: starting the speech engines (on a new machine they first build their language models, about 20 s)")
+		if err = <-done; err == nil {
+			fmt.Fprintf(stderr, "hark flow run: speech engines ready after %.1f s\n", time.Since(start).Seconds())
+		}
+	}
+	if err != nil && ctx.Err() != nil {
+		return ctx.Err()
 	}
 	return nil
 }

@@ -262,7 +262,10 @@ type platform struct {
 	Sessions *sessionStore
 	// Ready, for the embedded platform, yields once it serves (or fails).
 	Ready <-chan error
-	close func() error
+	// SpeechReady, for the embedded platform, waits until its speech
+	// engines have started; nil for a remote platform.
+	SpeechReady func(context.Context) error
+	close       func() error
 
 	baseURL string
 	key     privateKey
@@ -420,6 +423,7 @@ func connect(ctx context.Context, cfg config, logger *slog.Logger) (*platform, e
 		p.Label = "embedded platform"
 		p.close = emb.Close
 		p.Ready = emb.Ready
+		p.SpeechReady = emb.SpeechReady
 	} else {
 		p.Label = ccfg.BaseURL
 		k := privateKey{public: cfg.APIKey, secretName: "private-key:" + cfg.BaseURL + ":" + cfg.APIKey,

@@ -231,6 +231,18 @@ func (m *langModel) parseWhen(toks []token) (whenExpr, int) {
 					continue
 				}
 			}
+			if !w.hasClock {
+				// "thursday for pm": the word taken for "at" is the hour
+				// the recogniser spelt as its homophone.
+				if _, k := m.soundedHour(toks[i:]); k > 0 {
+					if c, k := m.parseClock(toks[i:]); k > 0 {
+						w.setClock(c)
+						i += k
+						end = i
+						continue
+					}
+				}
+			}
 			if w.empty() {
 				if d, k := m.parseDuration(toks[i+n:]); k > 0 {
 					if h, ok := m.atHours(toks[i+n:], k); ok {

@@ -60,6 +60,8 @@ func TestTimeExpressions(t *testing.T) {
 			// only before am, pm or o'clock.
 			{"en", "friday to pm", "2026-03-06 14:00"},
 			{"en", "at for thirty pm", "2026-03-04 16:30"},
+			{"en", "thursday for pm", "2026-03-05 16:00"},
+			{"en", "friday for thirty pm", "2026-03-06 16:30"},
 			{"en", "tomorrow at ate o'clock", "2026-03-05 08:00"},
 			// The 24-hour clock read aloud.
 			{"en", "zero six four five tomorrow", "2026-03-05 06:45"},

@@ -857,7 +857,7 @@ func (m *langModel) valueEnds(tok token) bool {
 // valueStarts reports whether toks start with a number or a clock, perhaps
 // after the word that leads to it ("at ten").
 func (m *langModel) valueStarts(toks []token) bool {
-	for c := 0; c <= 1 && c < len(toks); c++ {
+	for c := 0; c <= 2 && c < len(toks); c++ {
 		if numberWordAt(m, toks[c]) {
 			return true
 		}
@@ -878,9 +878,13 @@ func (m *langModel) replaceCorrected(head, tail []token) []token {
 			return tail
 		}
 	}
-	// "by 15, no, by 25": the word before the new number was said before it too
-	if len(tail) > 1 && numberWordAt(m, tail[1]) && !numberWordAt(m, tail[0]) {
-		tail = tail[1:]
+	// "by 15, no, by 25", "no, let's say 25": up to two words lead to the new number
+	lead := 0
+	for lead < 2 && lead+1 < len(tail) && !numberWordAt(m, tail[lead]) {
+		lead++
+	}
+	if lead > 0 && numberWordAt(m, tail[lead]) {
+		tail = tail[lead:]
 	}
 	// The new value: a number, or a time ("a las 8"), replacing the
 	// last one of its kind in what came before.

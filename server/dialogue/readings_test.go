@@ -145,6 +145,10 @@ func TestSpokenHabits(t *testing.T) {
 		// A correction said without the commas typing puts around its "no" (spoken dev7).
 		{"en", "ok set a timer for ten minutes no twelve minutes", "SET_TIMER", []string{`"duration":720000`}},
 		{"en", "wake me up at seven no at seven thirty", "SET_ALARM", []string{msAt(h.loc, 2026, 3, 4, 19, 30)}},
+		// Up to two words lead to the new number ("no wait" as recognised in spoken dev3 and dev4).
+		{"en", "set a timer for twenty minutes no let's say twenty five", "SET_TIMER", []string{`"duration":1500000`}},
+		{"en", "ok so set the timer for twenty minutes no way to twenty five", "SET_TIMER", []string{`"duration":1500000`}},
+		{"en", "text mom ten minutes no way to get there", "SEND_SMS", []string{`"text":"ten minutes no way to get there"`}},
 		{"en", "text mom no problem see you at 5", "SEND_SMS", []string{`"text":"no problem see you at 5"`}},
 		{"es", "pon un temporizador de 10 minutos, no espera, de 15", "SET_TIMER", []string{`"duration":900000`}},
 		{"en", "hey text anna see you soon", "SEND_SMS", []string{`"contact":"anna"`}},

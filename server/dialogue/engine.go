@@ -621,6 +621,13 @@ func (t *turn) fresh() reply {
 	}
 	if !ok && short {
 		mt, ok = t.titledTime()
+	} else if _, titled := mt.slots["title"]; ok && short && mt.intent == "SET_APPOINTMENT" && !titled {
+		// "remind me of three pm", as a recogniser may write "remind me
+		// at three pm": an appointment with nothing to remind of is the
+		// reminder of a time the words also read as.
+		if alt, altOK := t.titledTime(); altOK && alt.rule == reminderRule {
+			mt = alt
+		}
 	}
 	if !ok && short && t.m.endsCalledOff(t.toks) {
 		// "ok so how many minutes never mind forget it": a speaker who
@@ -719,7 +726,7 @@ func (t *turn) titledTime() (match, bool) {
 			// is an alarm.
 			from += k
 			if from == to || to-from == 1 && (t.m.fillers[t.toks[from].norm] || len([]rune(t.toks[from].norm)) <= 3) {
-				return match{intent: "SET_ALARM", rule: "a reminder of a time", slots: map[string]slotVal{
+				return match{intent: "SET_ALARM", rule: reminderRule, slots: map[string]slotVal{
 					"time": {when: w, start: ws, end: we},
 				}}, true
 			}
@@ -752,6 +759,9 @@ func (m *langModel) reminderAt(toks []token) int {
 	}
 	return 0
 }
+
+// reminderRule names the reading of a reminder of a time alone.
+const reminderRule = "a reminder of a time"
 
 // maxJotTitle is the most words a title jotted before a time may have.
 const maxJotTitle = 5

@@ -174,6 +174,9 @@ func TestSpokenHabits(t *testing.T) {
 		// with a thing to remind of, an appointment called that thing.
 		{"en", "remind me yet five pm", "SET_ALARM", []string{msAt(h.loc, 2026, 3, 4, 17, 0)}},
 		{"en", "remind me up noon tomorrow", "SET_ALARM", []string{msAt(h.loc, 2026, 3, 5, 12, 0)}},
+		// Read by a reminder's pattern that lacks what to remind of (spoken dev4, dev5).
+		{"en", "remind me of three pm", "SET_ALARM", []string{msAt(h.loc, 2026, 3, 4, 15, 0)}},
+		{"en", "remind me of the meeting at three pm", "SET_APPOINTMENT", []string{`"title":"the meeting"`, msAt(h.loc, 2026, 3, 4, 15, 0)}},
 		{"en", "remind me dentist tomorrow 3pm", "SET_APPOINTMENT", []string{`"title":"dentist"`, msAt(h.loc, 2026, 3, 5, 15, 0)}},
 		{"es", "recuérdame mañana a las 9", "SET_ALARM", []string{msAt(h.loc, 2026, 3, 5, 9, 0)}},
 		// A street's ordinal is no day of the month (blind dev, typed and spoken).

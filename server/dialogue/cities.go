@@ -28,8 +28,35 @@ type city struct {
 	TV    []struct {
 		Name string `json:"name"`
 	} `json:"tv"`
-	loc   *time.Location
+	Soccer     league `json:"soccer"`
+	Basketball league `json:"basketball"`
+	loc        *time.Location
 	spots []spot
+}
+
+// league is what the dialogue reads of a city's league: its teams, so a
+// recogniser can hear their names (the items package serves the games).
+// A league shared with another city names that city instead of listing
+// its teams, and that city lists them.
+type league struct {
+	Teams json.RawMessage `json:"teams"`
+}
+
+// teams are the names of the league's teams, none when it lists none.
+func (l league) teams() []string {
+	var rows [][]any
+	if json.Unmarshal(l.Teams, &rows) != nil {
+		return nil
+	}
+	var names []string
+	for _, r := range rows {
+		if len(r) > 0 {
+			if name, ok := r[0].(string); ok {
+				names = append(names, name)
+			}
+		}
+	}
+	return names
 }
 
 // spot is one real place of the gazetteer.

@@ -673,6 +673,11 @@ func TestEngineGrammarAddsLibrary(t *testing.T) {
 	if a := phrases("artist"); !strings.Contains(a, "miles davis") || strings.Contains(a, "/") {
 		t.Errorf("artist slot: %v", a)
 	}
+	// The cities' teams, basketball ones by their players too, not a football club's town.
+	if tm := phrases("team"); !strings.Contains(tm, "|new york knicks|") || !strings.Contains(tm, "|the knicks|") ||
+		!strings.Contains(tm, "|d c united|") || strings.Contains(tm, "|the dallas|") || strings.Contains(tm, "|the betis|") {
+		t.Errorf("team slot: %v", tm)
+	}
 	// The package grammar is not changed by an engine's library.
 	if len(GrammarSpecOf("en").Slots["song"]) >= len(spec.Slots["song"]) {
 		t.Errorf("library leaked into the package grammar")

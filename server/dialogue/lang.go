@@ -771,6 +771,23 @@ func (e *Engine) libraryPhrases() []libraryPhrase {
 		add("song", strings.NewReplacer(",", " ", "!", " ", "?", " ", ".", " ", "\"", " ").Replace(tr.Title))
 		add("artist", strings.NewReplacer(",", " ", ".", " ").Replace(tr.Artist))
 	}
+	// The teams of the cities' leagues, by their names and, for a
+	// basketball team named after its players ("New York Knicks"), as fans
+	// say it: "the knicks" (a football club's last word is often its town:
+	// "FC Dallas", "Real Betis"). The team slot's own alternatives are a
+	// few examples.
+	punct := strings.NewReplacer(".", " ", "&", " ", "(", " ", ")", " ")
+	for _, c := range e.cities {
+		for _, name := range c.Soccer.teams() {
+			add("team", punct.Replace(name))
+		}
+		for _, name := range c.Basketball.teams() {
+			add("team", punct.Replace(name))
+			if words := strings.Fields(name); len(words) > 1 && strings.HasSuffix(words[len(words)-1], "s") {
+				add("team", "the "+words[len(words)-1])
+			}
+		}
+	}
 	// The apps people open by name (apps.json), by the name OPEN_APP
 	// carries: the app slot's own alternatives are a few examples.
 	apps := slices.Sorted(maps.Values(appNames))

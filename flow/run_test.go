@@ -260,14 +260,7 @@ func TestUnreachablePlatform(t *testing.T) {
 	}
 	addr := ln.Addr().String()
 	ln.Close()
-	c, err := client.New(client.Config{BaseURL: "http://" + addr + "/v2", PublicKey: "pk", PrivateKey: "sk", MaxRetries: -1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	c.SetToken("token")
-	dir := t.TempDir()
-	os.WriteFile(filepath.Join(dir, "tone.wav"), audio.EncodeWAV(make([]byte, 1600), 8000), 0o600)
-	f := writeFlow(t, dir, "turns:\n  - type: hello\n  - wav: tone.wav\n  - type: bye\n")
+	c, f := toneFlow(t, "http://"+addr, "turns:\n  - type: hello\n  - wav: tone.wav\n  - type: bye\n")
 	r := (&Runner{Client: c, Pace: Fast}).Run(context.Background(), f, "", 0)
 	if r.Pass || len(r.Turns) != 3 {
 		t.Fatalf("result %+v", r)
@@ -310,14 +303,7 @@ func TestFirstSpokenTimeoutSaysWhy(t *testing.T) {
 		<-r.Context().Done()
 	}))
 	defer srv.Close()
-	c, err := client.New(client.Config{BaseURL: srv.URL + "/v2", PublicKey: "pk", PrivateKey: "sk", MaxRetries: -1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	c.SetToken("token")
-	dir := t.TempDir()
-	os.WriteFile(filepath.Join(dir, "tone.wav"), audio.EncodeWAV(make([]byte, 1600), 8000), 0o600)
-	f := writeFlow(t, dir, "turns:\n  - wav: tone.wav\n  - wav: tone.wav\n")
+	c, f := toneFlow(t, srv.URL, "turns:\n  - wav: tone.wav\n  - wav: tone.wav\n")
 	r := (&Runner{Client: c, Pace: Fast, Timeout: 300 * time.Millisecond}).Run(context.Background(), f, "", 0)
 	want := "timed out after 300ms, while waiting for the answer after the upload (a platform's first spoken turn " +
 		"waits for its speech engines to start, longer on a new machine; --timeout gives each turn more time)"
@@ -326,4 +312,19 @@ func TestFirstSpokenTimeoutSaysWhy(t *testing.T) {
 			t.Errorf("turn %d: %q", tr.N, tr.Error)
 		}
 	}
+}
+
+// toneFlow is a client of the platform at base that never retries, with made-up keys and token
+// (the platforms of these tests answer nothing or do not listen), and a flow of the given turns
+// beside a short silent tone.wav.
+func toneFlow(t *testing.T, base, turns string) (*client.Client, *Flow) {
+	t.Helper()
+	c, err := client.New(client.Config{BaseURL: base + "/v2", PublicKey: "pk", PrivateKey: "sk", MaxRetries: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.SetToken("token")
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "tone.wav"), audio.EncodeWAV(make([]byte, 1600), 8000), 0o600)
+	return c, writeFlow(t, dir, turns)
 }

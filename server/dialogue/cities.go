@@ -31,7 +31,7 @@ type city struct {
 	Soccer     league `json:"soccer"`
 	Basketball league `json:"basketball"`
 	loc        *time.Location
-	spots []spot
+	spots      []spot
 }
 
 // league is what the dialogue reads of a city's league: its teams, so a

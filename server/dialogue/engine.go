@@ -865,7 +865,7 @@ func (m *langModel) valueEnds(tok token) bool {
 }
 
 // valueStarts reports whether toks start with a number or a clock, perhaps
-// after the word that leads to it ("at ten").
+// after the words that lead to it ("at ten", "let's say ten").
 func (m *langModel) valueStarts(toks []token) bool {
 	for c := 0; c <= 2 && c < len(toks); c++ {
 		if numberWordAt(m, toks[c]) {

@@ -234,7 +234,7 @@ func (m *langModel) parseWhen(toks []token) (whenExpr, int) {
 			if !w.hasClock {
 				// "thursday for pm": the word taken for "at" is the hour
 				// the recogniser spelt as its homophone.
-				if _, k := m.soundedHour(toks[i:]); k > 0 {
+				if _, sounded := m.soundedHour(toks[i:]); sounded > 0 {
 					if c, k := m.parseClock(toks[i:]); k > 0 {
 						w.setClock(c)
 						i += k

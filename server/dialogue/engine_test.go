@@ -859,3 +859,15 @@ func TestOpenCostOfPatternWords(t *testing.T) {
 		t.Errorf("body: %v for a pattern word, %v for another", q.openCost(body, 0), q.openCost(body, 1))
 	}
 }
+
+// "in town" is the user's own town, however "what's" is spelt (spoken dev5: the typed "whats"
+// asked for events in a place called Town).
+func TestInTownIsTheUsersTown(t *testing.T) {
+	h := newHarness(t)
+	for _, q := range []string{"what's going on in town today", "whats going on in town today", "whats happening today in town"} {
+		r := h.ask("en", q, 0)
+		if ev := h.k.lastQuery("events"); r.Intent != "events" || ev["city"] != "" || ev["day"] != "2026-03-04" {
+			t.Errorf("%q: %s %v", q, r.Intent, ev)
+		}
+	}
+}

@@ -1075,22 +1075,32 @@ func (m *langModel) verbInside(toks []token) [][]token {
 
 // objectFirst gives "the stopwatch, restart it from zero" as "restart the
 // stopwatch from zero": a few words set off by a comma, then a verb whose
-// object pronoun ("it", "them") stands for them, within two words of it;
-// nil when the query is not so.
+// object pronoun ("it", "them") stands for them, within two words of it.
+// Spoken, without the comma, the pronoun right after the verb marks where
+// the object ends ("the stopwatch restart it from zero"). nil when the
+// query is not so.
 func objectFirst(toks []token) []token {
+	moved := func(k, p int) []token {
+		out := make([]token, 0, len(toks))
+		out = append(out, toks[k:p]...)
+		out = append(out, toks[:k]...)
+		return append(out, toks[p+1:]...)
+	}
 	for k := 1; k <= maxObjectWords && k < len(toks)-1; k++ {
 		if !commaAfter(toks[k-1]) {
 			continue
 		}
 		for p := k + 1; p <= k+2 && p < len(toks); p++ {
 			if objectPronouns[toks[p].norm] {
-				out := make([]token, 0, len(toks))
-				out = append(out, toks[k:p]...)
-				out = append(out, toks[:k]...)
-				return append(out, toks[p+1:]...)
+				return moved(k, p)
 			}
 		}
 		return nil
+	}
+	for k := 1; k <= maxObjectWords && k+1 < len(toks); k++ {
+		if objectPronouns[toks[k+1].norm] && !objectPronouns[toks[k].norm] {
+			return moved(k, k+1)
+		}
 	}
 	return nil
 }

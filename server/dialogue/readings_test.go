@@ -693,6 +693,10 @@ func TestObjectSaidFirst(t *testing.T) {
 		{"en", "the chronometer, restart it please", "RESET_CRONO", []string{`"restart":true`}},
 		{"en", "the stopwatch, restart it from the beginning", "RESET_CRONO", []string{`"restart":true`}},
 		{"en", "the wifi, switch it on", "ACTIVATE", []string{`"feature":"wifi"`}},
+		// spoken, without the comma (spoken dev6)
+		{"en", "the stopwatch restart it from zero", "RESET_CRONO", []string{`"restart":true`}},
+		{"en", "the chronometer restart it", "RESET_CRONO", []string{`"restart":true`}},
+		{"en", "send a message to dad saying call it off", "SEND_SMS", []string{`"text":"call it off"`}},
 		// no pronoun: the words stay where they are
 		{"en", "the stopwatch, reset", "RESET_CRONO", nil},
 	})

@@ -28,7 +28,9 @@ for Spanish) and streamed to /query/audio/stream at the pace of speech; the
 conversation's ref is carried from turn to turn. Without a signed-in user, each
 voice speaks as an anonymous speaker of its own, new every run, so what the
 platform learns of one voice never shapes how another is heard, nor what it
-learnt in one run how the next run hears.
+learnt in one run how the next run hears. On the embedded platform the run
+first waits for the speech engines to start (on a new machine they build their
+language models, about 20 s), which --timeout does not count.
 
 Exit status: 0 when every expectation holds, 1 when one does not (or a turn
 could not run), 2 for usage errors and flow files that do not parse.

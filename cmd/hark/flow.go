@@ -196,8 +196,8 @@ func cmdFlow(e *cliEnv, args []string) error {
 // turn, saying so when that takes a while: on a new machine they first build their language
 // models (about 20 s), which is the platform starting, not a turn being slow, so it must not
 // count against a turn's --timeout. A remote platform's start is its own (the turn's timeout
-// message says how to allow for it). Engines that cannot start leave each spoken turn to say
-// why; only an interruption stops the run.
+// message says how to allow for it). Engines that cannot start are said to have failed, and each
+// spoken turn says why; only an interruption stops the run.
 func waitForSpeech(ctx context.Context, p *platform, flows []*flow.Flow, stderr io.Writer) error {
 	if p.SpeechReady == nil || !slices.ContainsFunc(flows, (*flow.Flow).Speaks) {
 		return nil
@@ -209,13 +209,16 @@ func waitForSpeech(ctx context.Context, p *platform, flows []*flow.Flow, stderr 
 	select {
 	case err = <-done:
 	case <-time.After(500 * time.Millisecond):
-		fmt.Fprintln(stderr, "hark flow run: starting the speech engines (on a new machine they first build their language models, about 20 s)")
+		fmt.Fprintln(stderr, "hark flow run: starting the speech engines (about 20 s on a new machine)")
 		if err = <-done; err == nil {
 			fmt.Fprintf(stderr, "hark flow run: speech engines ready after %.1f s\n", time.Since(start).Seconds())
 		}
 	}
-	if err != nil && ctx.Err() != nil {
+	switch {
+	case err != nil && ctx.Err() != nil:
 		return ctx.Err()
+	case err != nil:
+		fmt.Fprintln(stderr, "hark flow run: the speech engines did not start:", err)
 	}
 	return nil
 }

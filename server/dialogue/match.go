@@ -796,7 +796,7 @@ func (q *queryCtx) align(v *variant, bound float32) (match, bool) {
 	}
 	// A yes-no question about the device asks how things are; it does not
 	// ask to make them so: "is the tv on" is not "tv on".
-	if unaskedYesNo && actionIntent(v.intent) {
+	if unaskedYesNo && actionIntent(v.intent) && saysOfSubject(q.toks) {
 		return match{}, false
 	}
 	r.skipped = skipped
@@ -861,6 +861,21 @@ func asksItself(t token) bool { return questionOpeners[t.norm] }
 var questionWords = map[string]bool{"what": true, "what's": true, "whats": true, "when": true, "where": true, "who": true,
 	"why": true, "how": true, "how's": true, "which": true, "que": true, "como": true, "cual": true, "cuales": true, "quien": true,
 	"donde": true, "cuando": true, "cuanto": true, "cuanta": true, "cuantos": true, "cuantas": true}
+
+// saysOfSubject reports whether the words after a query's first say a
+// subject and something of it, as a yes-no question does ("is the tv on":
+// "tv", "on"). "are the stopwatch", heard for "start the stopwatch", names
+// a thing and nothing of it: no question, so the auxiliary is a misheard
+// word of a command.
+func saysOfSubject(toks []token) bool {
+	n := 0
+	for _, t := range toks[1:] {
+		if !articles[t.norm] && !possessives[t.norm] && t.norm != "a" {
+			n++
+		}
+	}
+	return n >= 2
+}
 
 // actionIntent reports whether an intent is one the device carries out (its
 // name is the action's code, "POWER"), not an answer ("weather").

@@ -85,6 +85,10 @@ func TestQuestionsAboutUnknownThings(t *testing.T) {
 		{"en", "do me a favor and set an alarm for 7", "SET_ALARM"},
 		{"en", "have the lights off", "POWER"},
 		{"en", "does the alarm work", "fallback"},
+		// An auxiliary before a thing alone asks nothing of it: a misheard
+		// verb ("start the stopwatch" heard as "are the stopwatch").
+		{"en", "are the stopwatch", "SET_CRONO"},
+		{"en", "is the stopwatch running", "fallback"},
 	} {
 		r := h.ask(c.lang, c.q, 0)
 		got := r.Intent

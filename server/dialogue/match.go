@@ -870,6 +870,7 @@ var questionWords = map[string]bool{"what": true, "what's": true, "whats": true,
 func saysOfSubject(toks []token) bool {
 	n := 0
 	for _, t := range toks[1:] {
+		// "a" is no entry of articles, where it would also be Spanish "a" (to)
 		if !articles[t.norm] && !possessives[t.norm] && t.norm != "a" {
 			n++
 		}

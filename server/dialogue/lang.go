@@ -70,6 +70,10 @@ type langFile struct {
 	// num_teen (other atomic numbers under 100) and num_tens (20, 30 ... 90)
 	// and num_hundred are derived from it for the grammar.
 	Numbers map[string]int `json:"numbers"`
+	// Scales are the words that multiply a group in a long figure read
+	// aloud ("thousand", "million"); apart from Numbers so that the
+	// grammar's number classes stay as they are.
+	Scales map[string]int `json:"scales"`
 	// TimeWords maps words and phrases of time expressions to their role
 	// (see the role constants in when.go).
 	TimeWords map[string]string `json:"timewords"`
@@ -161,7 +165,7 @@ type langModel struct {
 	// spoken disfluencies (fluent.go)
 	hesitations, exclamations, exclaimed map[string]bool
 	discourse, manner, reminders         [][]string
-	numbers                              map[string]int
+	numbers, scales                      map[string]int
 	timeWords                            phraseTable
 	spoken                               map[string]string
 	digitSounds                          map[string]int
@@ -362,6 +366,7 @@ func compileModel(lang string, f langFile) (*langModel, error) {
 		notPlaces:   map[string]bool{},
 		hesitations: map[string]bool{}, exclamations: map[string]bool{}, exclaimed: map[string]bool{},
 		numbers:     map[string]int{},
+		scales:      map[string]int{},
 		slotIndex:   map[string]int{},
 		index:       map[string][]int32{},
 		vocab:       map[string]int32{},
@@ -419,6 +424,12 @@ func compileModel(lang string, f langFile) (*langModel, error) {
 	}
 	for w, v := range f.Numbers {
 		m.numbers[fold(w)] = v
+	}
+	for w, v := range f.Scales {
+		if v < 1000 || v > 1e9 {
+			return nil, fmt.Errorf("dialogue data %s: scale %q: %d is not from a thousand to a billion", lang, w, v)
+		}
+		m.scales[fold(w)] = v
 	}
 	roles := map[string]string{}
 	for phrase, role := range f.TimeWords {

@@ -63,6 +63,48 @@ func (m *langModel) parseNumber(toks []token) (value, n int) {
 	return belowHundred(0, word, isAnd)
 }
 
+// parseCardinal reads a long figure said with scale words, the way a
+// reader says "5551234567" ("five billion five hundred fifty one million
+// two hundred thirty four thousand five hundred sixty seven") or "1700"
+// ("one thousand seven hundred"); "mil millones" is a thousand millions.
+// A scale alone is one of it ("mil quinientos"). It returns n == 0 unless
+// a scale word is used, so a number parseNumber reads is left to it.
+func (m *langModel) parseCardinal(toks []token) (value, n int) {
+	total, group, scaled := 0, 0, false
+	for n < len(toks) {
+		if group == 0 {
+			if v, k := m.parseNumber(toks[n:]); k > 0 && v < 1000 {
+				group, n = v, n+k
+			}
+		}
+		if n >= len(toks) {
+			break
+		}
+		s, ok := m.scales[toks[n].norm]
+		if !ok || total >= 1e15 {
+			break
+		}
+		switch {
+		case total == 0:
+			total = max(group, 1) * s // "two thousand", "mil"
+		case total+group < s:
+			total = (total + group) * s // "mil millones"
+		default:
+			total += max(group, 1) * s // "five billion five hundred fifty one million"
+		}
+		group, n, scaled = 0, n+1, true
+		if n+1 < len(toks) && m.timeWords.roleAt(toks[n:]) == roleAnd {
+			if _, k := m.parseNumber(toks[n+1:]); k > 0 {
+				n++ // "one thousand and five"
+			}
+		}
+	}
+	if !scaled {
+		return 0, 0
+	}
+	return total + group, n
+}
+
 // belowHundred reads "forty five", "treinta y cinco", "twelve" at word i.
 func belowHundred(i int, word func(int) (int, bool), isAnd func(int) bool) (int, int) {
 	v, ok := word(i)

@@ -14,8 +14,9 @@ var (
 )
 
 // parsePhone reads a phone number given as digit groups ("555 1234",
-// "+34-600-123-456") or in words, digit by digit ("five five five ...")
-// or in groups ("five five five twelve thirty four").
+// "+34-600-123-456") or in words, digit by digit ("five five five ..."),
+// in groups ("five five five twelve thirty four") or as one figure ("five
+// billion five hundred fifty one million …").
 func (m *langModel) parsePhone(toks []token) (string, int) {
 	var b strings.Builder
 	n := 0
@@ -29,6 +30,13 @@ func (m *langModel) parsePhone(toks []token) (string, int) {
 		if phoneGroup.MatchString(w) {
 			b.WriteString(strings.ReplaceAll(w, "-", ""))
 			n++
+			continue
+		}
+		if v, k := m.parseCardinal(toks[n:]); v >= 1e6 {
+			// a whole number read as one figure, as text-to-speech reads
+			// "5551234567": "five billion five hundred fifty one million …"
+			b.WriteString(strconv.Itoa(v))
+			n += k
 			continue
 		}
 		if v, k := m.parseNumber(toks[n:]); k > 1 || k == 1 && v >= 10 {

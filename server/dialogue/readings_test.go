@@ -162,6 +162,16 @@ func TestSpokenHabits(t *testing.T) {
 		// Groups said as numbers, as people say "555 1234" and flite reads "212 555 0147" (spoken dev, dev4).
 		{"en", "call five five five twelve thirty four", "MAKE_CALL", []string{`"number":"5551234"`}},
 		{"en", "dial two hundred twelve five hundred fifty five zero one four seven", "MAKE_CALL", []string{`"number":"2125550147"`}},
+		// A whole number read as one figure, as flite reads "5551234567" (spoken dev, dev2).
+		{"en", "dial five billion five hundred fifty one million two hundred thirty four thousand five hundred sixty seven", "MAKE_CALL", []string{`"number":"5551234567"`}},
+		{"en", "sms to five billion five hundred fifty nine million eight hundred seventy six thousand five hundred forty three call me back", "SEND_SMS", []string{`"contact":"5559876543"`, `"text":"call me back"`}},
+		{"en", "set an alarm for seven point three zero am", "SET_ALARM", []string{msAt(h.loc, 2026, 3, 5, 7, 30)}},
+		{"en", "alarm for one thousand seven hundred", "SET_ALARM", []string{msAt(h.loc, 2026, 3, 4, 17, 0)}},
+		{"es", "pon un temporizador de doscientos segundos", "SET_TIMER", []string{`"duration":200000`}},
+		{"es", "pon un temporizador de mil segundos", "SET_TIMER", []string{`"duration":1000000`}},
+		{"es", "llama al seiscientos doce trescientos cuarenta y cinco seiscientos setenta y ocho", "MAKE_CALL", []string{`"number":"612345678"`}},
+		// A figure under a million is no phone number, nor a thousand seconds a clock.
+		{"en", "call five thousand", "MAKE_CALL", []string{`"contact":"five thousand"`}},
 		// An hour's homophone before am or pm, as recognised (spoken dev3); elsewhere the word it is.
 		{"en", "schedule the budget review friday to pm", "SET_APPOINTMENT", []string{`budget review"`, msAt(h.loc, 2026, 3, 6, 14, 0)}},
 		{"en", "wake me up at for thirty am", "SET_ALARM", []string{msAt(h.loc, 2026, 3, 5, 4, 30)}},
@@ -710,6 +720,12 @@ func TestNumberAnswersWhoToCall(t *testing.T) {
 	r = h.ask("en", "dial the number two one two, five five five, zero one four seven", r.Context.Ref)
 	if a, d := actionJSON(t, r); a != "MAKE_CALL" || !strings.Contains(d, `"number":"2125550147"`) || !strings.Contains(d, `"contact":""`) {
 		t.Errorf("got %s %s", a, d)
+	}
+	// the number alone, read as one figure as flite reads "5551112222" (spoken dev2)
+	r = h.ask("en", "i need to make a call", 0)
+	r = h.ask("en", "five billion five hundred fifty one million one hundred twelve thousand two hundred twenty two", r.Context.Ref)
+	if a, d := actionJSON(t, r); a != "MAKE_CALL" || !strings.Contains(d, `"number":"5551112222"`) || !strings.Contains(d, `"contact":""`) {
+		t.Errorf("figure: got %s %s", a, d)
 	}
 }
 

@@ -491,11 +491,22 @@ func (m *langModel) clockFromNumber(toks []token) (clock, int) {
 	if c, n := m.zeroClock(toks); n > 0 {
 		return c, n + m.hoursAfter(toks[n:])
 	}
+	if v, n := m.parseCardinal(toks); n > 0 && v >= 1000 && v < 2400 && v%100 < 60 && !m.unitAfter(toks[n:]) {
+		// the 24-hour clock read as one figure, as text-to-speech reads
+		// "1700": "one thousand seven hundred"
+		return clock24h(v/100, v%100), n + m.hoursAfter(toks[n:])
+	}
 	v, n := m.parseNumber(toks)
 	if n == 0 {
 		v, n = m.soundedHour(toks)
 	}
 	rest := toks[n:]
+	if n > 0 && v <= 24 && len(rest) > 1 && m.spoken[rest[0].norm] == "." {
+		// "seven point three zero", as text-to-speech reads "7.30"
+		if mins, mn := m.pointMinutes(rest[1:]); mn > 0 {
+			return clock{hour: v % 24, minute: mins}, n + 1 + mn
+		}
+	}
 	// The 24-hour clock said in hundreds: "seventeen hundred", "twenty
 	// three hundred", "nine hundred hours".
 	if n > 0 && v >= 10 && v <= 23 && len(rest) > 0 && m.numbers[rest[0].norm] == 100 {
@@ -570,6 +581,20 @@ func (m *langModel) clockFromNumber(toks []token) (clock, int) {
 	return clock{hour: v % 24}, n
 }
 
+// pointMinutes reads the minutes after the point of "seven point three
+// zero" or "seven point thirty".
+func (m *langModel) pointMinutes(toks []token) (int, int) {
+	if d1, ok := m.spokenDigit(toks); ok && d1 <= 5 && len(toks) > 1 {
+		if d2, ok := m.spokenDigit(toks[1:]); ok && !m.unitAfter(toks[2:]) {
+			return d1*10 + d2, 2
+		}
+	}
+	if mins, n := m.parseNumber(toks); n > 0 && mins >= 10 && mins < 60 && !m.unitAfter(toks[n:]) {
+		return mins, n
+	}
+	return 0, 0
+}
+
 // parseHour reads the hour after "past" or "to".
 func (m *langModel) parseHour(toks []token) (int, int) {
 	if role, n := m.timeWords.match(toks); role == roleNoon {
@@ -632,6 +657,8 @@ func (m *langModel) parseDuration(toks []token) (time.Duration, int) {
 		count, cn := 0, 0
 		if role == roleOne {
 			count, cn = 1, n
+		} else if v, k := m.parseCardinal(toks[i:]); k > 0 && v < 1e9 {
+			count, cn = v, k // "one thousand seconds", as "1000 seconds" is read
 		} else if v, k := m.parseNumber(toks[i:]); k > 0 {
 			count, cn = v, k
 		}

@@ -71,6 +71,14 @@ func TestTimeExpressions(t *testing.T) {
 			{"en", "twenty three hundred hours", "2026-03-04 23:00"},
 			{"en", "at six hours tomorrow", "2026-03-05 06:00"},
 			{"en", "at two hours and thirty minutes", "+2h30m"},
+			// The 24-hour clock and a dotted time as text-to-speech reads
+			// "1700", "1345" and "7.30" (spoken dev5).
+			{"en", "at one thousand seven hundred", "2026-03-04 17:00"},
+			{"en", "one thousand three hundred forty five tomorrow", "2026-03-05 13:45"},
+			{"en", "at two thousand", "2026-03-04 20:00"},
+			{"en", "seven point three zero am", "2026-03-05 07:30"},
+			{"en", "at seven point thirty pm", "2026-03-04 19:30"},
+			{"en", "in one thousand seconds", "+16m40s"},
 		}},
 		{"Europe/Madrid", "2026-10-24 10:00", []tc{
 			{"es", "a las siete y media", "2026-10-24 19:30"},
@@ -237,7 +245,8 @@ func FuzzParseWhen(f *testing.F) {
 	for _, s := range []string{"tomorrow at 9", "quarter to eight", "a las siete y media", "in 10 minutes",
 		"99:99", "at at at", "el el viernes", "media hora y media", "12:60pm", "0:00", "24", "-5 minutes",
 		"one hundred hundred", "y y y", "9999999999 seconds", "zero six four five", "oh", "zero zero zero zero hours",
-		"friday to pm", "for", "at six hours and", "twenty three hundred hundred"} {
+		"friday to pm", "for", "at six hours and", "twenty three hundred hundred", "one thousand seven hundred",
+		"mil millones mil", "nine point five nine", "thousand thousand billion"} {
 		f.Add(s)
 	}
 	ms, err := loadModels()

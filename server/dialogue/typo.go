@@ -466,6 +466,9 @@ func spellingData(f langFile) (known map[string]bool, freq map[string]int) {
 	for w := range f.Numbers {
 		words(w, true)
 	}
+	for w := range f.Scales {
+		words(w, true)
+	}
 	for w := range f.TimeWords {
 		words(w, true)
 	}

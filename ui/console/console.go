@@ -89,6 +89,10 @@ func (c *Model) SetSize(w, h int) { c.width, c.height = w, h; c.input.Width = ma
 func (c *Model) Typing() bool     { return true }
 func (c *Model) InputEmpty() bool { return c.input.Value() == "" }
 func (c *Model) ShortHelp() []key.Binding {
+	if c.voice.Confirming() {
+		// the dialog takes every key: its answer is all the footer offers
+		return c.voice.Help()
+	}
 	// The explain key before ctrl+n: at 80 columns the footer has room
 	// for one of them, and ctrl+n is in the full help.
 	return append([]key.Binding{c.keys.Send, c.keys.HistoryUp, c.explainKey(), c.keys.NewConversation}, c.voice.Help()...)
@@ -391,6 +395,11 @@ func (c *Model) View() string {
 		b.WriteString(" " + l + "\n")
 	}
 	b.WriteString(t.Muted.Render(common.Fit(" "+status, c.width)) + "\n")
+	if c.voice.Confirming() {
+		// the dialog above is answered first and takes every key; an input
+		// line here would invite typing that goes nowhere
+		return b.String()
+	}
 	b.WriteString(c.input.View())
 	return b.String()
 }

@@ -140,12 +140,23 @@ func TestConsoleConfirmationOutcomeInTheTranscript(t *testing.T) {
 	if !strings.Contains(v, "? Open https://github.com in the browser?") || strings.Contains(v, "OPEN_URL") {
 		t.Fatalf("the waiting action is not shown as a question, in words:\n%s", v)
 	}
+	// The dialog is modal: no input line invites typing, and its keys lead the footer.
+	if strings.Contains(v, "Ask something") {
+		t.Errorf("the input line is shown under the modal dialog:\n%s", v)
+	}
+	if help := c.ShortHelp(); len(help) == 0 || help[0].Help().Key != "y/n" {
+		t.Errorf("the footer does not lead with the dialog's keys: %v", help)
+	}
+	h.Type(t, "po")
+	if c.input.Value() != "" || len(desk.opened) != 0 {
+		t.Fatalf("keys under the dialog reached the input (%q) or answered it (%v)", c.input.Value(), desk.opened)
+	}
 	h.Press(t, "n")
 	if len(desk.opened) != 0 {
 		t.Fatalf("declined, yet opened %v", desk.opened)
 	}
-	if v := h.View(); !strings.Contains(v, "· Not opened") || !h.HasToast("not done") {
-		t.Fatalf("the declined outcome is not under the turn:\n%s", v)
+	if v := h.View(); !strings.Contains(v, "· Not opened") || !h.HasToast("not done") || !strings.Contains(v, "Ask something") {
+		t.Fatalf("the declined outcome is not under the turn, or the input line is not back:\n%s", v)
 	}
 	h.Type(t, "thanks")
 	h.Press(t, "enter")

@@ -155,6 +155,10 @@ func New(pc *common.Context, cfg *Config) *Model {
 
 func (v *Model) on() bool { return v != nil && v.cfg != nil && v.cfg.Actions != nil }
 
+// Confirming tells whether an action waits for y or n: the dialog is modal,
+// so the host shows it in place of its input and its keys first.
+func (v *Model) Confirming() bool { return v.on() && len(v.confirms) > 0 }
+
 // Busy tells whether voice records, waits for an answer, plays one or
 // waits for a spoken reply.
 func (v *Model) Busy() bool {

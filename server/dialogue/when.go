@@ -460,7 +460,7 @@ func (m *langModel) zeroClock(toks []token) (clock, int) {
 	if len(toks) > 2 && m.numbers[toks[2].norm] == 100 {
 		return clock24h(h, 0), 3
 	}
-	if mins, n := m.parseNumber(toks[2:]); n > 0 && mins >= 10 && mins < 60 && !m.unitAfter(toks[2+n:]) {
+	if mins, n := m.clockMinutes(toks[2:]); n > 0 {
 		return clock24h(h, mins), 2 + n
 	}
 	return clock{}, 0
@@ -575,7 +575,7 @@ func (m *langModel) clockFromNumber(toks []token) (clock, int) {
 		return clock{}, 0
 	}
 	// "seven thirty", "7 45".
-	if mins, mn := m.parseNumber(rest); mn > 0 && mins >= 10 && mins < 60 && !m.unitAfter(rest[mn:]) {
+	if mins, mn := m.clockMinutes(rest); mn > 0 {
 		return clock{hour: v % 24, minute: mins}, n + mn
 	}
 	return clock{hour: v % 24}, n
@@ -589,6 +589,12 @@ func (m *langModel) pointMinutes(toks []token) (int, int) {
 			return d1*10 + d2, 2
 		}
 	}
+	return m.clockMinutes(toks)
+}
+
+// clockMinutes reads the minutes of a clock said as a number from 10 to 59
+// ("seven thirty"), not the count of a unit ("seven thirty minutes").
+func (m *langModel) clockMinutes(toks []token) (int, int) {
 	if mins, n := m.parseNumber(toks); n > 0 && mins >= 10 && mins < 60 && !m.unitAfter(toks[n:]) {
 		return mins, n
 	}

@@ -129,7 +129,7 @@ func waterfall(vt *Turn) string {
 
 // dialog is the confirmation shown instead of the input line, nil when none waits.
 func (v *Model) Dialog(t *common.Theme, width int) []string {
-	if !v.on() || len(v.confirms) == 0 {
+	if !v.Confirming() {
 		return nil
 	}
 	cf := v.confirms[0].Confirm
@@ -153,7 +153,7 @@ func (v *Model) Help() []key.Binding {
 	if !v.on() {
 		return nil
 	}
-	if len(v.confirms) > 0 {
+	if v.Confirming() {
 		return []key.Binding{v.keys.Yes}
 	}
 	return []key.Binding{v.keys.Talk}

@@ -248,7 +248,7 @@ func (e *Engine) begin(ctx context.Context, req Request) (t *turn, q, unread str
 	if loc == nil {
 		loc = time.UTC
 	}
-	toks := m.joinSplit(tokenize(q))
+	toks := m.words(q)
 	m.correctTokens(toks)
 	toks = m.fluent(toks)
 	t = &turn{e: e, ctx: ctx, m: m, req: req, lang: lang, now: now, loc: loc, toks: toks, langFrom: langFrom}
@@ -257,7 +257,7 @@ func (e *Engine) begin(ctx context.Context, req Request) (t *turn, q, unread str
 			// "¿qué tiempo hace?" typed in a console set to English: when
 			// the named language reads nothing, the query's own does.
 			if _, ok := m.understand(toks); !ok {
-				otoks := e.models[other].joinSplit(tokenize(q))
+				otoks := e.models[other].words(q)
 				e.models[other].correctTokens(otoks)
 				otoks = e.models[other].fluent(otoks)
 				if _, ok := e.models[other].understand(otoks); ok {

@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/harkhq/hark/assets"
 )
@@ -110,6 +111,11 @@ type langFile struct {
 	// Spoken maps words that stand for symbols in spoken addresses
 	// ("dot" -> ".", "at" -> "@").
 	Spoken map[string]string `json:"spoken"`
+	// LetterWords are the letters that are words of the language ("a",
+	// "i"; "y", "o"): a run of letters said one by one ("j f k") is one
+	// word, and a letter word joins such a run only inside it ("l a x"),
+	// since at its edge it is more likely the word.
+	LetterWords []string `json:"letterWords"`
 	// DigitSounds are words that sound like a digit ("for", "to"): read as
 	// that digit between digits said one by one, where a recogniser writes
 	// "six for six" for "six four six".
@@ -168,6 +174,7 @@ type langModel struct {
 	numbers, scales                      map[string]int
 	timeWords                            phraseTable
 	spoken                               map[string]string
+	letterWords                          map[string]bool
 	digitSounds                          map[string]int
 	display                              map[string]map[string]string
 	slots                                []*slotDef
@@ -376,6 +383,7 @@ func compileModel(lang string, f langFile) (*langModel, error) {
 		say:         f.Say,
 		grammar:     map[string][]string{},
 		spoken:      map[string]string{},
+		letterWords: map[string]bool{},
 		digitSounds: map[string]int{},
 		display:     f.Display,
 	}
@@ -384,6 +392,12 @@ func compileModel(lang string, f langFile) (*langModel, error) {
 	}
 	for w, sym := range f.Spoken {
 		m.spoken[fold(w)] = sym
+	}
+	for _, w := range f.LetterWords {
+		if utf8.RuneCountInString(w) != 1 {
+			return nil, fmt.Errorf("dialogue data %s: letter word %q is not one letter", lang, w)
+		}
+		m.letterWords[fold(w)] = true
 	}
 	for _, w := range f.Fillers {
 		m.fillers[fold(w)] = true

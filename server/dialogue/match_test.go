@@ -6,7 +6,7 @@ import (
 
 // readBoth reads a query with the bounds of the matcher and without them.
 func readBoth(m *langModel, q string) (bounded, exhaustive *queryCtx, b, x match, bok, xok bool) {
-	toks := m.joinSplit(tokenize(q))
+	toks := m.words(q)
 	m.correctTokens(toks)
 	toks = m.fluent(toks)
 	bounded, exhaustive = newQueryCtx(m, toks), newQueryCtx(m, toks)

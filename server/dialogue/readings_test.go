@@ -1035,3 +1035,37 @@ func TestSpokenSmallTalk(t *testing.T) {
 		t.Errorf("a question after a greeting: %s %v, want the fallback", r.Intent, r.NextActions)
 	}
 }
+
+// Letters said one by one are one word, as a recogniser writes a spelled
+// name ("j f k"); a letter that is a word stays one at a run's edge.
+func TestSpelledLettersAreOneWord(t *testing.T) {
+	checkReadings(t, []readCase{
+		{"en", "show me the way to j f k airport", "NAVIGATE", []string{`"destination":"John F. Kennedy International Airport"`}},
+		{"en", "s m s to five five five one two three four five six seven call me back", "SEND_SMS",
+			[]string{`"contact":"5551234567"`, `"text":"call me back"`}},
+		{"en", "call j j", "MAKE_CALL", []string{`"contact":"JJ"`}},
+		{"en", "text b j i am late", "SEND_SMS", []string{`"contact":"BJ"`, `"text":"i am late"`}},
+		{"en", "set an alarm for seven a m", "SET_ALARM", nil},
+		{"es", "llama a j p", "MAKE_CALL", []string{`"contact":"JP"`}},
+		// Letters set apart by a comma are a list, not a word.
+		{"en", "text b, j is late", "SEND_SMS", []string{`"contact":"b"`}},
+	})
+}
+
+func TestSpelledOut(t *testing.T) {
+	h := newHarness(t)
+	for _, c := range []struct{ lang, q, want string }{
+		{"en", "show me the way to j f k airport", "show me the way to JFK airport"},
+		{"en", "navigate to l a x", "navigate to LAX"},
+		{"en", "where r u", ""},
+		{"en", "a b c", "a BC"},
+		{"en", "J F K, please", "JFK, please"},
+		{"es", "llama a j p", "llama a JP"},
+	} {
+		m := h.e.models[c.lang]
+		got, ok := m.spelledOut(c.q, tokenize(c.q))
+		if want := c.want != ""; ok != want || ok && got != c.want {
+			t.Errorf("%s %q: %q %v, want %q", c.lang, c.q, got, ok, c.want)
+		}
+	}
+}

@@ -102,6 +102,60 @@ func tokenize(q string) []token {
 	return out
 }
 
+// spelledOut rewrites q with the letters said one by one made one word:
+// "j f k airport", "s m s", "l a x", as a recogniser writes a spelled
+// name and people type one. A letter that is also a word ("a", "i")
+// joins only inside a run: "text b j i am late" keeps its "i". The word
+// is written in capitals, as an acronym is. toks are q's words; ok is
+// false when q spells nothing. Rewriting the text, not the words, keeps
+// every span of the query its own text.
+func (m *langModel) spelledOut(q string, toks []token) (out string, ok bool) {
+	letter := func(i int) bool {
+		w := toks[i].norm
+		return len(w) == 1 && w[0] >= 'a' && w[0] <= 'z'
+	}
+	at := func(i int) int { return len(q) - len(toks[i].src) }
+	var b strings.Builder
+	done := 0
+	for i := 0; i < len(toks); i++ {
+		if !letter(i) || m.letterWords[toks[i].norm] {
+			continue
+		}
+		j := i
+		for j+1 < len(toks) && letter(j+1) &&
+			strings.TrimSpace(q[at(j)+len(toks[j].orig):at(j+1)]) == "" {
+			j++
+		}
+		for j > i && m.letterWords[toks[j].norm] {
+			j--
+		}
+		if j == i {
+			continue
+		}
+		b.WriteString(q[done:at(i)])
+		for _, t := range toks[i : j+1] {
+			b.WriteString(strings.ToUpper(t.orig))
+		}
+		done = at(j) + len(toks[j].orig)
+		i = j
+	}
+	if done == 0 {
+		return q, false
+	}
+	b.WriteString(q[done:])
+	return b.String(), true
+}
+
+// words reads q's words as the matcher takes them: letters spelled one
+// by one joined, and a word split by a slipped space mended.
+func (m *langModel) words(q string) []token {
+	toks := tokenize(q)
+	if spelled, ok := m.spelledOut(q, toks); ok {
+		toks = tokenize(spelled)
+	}
+	return m.joinSplit(toks)
+}
+
 // spanText gives back the words of toks as the user wrote them, with the
 // punctuation between them ("running late, start without me").
 func spanText(toks []token) string {

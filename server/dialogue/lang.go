@@ -167,7 +167,10 @@ type langModel struct {
 	addressee map[string]bool
 	speaker   map[string]bool
 	asides    map[string]bool
-	notPlaces map[string]bool
+	// courtesyEnds are the last words of the courtesy phrases ("please",
+	// "favor"): said after a request, they close it.
+	courtesyEnds map[string]bool
+	notPlaces    map[string]bool
 	// spoken disfluencies (fluent.go)
 	hesitations, exclamations, exclaimed map[string]bool
 	discourse, manner, reminders         [][]string
@@ -365,13 +368,14 @@ func loadModel(fsys fs.FS, lang string, cities []city) (*langModel, error) {
 
 func compileModel(lang string, f langFile) (*langModel, error) {
 	m := &langModel{
-		lang:        lang,
-		fillers:     map[string]bool{},
-		addressee:   map[string]bool{},
-		speaker:     map[string]bool{},
-		asides:      map[string]bool{},
-		notPlaces:   map[string]bool{},
-		hesitations: map[string]bool{}, exclamations: map[string]bool{}, exclaimed: map[string]bool{},
+		lang:         lang,
+		fillers:      map[string]bool{},
+		addressee:    map[string]bool{},
+		speaker:      map[string]bool{},
+		asides:       map[string]bool{},
+		courtesyEnds: map[string]bool{},
+		notPlaces:    map[string]bool{},
+		hesitations:  map[string]bool{}, exclamations: map[string]bool{}, exclaimed: map[string]bool{},
 		numbers:     map[string]int{},
 		scales:      map[string]int{},
 		slotIndex:   map[string]int{},
@@ -435,6 +439,9 @@ func compileModel(lang string, f langFile) (*langModel, error) {
 			return nil, fmt.Errorf("dialogue data %s: courtesy: %w", lang, err)
 		}
 		m.parsedCourtesy = append(m.parsedCourtesy, seq)
+		if w := strings.Fields(fold(c)); lettersOnly(w[len(w)-1]) {
+			m.courtesyEnds[w[len(w)-1]] = true
+		}
 	}
 	for w, v := range f.Numbers {
 		m.numbers[fold(w)] = v

@@ -144,9 +144,16 @@ func newQueryCtx(m *langModel, toks []token) *queryCtx {
 	// costs a reading little: from the first word that opens a clause
 	// after a word of the request, to the end. A message still takes such
 	// words, even mistyped, at a lower cost ("txt anna i'm lte").
+	// A filler before the word keeps it in the request ("can i get"),
+	// unless it is the "please" that closes one ("read me the headlines
+	// please i've missed the paper").
 	q.asideFrom = len(toks)
+	request := false
 	for j := 1; j < len(toks); j++ {
-		if m.asides[toks[j].norm] && !m.fillers[toks[j-1].norm] && !q.startsName(j) {
+		prev := toks[j-1].norm
+		opens := !m.fillers[prev] || m.courtesyEnds[prev] && request
+		request = request || !m.fillers[prev]
+		if m.asides[toks[j].norm] && opens && !q.startsName(j) {
 			q.asideFrom = j
 			for k := j; k < len(toks); k++ {
 				q.skip[k] = min(q.skip[k], costSkipAside)
@@ -519,8 +526,9 @@ func (q *queryCtx) align(v *variant, bound float32) (match, bool) {
 			if c := cost[from]; c < inf && i < p {
 				def := q.m.slots[v.elems[i].slot]
 				// "call jake i locked myself out": a name or title does
-				// not run on into a clause of its own.
-				if j < n && (def.verbatim || !aside || afterFiller) {
+				// not run on into a clause of its own, nor past a
+				// "please" into one ("open the camera please i want…").
+				if j < n && (def.verbatim || !aside || afterFiller && j != q.asideFrom) {
 					relax(from, st(i, j+1, 1), q.openCost(v.elems[i].slot, j), actOpenExt, 0)
 				}
 				// A name or title ends on a word of its own: "tv schedule

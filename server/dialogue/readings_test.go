@@ -508,6 +508,12 @@ func TestAsidesAfterARequest(t *testing.T) {
 		{"en", "text rosa the spare key is under the mat", "SEND_SMS", []string{`"text":"the spare key is under the mat"`}},
 		{"en", "play so what", "PLAY_MUSIC", []string{`"title":"So What"`}},
 		{"es", "pon un temporizador de 5 minutos porque tengo el horno encendido", "SET_TIMER", nil},
+		// a "please" that closes a request opens the way to an aside; one
+		// that opens the query does not
+		{"en", "set a timer for 20 minutes please i've got cookies in the oven and the kids upstairs", "SET_TIMER", nil},
+		{"en", "call mom please i locked myself out of the house and my phone is dying", "MAKE_CALL", []string{`"contact":"mom"`}},
+		{"en", "open the camera please i want to take a picture of this sunset over the bay", "OPEN_APP", []string{`"app":"camera"`}},
+		{"en", "please i need a timer for ten minutes", "SET_TIMER", nil},
 	})
 }
 

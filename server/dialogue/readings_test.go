@@ -496,6 +496,9 @@ func TestAsidesAfterARequest(t *testing.T) {
 		{"en", "i would like an alarm for 6 if it's no bother", "SET_ALARM", nil},
 		// the alarm's time said before asking for it
 		{"en", "my train leaves at 7:40 am, set an alarm for then", "SET_ALARM", nil},
+		// ... and as a recogniser writes it, with no comma
+		{"en", "i have to leave the front desk at twelve thirty pm can you set an alarm for then", "SET_ALARM", nil},
+		{"es", "salgo a las siete y media de la mañana me puedes poner una alarma para entonces", "SET_ALARM", nil},
 		{"es", "el sábado a las nueve de la mañana, ponme una alarma", "SET_ALARM", nil},
 		{"en", "i have 3 kids, set an alarm", "OPEN_ASR", nil},
 		{"en", "thursday at 4 pm, could you put a call with the landlord in my calendar", "SET_APPOINTMENT", []string{`"title":"Call with the landlord"`}},

@@ -232,8 +232,10 @@ func clauses(toks []token) [][]token {
 // clausesOf gives the clauses of a query: split at punctuation (clauses)
 // and, inside a clause, before a word that joins a reason to what follows
 // from it ("the truck comes at 6 am so I need an alarm at 5 am", "llego
-// tarde así que pon una alarma"), with two words at least on each side;
-// nil when there is one clause.
+// tarde así que pon una alarma") or a request put as a question opens
+// ("I leave at twelve thirty can you set an alarm for then", as a
+// recogniser writes it, with no comma), with two words at least on each
+// side; nil when there is one clause.
 func (m *langModel) clausesOf(toks []token) [][]token {
 	parts := clauses(toks)
 	if parts == nil {
@@ -243,10 +245,16 @@ func (m *langModel) clausesOf(toks []token) [][]token {
 	for _, c := range parts {
 		from := 0
 		for k := 2; k < len(c)-1; k++ {
-			if n := m.joinerAt(c[k:]); n > 0 && k-from >= 2 && len(c)-k-n >= 2 {
+			if k-from < 2 {
+				continue
+			}
+			if n := m.joinerAt(c[k:]); n > 0 && len(c)-k-n >= 2 {
 				out = append(out, c[from:k])
 				from = k + n
 				k = from
+			} else if n := wordsIn(c[k:], requestOpeners[m.lang]); n > 0 && len(c)-k > n {
+				out = append(out, c[from:k])
+				from = k
 			}
 		}
 		out = append(out, c[from:])
@@ -260,9 +268,15 @@ func (m *langModel) clausesOf(toks []token) [][]token {
 // joinerAt gives the length of a word that joins a reason to what follows
 // from it at toks[0], 0 when there is none.
 func (m *langModel) joinerAt(toks []token) int {
-	for _, j := range clauseJoiners[m.lang] {
-		if len(toks) > len(j) && wordsAt(toks, j) {
-			return len(j)
+	return wordsIn(toks, clauseJoiners[m.lang])
+}
+
+// wordsIn gives the length of the first of phrases that toks start with
+// and that more words follow, 0 when there is none.
+func wordsIn(toks []token, phrases [][]string) int {
+	for _, p := range phrases {
+		if len(toks) > len(p) && wordsAt(toks, p) {
+			return len(p)
 		}
 	}
 	return 0
@@ -272,6 +286,13 @@ func (m *langModel) joinerAt(toks []token) int {
 var clauseJoiners = map[string][][]string{
 	"en": {{"so"}, {"and", "so"}},
 	"es": {{"asi", "que"}, {"entonces"}, {"por", "eso"}},
+}
+
+// requestOpeners open a request put as a question, which starts a clause
+// of its own after words of another.
+var requestOpeners = map[string][][]string{
+	"en": {{"can", "you"}, {"could", "you"}, {"would", "you"}, {"will", "you"}},
+	"es": {{"puedes"}, {"podrias"}, {"podria"}, {"me", "puedes"}, {"me", "podrias"}},
 }
 
 // opensAt says whether a Spanish opening mark (¿ ¡) was typed right

@@ -528,7 +528,10 @@ func (q *queryCtx) align(v *variant, bound float32) (match, bool) {
 				// "call jake i locked myself out": a name or title does
 				// not run on into a clause of its own, nor past a
 				// "please" into one ("open the camera please i want…").
-				if j < n && (def.verbatim || !aside || afterFiller && j != q.asideFrom) {
+				// A person's name does not run on past a "please" either
+				// ("would you call my daughter for me please my daughter").
+				if j < n && (def.verbatim || !aside || afterFiller && j != q.asideFrom) &&
+					(def.perWord != costShortWord || !q.m.courtesyEnds[q.toks[j].norm]) {
 					relax(from, st(i, j+1, 1), q.openCost(v.elems[i].slot, j), actOpenExt, 0)
 				}
 				// A name or title ends on a word of its own: "tv schedule

@@ -517,6 +517,8 @@ func TestAsidesAfterARequest(t *testing.T) {
 		{"en", "call mom please i locked myself out of the house and my phone is dying", "MAKE_CALL", []string{`"contact":"mom"`}},
 		{"en", "open the camera please i want to take a picture of this sunset over the bay", "OPEN_APP", []string{`"app":"camera"`}},
 		{"en", "please i need a timer for ten minutes", "SET_TIMER", nil},
+		// nor does a name run on past it
+		{"en", "would you call my daughter for me please my daughter", "MAKE_CALL", []string{`"contact":"my daughter"`}},
 	})
 }
 

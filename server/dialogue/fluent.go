@@ -1,5 +1,7 @@
 package dialogue
 
+import "strings"
+
 // Spoken disfluencies: what a speaker says on the way to a request, which
 // is no part of it. "oh shoot cancel the pasta timer" read its label as
 // "oh shoot cancel the pasta"; "ok um put on some, like, classical music"
@@ -26,6 +28,14 @@ func (m *langModel) fluent(toks []token) []token {
 		if m.hesitations[toks[j].norm] {
 			continue
 		}
+		// "would you mind setting a timer": the mind of asking politely
+		// is no part of the request, and the verb after it leads it
+		// ("do you mind if I call" asks no such thing; the verb as said,
+		// before a correction made it "set").
+		if j == i+2 && j+1 < len(toks) && toks[j].norm == "mind" && toks[j-1].norm == "you" && mindOpeners[toks[i].norm] &&
+			strings.HasSuffix(fold(toks[j+1].orig), "ing") {
+			continue
+		}
 		if n := m.discourseAt(toks, j, i, m.allFillers(out)); n > 0 {
 			j += n - 1
 			continue
@@ -37,6 +47,10 @@ func (m *langModel) fluent(toks []token) []token {
 	}
 	return out
 }
+
+// mindOpeners ask politely with "mind" two words after them ("would you
+// mind", "do you mind").
+var mindOpeners = map[string]bool{"would": true, "do": true}
 
 // discourseAt gives the length of a filler phrase at toks[j] that commas
 // set off: after a comma and before one (", like,"), or opening the

@@ -1080,3 +1080,18 @@ func TestSpelledOut(t *testing.T) {
 		}
 	}
 }
+
+// "would you mind" and a verb said as "-ing" ask politely for what the
+// verb says; "do you mind if …" asks no such thing.
+func TestWouldYouMind(t *testing.T) {
+	checkReadings(t, []readCase{
+		{"en", "would you mind playing some jazz", "PLAY_MUSIC", nil},
+		{"en", "would you mind setting a little timer for twenty minutes for my cake", "SET_TIMER", []string{`"duration":1200000`}},
+		{"en", "do you mind setting a timer for ten minutes", "SET_TIMER", []string{`"duration":600000`}},
+		{"en", "do you mind if i call you later", "OPEN_ASR", nil},
+	})
+	h := newHarness(t)
+	if _, d := actionJSON(t, h.ask("en", "would you mind setting a little timer for twenty minutes for my cake", 0)); strings.Contains(d, "mind") {
+		t.Errorf("the label holds the polite words: %s", d)
+	}
+}

@@ -267,6 +267,18 @@ func (m *langModel) parseWhen(toks []token) (whenExpr, int) {
 			}
 			return w, end
 		case role == roleAM || role == rolePM || role == roleMorning || role == roleAfternoon || role == roleEvening || role == roleNight:
+			if !w.hasClock {
+				// "saturday night am": a recogniser's "night" for the
+				// "nine" that am or pm follows (soundedHour)
+				if _, sounded := m.soundedHour(toks[i:]); sounded > 0 {
+					if c, k := m.parseClock(toks[i:]); k > 0 {
+						w.setClock(c)
+						i += k
+						end = i
+						continue
+					}
+				}
+			}
 			if w.mer != "" && w.mer != roleNight || i == 0 && (role == roleAM || role == rolePM) {
 				// a bare "am" follows its clock: "am one tomorrow" in "the
 				// 6 am one tomorrow" is no time

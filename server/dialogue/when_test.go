@@ -63,6 +63,9 @@ func TestTimeExpressions(t *testing.T) {
 			{"en", "thursday for pm", "2026-03-05 16:00"},
 			{"en", "friday for thirty pm", "2026-03-06 16:30"},
 			{"en", "tomorrow at ate o'clock", "2026-03-05 08:00"},
+			{"en", "saturday night am", "2026-03-07 09:00"},
+			{"en", "friday night thirty pm", "2026-03-06 21:30"},
+			{"en", "saturday night at ten", "2026-03-07 22:00"},
 			// The 24-hour clock read aloud.
 			{"en", "zero six four five tomorrow", "2026-03-05 06:45"},
 			{"en", "oh nine thirty", "2026-03-05 09:30"},
@@ -245,7 +248,7 @@ func FuzzParseWhen(f *testing.F) {
 	for _, s := range []string{"tomorrow at 9", "quarter to eight", "a las siete y media", "in 10 minutes",
 		"99:99", "at at at", "el el viernes", "media hora y media", "12:60pm", "0:00", "24", "-5 minutes",
 		"one hundred hundred", "y y y", "9999999999 seconds", "zero six four five", "oh", "zero zero zero zero hours",
-		"friday to pm", "for", "at six hours and", "twenty three hundred hundred", "one thousand seven hundred",
+		"friday to pm", "for", "saturday night am", "night", "at six hours and", "twenty three hundred hundred", "one thousand seven hundred",
 		"mil millones mil", "nine point five nine", "thousand thousand billion"} {
 		f.Add(s)
 	}

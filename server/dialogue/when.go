@@ -181,6 +181,18 @@ var (
 // "quarter past seven", "el viernes a las ocho", "in 10 minutes". It
 // returns the expression and the tokens it used (0 when none).
 func (m *langModel) parseWhen(toks []token) (whenExpr, int) {
+	w, n := m.readWhen(toks)
+	if w.hasClock && w.hour > 12 && (w.mer == roleAM || w.mer == roleMorning) {
+		// "fifteen am" (a recogniser's "eight fifteen am" without its
+		// eight): no time of day, rather than 3 pm or a guess.
+		return whenExpr{}, 0
+	}
+	return w, n
+}
+
+// readWhen is parseWhen before the check that the clock and its part of
+// the day agree.
+func (m *langModel) readWhen(toks []token) (whenExpr, int) {
 	var w whenExpr
 	i, end := 0, 0
 	for i < len(toks) && i < 16 {

@@ -171,6 +171,29 @@ func TestDSTWallClock(t *testing.T) {
 	}
 }
 
+// A clock past twelve said with am or "in the morning" is no time of day:
+// "fifteen am" is what a recogniser left of "eight fifteen am".
+func TestClockAgainstItsPartOfTheDay(t *testing.T) {
+	ms, _ := loadModels()
+	for _, c := range []struct {
+		lang, q string
+		ok      bool
+	}{
+		{"en", "fifteen am", false},
+		{"en", "at 15 am", false},
+		{"en", "15am", false},
+		{"es", "a las quince de la mañana", false},
+		{"en", "13 pm", true},
+		{"en", "twelve am", true},
+		{"en", "seven am", true},
+		{"es", "a las siete de la mañana", true},
+	} {
+		if _, n := ms[c.lang].parseWhen(tokenize(c.q)); (n > 0) != c.ok {
+			t.Errorf("%s %q: read over %d words, want a time %v", c.lang, c.q, n, c.ok)
+		}
+	}
+}
+
 func TestDayOnlyAndDurations(t *testing.T) {
 	ms, _ := loadModels()
 	for _, c := range []struct {
@@ -248,7 +271,7 @@ func FuzzParseWhen(f *testing.F) {
 	for _, s := range []string{"tomorrow at 9", "quarter to eight", "a las siete y media", "in 10 minutes",
 		"99:99", "at at at", "el el viernes", "media hora y media", "12:60pm", "0:00", "24", "-5 minutes",
 		"one hundred hundred", "y y y", "9999999999 seconds", "zero six four five", "oh", "zero zero zero zero hours",
-		"friday to pm", "for", "saturday night am", "night", "at six hours and", "twenty three hundred hundred", "one thousand seven hundred",
+		"friday to pm", "for", "saturday night am", "fifteen am", "night", "at six hours and", "twenty three hundred hundred", "one thousand seven hundred",
 		"mil millones mil", "nine point five nine", "thousand thousand billion"} {
 		f.Add(s)
 	}

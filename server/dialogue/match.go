@@ -735,6 +735,12 @@ func (q *queryCtx) align(v *variant, bound float32) (match, bool) {
 					def.perWord == costShortWord && end-pj > maxPersonWords {
 					return match{}, false
 				}
+				// Nor is a person named by one of the request's own words:
+				// "shoot a text to like saying call me" names no one
+				// "saying" ("her", "them" stand for someone).
+				if w := q.toks[pj].norm; def.perWord == costShortWord && end-pj == 1 && q.m.intentWords[v.intent][w] && !q.m.notPlaces[w] {
+					return match{}, false
+				}
 				if messageSlots[def.name] && tellsMessage(v, pi) && !subjects[q.toks[pj].norm] {
 					// "tell Rosa I left the keys under the mat" tells a
 					// message, a clause with its subject; "tell the kids a

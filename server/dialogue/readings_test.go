@@ -42,7 +42,16 @@ func TestNameEndsOnItsOwnWord(t *testing.T) {
 		{"en", "the camera app open", "OPEN_APP", []string{`"app":"camera"`}},
 		{"en", "open the page example.com please", "OPEN_URL", []string{`example.com`}},
 		{"en", "text lucas ok", "SEND_SMS", []string{`"text":"ok"`}},
+		// nor is one of the request's own words a person ("like" was
+		// heard for "mike"); a pronoun stands for someone
+		{"en", "shoot a text to like saying call me when you can", "OPEN_ASR", nil},
+		{"en", "tell her i'm running late", "SEND_SMS", []string{`"contact":"her"`}},
 	})
+	h := newHarness(t)
+	r := h.ask("en", "shoot a text to like saying call me when you can", 0)
+	if strings.Contains(r.Responses.Text, "saying") {
+		t.Errorf("a person called saying: %q", r.Responses.Text)
+	}
 }
 
 // Music named without asking for it, or with words around the title.

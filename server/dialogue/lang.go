@@ -37,6 +37,16 @@ type langFile struct {
 	// cold outside, would I need my coat", "the temperature going to be")
 	// is not a place, and the question is about where the user is.
 	NotPlaces []string `json:"notPlaces"`
+	// Describers say which one or what kind of a thing without naming it
+	// ("another", "a quick", "a second"): "set another timer for 5
+	// minutes" labels no timer "another", "create another appointment"
+	// titles none.
+	Describers []string `json:"describers"`
+	// NearWords say how near a place is wanted ("nearest", "closest"):
+	// before a category they leave it that category, where another word
+	// makes it another kind of place ("the nearest gas station" is no
+	// train station).
+	NearWords []string `json:"nearWords"`
 	// Hesitations are sounds a speaker makes while thinking ("um", "uh",
 	// "eh"); Exclamations open a query with a reaction ("oh", "oops",
 	// "ay"), carried on by the Exclaimed words after them ("oh shoot",
@@ -171,6 +181,8 @@ type langModel struct {
 	// "favor"): said after a request, they close it.
 	courtesyEnds map[string]bool
 	notPlaces    map[string]bool
+	describers   map[string]bool
+	nearWords    map[string]bool
 	// spoken disfluencies (fluent.go)
 	hesitations, exclamations, exclaimed map[string]bool
 	discourse, manner, reminders         [][]string
@@ -375,6 +387,8 @@ func compileModel(lang string, f langFile) (*langModel, error) {
 		asides:       map[string]bool{},
 		courtesyEnds: map[string]bool{},
 		notPlaces:    map[string]bool{},
+		describers:   map[string]bool{},
+		nearWords:    map[string]bool{},
 		hesitations:  map[string]bool{}, exclamations: map[string]bool{}, exclaimed: map[string]bool{},
 		numbers:     map[string]int{},
 		scales:      map[string]int{},
@@ -411,6 +425,12 @@ func compileModel(lang string, f langFile) (*langModel, error) {
 	}
 	for _, w := range f.NotPlaces {
 		m.notPlaces[fold(w)] = true
+	}
+	for _, w := range f.Describers {
+		m.describers[fold(w)] = true
+	}
+	for _, w := range f.NearWords {
+		m.nearWords[fold(w)] = true
 	}
 	for set, words := range map[*map[string]bool][]string{&m.hesitations: f.Hesitations,
 		&m.exclamations: f.Exclamations, &m.exclaimed: f.Exclaimed} {

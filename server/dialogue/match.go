@@ -566,6 +566,9 @@ func (q *queryCtx) align(v *variant, bound float32) (match, bool) {
 	// the pattern does not say (see below).
 	unknown, self, asked, saidFillers, missedSlots := 0, 0, 0, 0, 0
 	missedAddressee, unasked := false, false
+	// unknownVerb is whether the query opens with a skipped word nobody
+	// knows (see below).
+	unknownVerb := false
 	// "how" is no such question word: it opens requests too ("how about a
 	// timer", "how windy is it outside", read by patterns without it).
 	question := len(q.toks) > 0 && questionWords[q.toks[0].norm] && !manners[q.toks[0].norm]
@@ -586,6 +589,7 @@ func (q *queryCtx) align(v *variant, bound float32) (match, bool) {
 				skipped++
 				if q.unknownWord(pj) {
 					unknown++
+					unknownVerb = unknownVerb || pj == 0
 				}
 			}
 		case actLit:
@@ -624,6 +628,11 @@ func (q *queryCtx) align(v *variant, bound float32) (match, bool) {
 			def := q.m.slots[v.elems[pi].slot]
 			val := c.val
 			val.start, val.end = pj, c.end
+			if def.typ == "duration" && v.intent == "SET_APPOINTMENT" && val.dur < time.Minute {
+				// "book a second appointment with the dentist" says which
+				// appointment, not that it lasts a second.
+				return match{}, false
+			}
 			r.slots[def.name] = val
 			if def.kind == slotClosed {
 				// A closed slot anchors a pattern like a word does
@@ -663,8 +672,19 @@ func (q *queryCtx) align(v *variant, bound float32) (match, bool) {
 				}
 				if !messageSlots[def.name] {
 					// "new event tomorrow 6 pm: dentist" has no title
-					// "tomorrow": a name or title is not a time.
-					if w, n := q.m.parseWhen(q.toks[pj:end]); n == end-pj && (w.day != dayNone || w.mer != "" || w.hasRel) {
+					// "tomorrow": a name or title is not a time, nor
+					// the words that lead to one ("a new calendar event
+					// for friday at noon").
+					k := pj
+					for k < end-1 && q.m.fillers[q.toks[k].norm] {
+						k++
+					}
+					if w, n := q.m.parseWhen(q.toks[k:end]); n == end-k && (w.day != dayNone || w.mer != "" || w.hasRel) {
+						return match{}, false
+					}
+					// Nor a length: "set a second timer for 5 minutes"
+					// labels no timer "5 minutes".
+					if d, n := q.m.parseDuration(q.toks[k:end]); n == end-k && d > 0 {
 						return match{}, false
 					}
 				}
@@ -741,6 +761,40 @@ func (q *queryCtx) align(v *variant, bound float32) (match, bool) {
 				if w := q.toks[pj].norm; def.perWord == costShortWord && end-pj == 1 && q.m.intentWords[v.intent][w] && !q.m.notPlaces[w] {
 					return match{}, false
 				}
+				// An entry put on a list is no calendar entry: "add milk to
+				// my shopping list" is for a list hark does not keep.
+				if def.name == "title" && end-pj >= 3 && listWords[q.toks[end-1].norm] {
+					for k := max(pj, end-7); k < end-2; k++ {
+						if next := q.toks[k+1].norm; placeWords[q.toks[k].norm] && (articles[next] || possessives[next]) {
+							return match{}, false
+						}
+					}
+				}
+				// A channel is no one's: "what's on my calendar tomorrow"
+				// asks about no channel.
+				if def.name == "channel" && possessives[q.toks[pj].norm] {
+					return match{}, false
+				}
+				// Nor is a timer labelled, or an entry titled, by words that
+				// only describe it: "set another timer for 5 minutes", "a
+				// quick timer", "create another appointment" (with the
+				// request's own verb; the kind of entry stands for a title:
+				// "schedule a meeting today at 4"). A timer "for me" is for
+				// the speaker, not labelled "me"; "call another number"
+				// names no one. Which one to cancel they do say ("cancel
+				// the other timer").
+				if (def.perWord == costShortWord || def.name == "title") && !strings.HasPrefix(v.intent, "DELETE_") {
+					names := false
+					for k := pj; k < end && !names; k++ {
+						w := q.toks[k].norm
+						verb := def.name == "title" && q.m.intentWords[v.intent][w] && !titleKinds[w] && !kindOnly[w]
+						names = !q.m.describers[w] && !articles[w] && !indefinite[w] && !verb &&
+							!(def.name == "label" && q.m.notPlaces[w])
+					}
+					if !names {
+						return match{}, false
+					}
+				}
 				if messageSlots[def.name] && tellsMessage(v, pi) && !subjects[q.toks[pj].norm] {
 					// "tell Rosa I left the keys under the mat" tells a
 					// message, a clause with its subject; "tell the kids a
@@ -797,6 +851,13 @@ func (q *queryCtx) align(v *variant, bound float32) (match, bool) {
 	// A known word in the gap keeps the reading ("who made you", "what
 	// day is tomorrow").
 	if unknown > 0 && (missedAddressee || asked == r.literals && typed == 0 && saidFillers == 0 && missed+missedFillers > 0) {
+		return match{}, false
+	}
+	// A request opened by a word nobody knows, read by a pattern that
+	// lacks a slot it needs, asks for what that word does: "pause the
+	// timer", "snooze the alarm" ask for no new timer or alarm (and would
+	// be asked "for how long?").
+	if unknownVerb && missedSlots > 0 && actionIntent(v.intent) {
 		return match{}, false
 	}
 	// The speaker where the pattern has the assistant: "what's my name",
@@ -1031,6 +1092,13 @@ func (q *queryCtx) openCost(slot, j int) float32 {
 	}
 	return c
 }
+
+// listWords name lists an entry may be put on, placeWords the words
+// that put it there ("to my shopping list", "en la lista de la compra").
+var (
+	listWords  = map[string]bool{"list": true, "lists": true, "playlist": true, "cart": true, "basket": true, "lista": true, "compra": true, "carrito": true, "cesta": true}
+	placeWords = map[string]bool{"to": true, "on": true, "onto": true, "in": true, "into": true, "a": true, "en": true}
+)
 
 // messageSlots are the open slots that carry a message as it is to be
 // sent, where any word may end it.

@@ -2,8 +2,10 @@ package dialogue
 
 import (
 	"encoding/json"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 // The readings below are general rules, each tried on phrasings of our
@@ -1100,8 +1102,44 @@ func TestWouldYouMind(t *testing.T) {
 		{"en", "do you mind if i call you later", "OPEN_ASR", nil},
 	})
 	h := newHarness(t)
-	if _, d := actionJSON(t, h.ask("en", "would you mind setting a little timer for twenty minutes for my cake", 0)); strings.Contains(d, "mind") {
-		t.Errorf("the label holds the polite words: %s", d)
+	if _, d := actionJSON(t, h.ask("en", "would you mind setting a little timer for twenty minutes for my cake", 0)); !strings.Contains(d, `"label":"cake"`) {
+		t.Errorf("the label is not the cake: %s", d)
+	}
+}
+
+// Words that say which one or what kind ("another", "a quick", "a second")
+// name no timer and title no entry; a timer "for my cake" is the cake's.
+func TestDescribersNameNothing(t *testing.T) {
+	checkReadings(t, []readCase{
+		{"en", "set another timer for five minutes", "SET_TIMER", []string{`"label":""`}},
+		{"en", "set a quick timer for five minutes", "SET_TIMER", []string{`"label":""`}},
+		{"en", "set a second timer for 5 minutes", "SET_TIMER", []string{`"duration":300000,"label":""`}},
+		{"en", "set a pasta timer for 10 minutes", "SET_TIMER", []string{`"label":"pasta"`}},
+		{"en", "set a timer for twenty minutes for my cake", "SET_TIMER", []string{`"label":"cake"`}},
+		{"en", "i need a timer for 3 minutes for my ramen dont let me forget it this time", "SET_TIMER", []string{`"label":"ramen"`}},
+		{"en", "hey set another timer, 15 minutes, for the cookies", "SET_TIMER", []string{`"label":"cookies"`}},
+		{"en", "set a timer for 5 minutes for me", "SET_TIMER", []string{`"label":""`}},
+		{"en", "set a timer for ten minutes for tomorrow", "SET_TIMER", []string{`"label":""`}},
+		{"en", "create another appointment for monday at 9", "SET_APPOINTMENT", []string{`"title":"Appointment"`}},
+		{"en", "add another event tomorrow at 3", "SET_APPOINTMENT", []string{`"title":"Event"`}},
+		{"en", "schedule another meeting with the team on friday at 2", "SET_APPOINTMENT", []string{`"title":"meeting with the team"`}},
+		{"en", "make a new calendar event for friday at noon", "SET_APPOINTMENT", []string{`"title":"Event"`}},
+		{"en", "schedule a meeting today at 4pm", "SET_APPOINTMENT", []string{`"title":"meeting"`}},
+		{"en", "create a quick sync meeting tomorrow at 10", "SET_APPOINTMENT", []string{`"title":"quick sync meeting"`}},
+		{"es", "crea otra cita para el lunes a las nueve", "SET_APPOINTMENT", []string{`"title":"Cita"`}},
+		{"es", "pon otro temporizador de diez minutos para la pasta", "SET_TIMER", []string{`"label":"pasta"`}},
+	})
+	// "a second appointment" is no appointment of one second
+	h := newHarness(t)
+	a, d := actionJSON(t, h.ask("en", "book a second appointment with the dentist on tuesday at 4", 0))
+	var appt AppointmentData
+	if err := json.Unmarshal([]byte(d), &appt); a != "SET_APPOINTMENT" || err != nil {
+		t.Fatalf("action %q %s (%v)", a, d, err)
+	}
+	start, _ := strconv.ParseInt(appt.Start, 10, 64)
+	end, _ := strconv.ParseInt(appt.End, 10, 64)
+	if appt.Title != "appointment with the dentist" || time.Duration(end-start)*time.Millisecond != time.Hour {
+		t.Errorf("a second appointment: %s", d)
 	}
 }
 
@@ -1116,4 +1154,79 @@ func TestSportsNewsIsNews(t *testing.T) {
 			t.Errorf("%q: intent %q, want %q", q, r.Intent, want)
 		}
 	}
+}
+
+// A request the assistant cannot carry out is not read as one it can:
+// "pause the timer" asks for no new timer, "cancel my dentist appointment"
+// for no new entry, "add milk to my shopping list" puts nothing in the
+// calendar, and "the nearest gas station" is no train station.
+func TestNoOtherRequestInItsPlace(t *testing.T) {
+	h := newHarness(t)
+	for q, want := range map[string]string{
+		"pause the timer": "fallback", "snooze the alarm": "fallback", "resume the timer": "fallback",
+		"add milk to my shopping list": "fallback", "put bread on the shopping list": "fallback",
+		"add this song to my playlist":  "fallback",
+		"cancel my dentist appointment": "calendar", "move my dentist appointment to friday": "calendar",
+		"reschedule my meeting to 3 pm": "calendar", "what's on my calendar tomorrow": "calendar",
+		"do i have anything tomorrow": "calendar", "cancela mi cita con el dentista": "calendar",
+		"qué tengo en mi agenda mañana": "calendar", "añade leche a la lista de la compra": "fallback",
+		// left alone
+		"stop the timer": "DELETE_TIMER", "cancel the timer": "DELETE_TIMER",
+		"schedule a meeting to discuss the list on monday at 10": "SET_APPOINTMENT",
+		"add drive to my mom's on friday at 5":                   "SET_APPOINTMENT",
+		"what's on bbc one tonight":                              "tv",
+	} {
+		lang := "en"
+		if strings.ContainsAny(q, "ñá") || strings.HasPrefix(q, "cancela") {
+			lang = "es"
+		}
+		r := h.ask(lang, q, 0)
+		got := r.Intent
+		if a, _ := actionJSON(t, r); a != "" {
+			got = a
+		}
+		if got != want {
+			t.Errorf("%q: %s (%s), want %s", q, got, r.Responses.Text, want)
+		}
+	}
+	for _, q := range []string{"navigate to the nearest gas station", "take me to the police station", "directions to the bus station"} {
+		if _, d := actionJSON(t, h.ask("en", q, 0)); strings.Contains(d, "Pennsylvania") {
+			t.Errorf("%q: %s, a train station", q, d)
+		}
+	}
+	checkReadings(t, []readCase{
+		{"en", "take me to the nearest station", "NAVIGATE", []string{`Pennsylvania Station`}},
+		{"en", "find the closest train station", "NAVIGATE", []string{`Pennsylvania Station`}},
+		{"es", "llévame a la estación de tren", "NAVIGATE", []string{`Pennsylvania Station`}},
+	})
+}
+
+// A message noun before what the message says is no part of it: "text
+// anna a message saying hi" sends "hi".
+func TestMessageNounIsNoMessage(t *testing.T) {
+	checkReadings(t, []readCase{
+		{"en", "text anna a message saying hi", "SEND_SMS", []string{`"text":"hi"`}},
+		{"en", "text mom a message that says call me", "SEND_SMS", []string{`"contact":"mom","text":"call me"`}},
+		{"en", "text dad a quick note, home by six", "SEND_SMS", []string{`"text":"home by six"`}},
+		{"en", "text mom a text: running late", "SEND_SMS", []string{`"contact":"mom","text":"running late"`}},
+		{"en", "email my boss a note saying i'm sick today", "SEND_EMAIL", []string{`"body":"i'm sick today"`}},
+		{"es", "escríbele a juan un mensaje que diga hola", "SEND_SMS", []string{`"text":"hola"`}},
+		// the message's own words
+		{"en", "text bob a note to self", "SEND_SMS", []string{`"text":"a note to self"`}},
+		{"en", "text anna that i'm late", "SEND_SMS", []string{`"text":"i'm late"`}},
+	})
+}
+
+// Describers name no person either, and an alarm takes its label before
+// the time as after it.
+func TestDescribersNameNoOne(t *testing.T) {
+	checkReadings(t, []readCase{
+		{"en", "call another number", "OPEN_ASR", nil},
+		{"en", "call my other sister", "MAKE_CALL", []string{`"contact":"my other sister"`}},
+		{"en", "cancel the other timer", "DELETE_TIMER", []string{`"label":"other"`}},
+		{"en", "set an alarm called gym for 6 am", "SET_ALARM", []string{`"label":"gym"`}},
+		{"en", "set a gym alarm for 6 am", "SET_ALARM", []string{`"label":"gym"`}},
+		{"en", "wake me up at 6 am for my flight", "SET_ALARM", []string{`"label":"flight"`}},
+		{"en", "set another alarm for 7 am", "SET_ALARM", []string{`"label":""`}},
+	})
 }

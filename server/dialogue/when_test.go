@@ -300,7 +300,8 @@ func FuzzAnswer(f *testing.F) {
 	for _, s := range []string{"set an alarm for 7", "pon una alarma", "text mom hi", "", "\xff", "{slot} [x] (a|b)",
 		"open http://", "call +", "weather in", "¿qué tiempo hace?", strings.Repeat("play ", 300),
 		"remind me", "remind me yet five pm", "ten minutes no twelve no", "never mind", "call two hundred twelve five",
-		"j f k", "a b c d", "text b, j i", "l  a\tx"} {
+		"j f k", "a b c d", "text b, j i", "l  a\tx", "set another timer for", "book a second appointment a second",
+		"timer for a second for a second"} {
 		f.Add(s)
 	}
 	e := New(Config{Knowledge: newFakeKnowledge(), Music: testTracks, MusicURL: testMusicURL})

@@ -223,11 +223,26 @@ func (t *turn) alarm(intent string, slots map[string]slotVal) reply {
 	if (!ok || !w.when.complete()) && intent == "SET_ALARM" && t.filled == "" {
 		w, ok = t.findClock()
 	}
+	_, waking := slots["waking"]
+	waking = waking || t.saysWaking()
 	if !ok || !w.when.complete() {
 		if intent == "DELETE_ALARM" {
 			return t.ask("time", "ask_alarm_delete_time", nil, slots)
 		}
+		if waking {
+			// "wake me up tomorrow" - "at 6": the answer is still a time
+			// to wake at
+			slots["waking"] = slotVal{text: "yes"}
+		}
 		return t.ask("time", "ask_alarm_time", nil, slots)
+	}
+	if e := w.when; intent == "SET_ALARM" && e.hasClock && !e.hasRel && e.mer == "" && e.day == dayNone &&
+		e.hour >= 4 && e.hour <= 9 && waking {
+		// "wake me up at 6", "despiértame a las seis": people wake between
+		// 4 and 9 in the morning; an evening alarm to wake from a nap is
+		// said with its pm.
+		w.when.mer = roleMorning
+		slots["time"] = w
 	}
 	at := w.when.resolve(t.now, t.loc, biasMorning)
 	label := strings.TrimSpace(slots["label"].text)
@@ -250,6 +265,16 @@ func (t *turn) alarm(intent string, slots map[string]slotVal) reply {
 	}
 	r.actions = act(intent, data)
 	return r
+}
+
+// saysWaking reports whether the query asks to be woken.
+func (t *turn) saysWaking() bool {
+	for _, tok := range t.toks {
+		if t.m.wakeWords[tok.norm] {
+			return true
+		}
+	}
+	return false
 }
 
 func (t *turn) timer(slots map[string]slotVal) reply {

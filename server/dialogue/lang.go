@@ -47,6 +47,9 @@ type langFile struct {
 	// makes it another kind of place ("the nearest gas station" is no
 	// train station).
 	NearWords []string `json:"nearWords"`
+	// WakeWords ask to be woken ("wake", "despiértame"): the hour of such
+	// an alarm said alone is in the morning.
+	WakeWords []string `json:"wakeWords"`
 	// Hesitations are sounds a speaker makes while thinking ("um", "uh",
 	// "eh"); Exclamations open a query with a reaction ("oh", "oops",
 	// "ay"), carried on by the Exclaimed words after them ("oh shoot",
@@ -183,6 +186,7 @@ type langModel struct {
 	notPlaces    map[string]bool
 	describers   map[string]bool
 	nearWords    map[string]bool
+	wakeWords    map[string]bool
 	// spoken disfluencies (fluent.go)
 	hesitations, exclamations, exclaimed map[string]bool
 	discourse, manner, reminders         [][]string
@@ -389,6 +393,7 @@ func compileModel(lang string, f langFile) (*langModel, error) {
 		notPlaces:    map[string]bool{},
 		describers:   map[string]bool{},
 		nearWords:    map[string]bool{},
+		wakeWords:    map[string]bool{},
 		hesitations:  map[string]bool{}, exclamations: map[string]bool{}, exclaimed: map[string]bool{},
 		numbers:     map[string]int{},
 		scales:      map[string]int{},
@@ -431,6 +436,9 @@ func compileModel(lang string, f langFile) (*langModel, error) {
 	}
 	for _, w := range f.NearWords {
 		m.nearWords[fold(w)] = true
+	}
+	for _, w := range f.WakeWords {
+		m.wakeWords[fold(w)] = true
 	}
 	for set, words := range map[*map[string]bool][]string{&m.hesitations: f.Hesitations,
 		&m.exclamations: f.Exclamations, &m.exclaimed: f.Exclaimed} {

@@ -569,6 +569,9 @@ func (q *queryCtx) align(v *variant, bound float32) (match, bool) {
 	// unknownVerb is whether the query opens with a skipped word nobody
 	// knows (see below).
 	unknownVerb := false
+	// otherVerb is whether the query opens with a skipped word that calls
+	// something off ("stop", "cancel"; see below).
+	otherVerb := false
 	// "how" is no such question word: it opens requests too ("how about a
 	// timer", "how windy is it outside", read by patterns without it).
 	question := len(q.toks) > 0 && questionWords[q.toks[0].norm] && !manners[q.toks[0].norm]
@@ -590,6 +593,9 @@ func (q *queryCtx) align(v *variant, bound float32) (match, bool) {
 				if q.unknownWord(pj) {
 					unknown++
 					unknownVerb = unknownVerb || pj == 0
+				}
+				if w := q.toks[0].norm; pj == 0 && q.m.intentWords["cancel"][w] && !q.m.intentWords[v.intent][w] {
+					otherVerb = true
 				}
 			}
 		case actLit:
@@ -858,6 +864,12 @@ func (q *queryCtx) align(v *variant, bound float32) (match, bool) {
 	// timer", "snooze the alarm" ask for no new timer or alarm (and would
 	// be asked "for how long?").
 	if unknownVerb && missedSlots > 0 && actionIntent(v.intent) {
+		return match{}, false
+	}
+	// Nor is a pattern without a word of its own to open it read past a
+	// word that calls something off: "stop the music" asks for no music.
+	// (A verb nobody knows may ask for it: "contame un chiste".)
+	if otherVerb && (v.elems[0].optional || v.elems[0].slot >= 0) {
 		return match{}, false
 	}
 	// The speaker where the pattern has the assistant: "what's my name",

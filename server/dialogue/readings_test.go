@@ -155,7 +155,7 @@ func TestSpokenHabits(t *testing.T) {
 		{"en", "set a timer for 10 minutes no wait 15", "SET_TIMER", []string{`"duration":900000`}},
 		// A correction said without the commas typing puts around its "no" (spoken dev7).
 		{"en", "ok set a timer for ten minutes no twelve minutes", "SET_TIMER", []string{`"duration":720000`}},
-		{"en", "wake me up at seven no at seven thirty", "SET_ALARM", []string{msAt(h.loc, 2026, 3, 4, 19, 30)}},
+		{"en", "wake me up at seven no at seven thirty", "SET_ALARM", []string{msAt(h.loc, 2026, 3, 5, 7, 30)}}, // waking: morning
 		// Up to two words lead to the new number ("no wait" as recognised in spoken dev3 and dev4).
 		{"en", "set a timer for twenty minutes no let's say twenty five", "SET_TIMER", []string{`"duration":1500000`}},
 		{"en", "ok so set the timer for twenty minutes no way to twenty five", "SET_TIMER", []string{`"duration":1500000`}},
@@ -1229,4 +1229,43 @@ func TestDescribersNameNoOne(t *testing.T) {
 		{"en", "wake me up at 6 am for my flight", "SET_ALARM", []string{`"label":"flight"`}},
 		{"en", "set another alarm for 7 am", "SET_ALARM", []string{`"label":""`}},
 	})
+}
+
+// An alarm to wake at an hour said alone is in the morning, in the first
+// turn or when the hour answers "for what time?".
+func TestWakingIsInTheMorning(t *testing.T) {
+	loc := mustZone(t, "America/New_York")
+	sixAM := `"time":"` + msAt(loc, 2026, 3, 5, 6, 0) + `"`
+	checkReadings(t, []readCase{
+		{"en", "wake me up at 6", "SET_ALARM", []string{sixAM}},
+		{"es", "despiértame a las seis", "SET_ALARM", []string{sixAM}},
+		// left alone: an alarm not said to wake, a pm, another hour
+		{"en", "set an alarm for 6", "SET_ALARM", []string{`"time":"` + msAt(loc, 2026, 3, 4, 18, 0) + `"`}},
+		{"en", "wake me up at 6 pm", "SET_ALARM", []string{`"time":"` + msAt(loc, 2026, 3, 4, 18, 0) + `"`}},
+		{"en", "wake me at 3", "SET_ALARM", []string{`"time":"` + msAt(loc, 2026, 3, 4, 15, 0) + `"`}},
+	})
+	h := newHarness(t)
+	for lang, turns := range map[string][2]string{"en": {"wake me up please", "at 6"}, "es": {"despiértame", "a las seis"}} {
+		r := h.ask(lang, turns[0], 0)
+		if _, d := actionJSON(t, h.ask(lang, turns[1], r.Context.Ref)); !strings.Contains(d, sixAM) {
+			t.Errorf("%s %q then %q: %s", lang, turns[0], turns[1], d)
+		}
+	}
+}
+
+// Weather said as "how windy is it" is the weather, not "how is it going";
+// "stop the music" plays none.
+func TestHowWindyAndStopTheMusic(t *testing.T) {
+	h := newHarness(t)
+	for q, want := range map[string]string{"how windy is it": "weather", "how humid is it in london": "weather",
+		"how's it going": "how_are_you", "stop the music": "cancel", "play some music": "PLAY_MUSIC"} {
+		r := h.ask("en", q, 0)
+		got := r.Intent
+		if a, _ := actionJSON(t, r); a != "" {
+			got = a
+		}
+		if got != want {
+			t.Errorf("%q: %s, want %s", q, got, want)
+		}
+	}
 }

@@ -757,6 +757,7 @@ func compileModel(lang string, f langFile) (*langModel, error) {
 		}
 	}
 	m.spell = newSpeller(spellingData(f))
+	m.spell.verbs = m.leads
 	m.spell.shorthand = map[string]string{}
 	m.spell.silentH = lang == "es"
 	for k, v := range f.Shorthand {

@@ -672,7 +672,9 @@ func (q *queryCtx) align(v *variant, bound float32) (match, bool) {
 					// "phone to Maria", "email to anna@mail.com": a name
 					// starts after the words that lead to it, but keeps
 					// its article or possessive ("the office", "my son").
-					for pj < end-1 && q.m.fillers[q.toks[pj].norm] && !possessives[q.toks[pj].norm] && !articles[q.toks[pj].norm] {
+					// An app is no one's: "open my calendar" opens the
+					// calendar.
+					for pj < end-1 && q.m.fillers[q.toks[pj].norm] && (!possessives[q.toks[pj].norm] || def.name == "app") && !articles[q.toks[pj].norm] {
 						pj++
 					}
 				}
@@ -884,6 +886,14 @@ func (q *queryCtx) align(v *variant, bound float32) (match, bool) {
 	if unasked && missed+missedFillers+missedSlots > 0 {
 		return match{}, false
 	}
+	// Nor is a question with its auxiliary after the question word a
+	// request the pattern makes of the words after them: "when do the
+	// yankees play next" plays no song "next", "who sings this song" calls
+	// no one. ("why don't you play some jazz" asks for jazz.)
+	if unasked && actionIntent(v.intent) && len(q.toks) > 1 && q.toks[0].norm != "why" &&
+		(yesNo[q.toks[1].norm] || auxiliaries[q.toks[1].norm]) {
+		return match{}, false
+	}
 	// A yes-no question about the device asks how things are; it does not
 	// ask to make them so: "is the tv on" is not "tv on".
 	if unaskedYesNo && actionIntent(v.intent) && saysOfSubject(q.toks) {
@@ -978,6 +988,10 @@ func actionIntent(intent string) bool { return intent != "" && strings.ToUpper(i
 // set an alarm", "have the lights off").
 var yesNo = map[string]bool{"is": true, "are": true, "was": true, "were": true, "am": true, "did": true, "does": true,
 	"has": true, "isn't": true, "aren't": true, "didn't": true, "doesn't": true}
+
+// auxiliaries are the verbs, beside yesNo's, that follow a question word
+// in a question ("when do they play", "who can I call").
+var auxiliaries = map[string]bool{"do": true, "can": true, "will": true, "should": true, "would": true, "could": true, "have": true}
 
 // manners are the question words that ask how, which also open requests.
 var manners = map[string]bool{"how": true, "how's": true, "hows": true, "como": true}

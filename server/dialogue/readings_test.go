@@ -1269,3 +1269,41 @@ func TestHowWindyAndStopTheMusic(t *testing.T) {
 		}
 	}
 }
+
+// A question is not a request for what its last words say, a word is not
+// corrected into another word, and an app is no one's.
+func TestQuestionsAndWordsStayWhatTheyAre(t *testing.T) {
+	h := newHarness(t)
+	for q, want := range map[string]string{
+		"when do the yankees play next": "fallback", "who sings this song": "fallback",
+		"lock the front door": "fallback",
+		// left alone
+		"why don't you play some jazz": "PLAY_MUSIC", "what about an alarm for 7": "SET_ALARM",
+		"what if you set a timer for 5 minutes": "SET_TIMER", "how about some music": "PLAY_MUSIC",
+		"would you mind setting a timer for 5 minutes": "SET_TIMER", "stopped the timer": "DELETE_TIMER",
+	} {
+		r := h.ask("en", q, 0)
+		got := r.Intent
+		if a, _ := actionJSON(t, r); a != "" {
+			got = a
+		}
+		if got != want {
+			t.Errorf("%q: %s (%s), want %s", q, got, r.Responses.Text, want)
+		}
+	}
+	checkReadings(t, []readCase{
+		{"en", "open my calendar", "OPEN_APP", []string{`"app":"calendar"`}},
+		{"es", "abre mi calendario", "OPEN_APP", []string{`"app":"calendario"`}},
+		{"en", "set a recurring alarm for 7 am", "SET_ALARM", []string{`"label":""`}},
+	})
+	// "parking" is no "park", "lock" no "block"
+	if c := h.e.models["en"].spell.correct("parking"); c != "" {
+		t.Errorf("parking corrected to %q", c)
+	}
+	if c := h.e.models["en"].spell.correct("lock"); c != "" {
+		t.Errorf("lock corrected to %q", c)
+	}
+	if c := h.e.models["en"].spell.correct("setting"); c != "set" {
+		t.Errorf("setting corrected to %q", c)
+	}
+}

@@ -11,7 +11,11 @@ import (
 // turned into another, and open slots (names, message bodies) keep what
 // was written because their values come from the original text.
 type speller struct {
-	known     map[string]bool
+	known map[string]bool
+	// verbs are the words patterns open with ("set", "play"): an -ing or
+	// -ed form is read as one of them only ("setting" is "set", "parking"
+	// is no "park").
+	verbs     map[string]bool
 	shorthand map[string]string // typed abbreviations -> pattern words
 	// silentH: the language does not sound an initial h, so writers
 	// leave it out ("ola", "asta luego"); Spanish.
@@ -139,9 +143,10 @@ func (s *speller) correct(w string) string {
 		return stem
 	}
 	// The first letter is the one the buckets trust; a word of five
-	// letters or more may still have lost it ("larma").
+	// letters or more may still have lost it ("larma"). A shorter one is
+	// too often another word ("lock" is no "block").
 	for c := byte('a'); c <= 'z'; c++ {
-		if word := string(c) + w; len(word) >= 5 && s.freq[word] > 0 && !s.known[w] {
+		if word := string(c) + w; len(w) >= 5 && s.freq[word] > 0 && !s.known[w] {
 			return word
 		}
 	}
@@ -496,9 +501,14 @@ func (s *speller) stem(w string) string {
 	var cands []string
 	for _, e := range []string{"ing", "ed"} {
 		if b, ok := strings.CutSuffix(w, e); ok && len(b) >= 3 {
-			cands = append(cands, b, b+"e")
+			forms := []string{b, b + "e"}
 			if n := len(b); b[n-1] == b[n-2] {
-				cands = append(cands, b[:n-1]) // "setting", "stopped"
+				forms = append(forms, b[:n-1]) // "setting", "stopped"
+			}
+			for _, c := range forms {
+				if s.verbs == nil || s.verbs[c] {
+					cands = append(cands, c)
+				}
 			}
 		}
 	}

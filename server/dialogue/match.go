@@ -783,6 +783,19 @@ func (q *queryCtx) align(v *variant, bound float32) (match, bool) {
 				if def.name == "channel" && possessives[q.toks[pj].norm] {
 					return match{}, false
 				}
+				// A person named right after "me" is not who the request
+				// is for: "call me later", "call me a taxi", "text me a
+				// reminder" ask for no call or message to "later", "taxi"
+				// or "reminder".
+				if def.perWord == costShortWord && def.name != "label" {
+					k := pj - 1
+					for k >= 0 && (articles[q.toks[k].norm] || indefinite[q.toks[k].norm]) {
+						k--
+					}
+					if k >= 0 && selfWords[q.toks[k].norm] {
+						return match{}, false
+					}
+				}
 				// Nor is a timer labelled, or an entry titled, by words that
 				// only describe it: "set another timer for 5 minutes", "a
 				// quick timer", "create another appointment" (with the

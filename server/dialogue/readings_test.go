@@ -1217,11 +1217,17 @@ func TestMessageNounIsNoMessage(t *testing.T) {
 	})
 }
 
-// Describers name no person either, and an alarm takes its label before
-// the time as after it.
+// Describers name no person either, nor does "me" lead to one, and an
+// alarm takes its label before the time as after it.
 func TestDescribersNameNoOne(t *testing.T) {
 	checkReadings(t, []readCase{
 		{"en", "call another number", "OPEN_ASR", nil},
+		// nor is the person named after "me" the one called
+		{"en", "call me a taxi", "OPEN_ASR", nil},
+		{"en", "call me later", "OPEN_ASR", nil},
+		{"en", "text me a reminder", "OPEN_ASR", nil},
+		{"en", "help me call dad", "MAKE_CALL", []string{`"contact":"dad"`}},
+		{"en", "can you call mom for me", "MAKE_CALL", []string{`"contact":"mom"`}},
 		{"en", "call my other sister", "MAKE_CALL", []string{`"contact":"my other sister"`}},
 		{"en", "cancel the other timer", "DELETE_TIMER", []string{`"label":"other"`}},
 		{"en", "set an alarm called gym for 6 am", "SET_ALARM", []string{`"label":"gym"`}},

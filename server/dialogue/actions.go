@@ -371,7 +371,13 @@ func (t *turn) timeInTitle(slots map[string]slotVal) {
 func (t *turn) appointment(slots map[string]slotVal) reply {
 	t.timeInTitle(slots)
 	title := strings.TrimSpace(slots["title"].text)
-	if first, rest, ok := strings.Cut(title, " "); ok && indefinite[fold(first)] {
+	// "book me a flight to paris": the entry is the speaker's, and named
+	// without its article
+	for {
+		first, rest, ok := strings.Cut(title, " ")
+		if !ok || !indefinite[fold(first)] && !selfWords[fold(first)] {
+			break
+		}
 		title = strings.TrimSpace(rest)
 	}
 	title = t.undescribed(title)
@@ -772,9 +778,21 @@ func (t *turn) dotWord() string {
 	return " dot "
 }
 
-// vaguePlaces name no place.
-var vaguePlaces = map[string]bool{"somewhere": true, "a place": true, "someplace": true, "there": true,
+// vaguePlaces name no place, alone or opening the destination ("somewhere
+// fun").
+var vaguePlaces = map[string]bool{"somewhere": true, "a place": true, "someplace": true, "there": true, "anywhere": true,
 	"un sitio": true, "algun sitio": true, "un lugar": true, "algun lugar": true, "alli": true, "ahi": true}
+
+// vagueOpening reports whether a destination is or opens with a vague
+// place ("somewhere fun", "algún sitio bonito").
+func vagueOpening(toks []token) bool {
+	for n := 1; n <= min(2, len(toks)); n++ {
+		if vaguePlaces[joinNorm(toks[:n])] {
+			return true
+		}
+	}
+	return false
+}
 
 func (t *turn) navigate(slots map[string]slotVal) reply {
 	if p, ok := slots["personal"]; ok {
@@ -790,7 +808,7 @@ func (t *turn) navigate(slots map[string]slotVal) reply {
 		slots["destination"] = slotVal{text: text}
 	}
 	dest := strings.TrimSpace(slots["destination"].text)
-	if dest == "" || vaguePlaces[joinNorm(tokenize(dest))] {
+	if dest == "" || vagueOpening(tokenize(dest)) {
 		// "quiero ir a un sitio": somewhere is no destination yet.
 		delete(slots, "destination")
 		return t.ask("destination", "ask_destination", nil, slots)

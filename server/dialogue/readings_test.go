@@ -1234,6 +1234,11 @@ func TestDescribersNameNoOne(t *testing.T) {
 		{"en", "set a gym alarm for 6 am", "SET_ALARM", []string{`"label":"gym"`}},
 		{"en", "wake me up at 6 am for my flight", "SET_ALARM", []string{`"label":"flight"`}},
 		{"en", "set another alarm for 7 am", "SET_ALARM", []string{`"label":""`}},
+		// nor a place, when vague ("somewhere fun"); an entry booked
+		// for "me" is the speaker's, not titled "me"
+		{"en", "take me somewhere fun", "OPEN_ASR", nil},
+		{"es", "llévame a algún sitio bonito", "OPEN_ASR", nil},
+		{"en", "book me a table for two tomorrow at 7 pm", "SET_APPOINTMENT", []string{`"title":"table for two"`}},
 	})
 }
 

@@ -717,6 +717,12 @@ func (t *turn) openApp(slots map[string]slotVal) reply {
 	if u, n := t.m.parseURL(tokenize(app)); n > 0 {
 		return t.openURL(map[string]slotVal{"url": {text: u}})
 	}
+	if v, ok := t.m.findSlot("device", tokenize(app)); ok && v.start == 0 && v.end == len(tokenize(app)) &&
+		!t.saysAny("open", "abre", "abrir", "abreme") {
+		// "start the coffee machine": a device is switched on, not an
+		// app opened ("open the tv" may be an app's name)
+		return t.power(map[string]slotVal{"device": v})
+	}
 	app = knownApp(app)
 	r := t.reply("app_opened", map[string]phr{"app": same(app)})
 	r.actions = act("OPEN_APP", AppData{App: app})

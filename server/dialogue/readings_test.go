@@ -1175,6 +1175,8 @@ func TestNoOtherRequestInItsPlace(t *testing.T) {
 		"schedule a meeting to discuss the list on monday at 10": "SET_APPOINTMENT",
 		"add drive to my mom's on friday at 5":                   "SET_APPOINTMENT",
 		"what's on bbc one tonight":                              "tv",
+		// a device is switched on, an app opened
+		"start the coffee machine": "POWER", "start spotify": "OPEN_APP",
 	} {
 		lang := "en"
 		if strings.ContainsAny(q, "ñá") || strings.HasPrefix(q, "cancela") {

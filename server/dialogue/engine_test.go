@@ -64,6 +64,15 @@ func actionJSON(t *testing.T, r Response) (string, string) {
 	return r.NextActions[0].Action, string(b)
 }
 
+// answeredAs is what an answer did: its next action's code, else its
+// intent.
+func answeredAs(r Response) string {
+	if len(r.NextActions) > 0 {
+		return r.NextActions[0].Action
+	}
+	return r.Intent
+}
+
 func msAt(loc *time.Location, y int, mo time.Month, d, h, m int) string {
 	return strconv.FormatInt(time.Date(y, mo, d, h, m, 0, 0, loc).UnixMilli(), 10)
 }

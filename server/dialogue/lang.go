@@ -428,20 +428,9 @@ func compileModel(lang string, f langFile) (*langModel, error) {
 	for _, w := range f.Asides {
 		m.asides[fold(w)] = true
 	}
-	for _, w := range f.NotPlaces {
-		m.notPlaces[fold(w)] = true
-	}
-	for _, w := range f.Describers {
-		m.describers[fold(w)] = true
-	}
-	for _, w := range f.NearWords {
-		m.nearWords[fold(w)] = true
-	}
-	for _, w := range f.WakeWords {
-		m.wakeWords[fold(w)] = true
-	}
 	for set, words := range map[*map[string]bool][]string{&m.hesitations: f.Hesitations,
-		&m.exclamations: f.Exclamations, &m.exclaimed: f.Exclaimed} {
+		&m.exclamations: f.Exclamations, &m.exclaimed: f.Exclaimed, &m.notPlaces: f.NotPlaces,
+		&m.describers: f.Describers, &m.nearWords: f.NearWords, &m.wakeWords: f.WakeWords} {
 		for _, w := range words {
 			(*set)[fold(w)] = true
 		}

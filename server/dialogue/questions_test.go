@@ -91,10 +91,7 @@ func TestQuestionsAboutUnknownThings(t *testing.T) {
 		{"en", "is the stopwatch running", "fallback"},
 	} {
 		r := h.ask(c.lang, c.q, 0)
-		got := r.Intent
-		if len(r.NextActions) > 0 {
-			got = r.NextActions[0].Action
-		}
+		got := answeredAs(r)
 		if got != c.want {
 			t.Errorf("%q: %s, want %s", c.q, got, c.want)
 		}

@@ -1021,10 +1021,7 @@ func TestSpokenChangeOfMind(t *testing.T) {
 			t.Fatalf("send an email: %v", r.NextActions)
 		}
 		r = h.ask("en", q, r.Context.Ref)
-		got := r.Intent
-		if a, _ := actionJSON(t, r); a != "" {
-			got = a
-		}
+		got := answeredAs(r)
 		if got != want {
 			t.Errorf("%q: %s %v, want %s", q, r.Intent, r.NextActions, want)
 		}
@@ -1183,10 +1180,7 @@ func TestNoOtherRequestInItsPlace(t *testing.T) {
 			lang = "es"
 		}
 		r := h.ask(lang, q, 0)
-		got := r.Intent
-		if a, _ := actionJSON(t, r); a != "" {
-			got = a
-		}
+		got := answeredAs(r)
 		if got != want {
 			t.Errorf("%q: %s (%s), want %s", q, got, r.Responses.Text, want)
 		}
@@ -1273,10 +1267,7 @@ func TestHowWindyAndStopTheMusic(t *testing.T) {
 	for q, want := range map[string]string{"how windy is it": "weather", "how humid is it in london": "weather",
 		"how's it going": "how_are_you", "stop the music": "cancel", "play some music": "PLAY_MUSIC"} {
 		r := h.ask("en", q, 0)
-		got := r.Intent
-		if a, _ := actionJSON(t, r); a != "" {
-			got = a
-		}
+		got := answeredAs(r)
 		if got != want {
 			t.Errorf("%q: %s, want %s", q, got, want)
 		}
@@ -1296,10 +1287,7 @@ func TestQuestionsAndWordsStayWhatTheyAre(t *testing.T) {
 		"would you mind setting a timer for 5 minutes": "SET_TIMER", "stopped the timer": "DELETE_TIMER",
 	} {
 		r := h.ask("en", q, 0)
-		got := r.Intent
-		if a, _ := actionJSON(t, r); a != "" {
-			got = a
-		}
+		got := answeredAs(r)
 		if got != want {
 			t.Errorf("%q: %s (%s), want %s", q, got, r.Responses.Text, want)
 		}

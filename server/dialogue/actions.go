@@ -214,7 +214,10 @@ func (t *turn) datePhr(d time.Time) phr {
 func (t *turn) alarm(intent string, slots map[string]slotVal) reply {
 	// "remove one of my alarms", "borra una de las alarmas": one of them
 	// is no every one; which is asked.
-	if _, all := slots["every"]; (all || t.saysAny("alarms", "alarmas") && !t.saysOneOf()) && intent == "DELETE_ALARM" && !slots["time"].when.complete() {
+	// "delete my alarms for tomorrow" names a day: not every alarm, and
+	// which is asked.
+	if _, all := slots["every"]; (all || t.saysAny("alarms", "alarmas") && !t.saysOneOf()) && intent == "DELETE_ALARM" &&
+		!slots["time"].when.complete() && !t.saysDay() {
 		r := t.reply("alarms_deleted", nil)
 		r.actions = act(intent, AlarmData{All: true})
 		return r
@@ -267,10 +270,20 @@ func (t *turn) alarm(intent string, slots map[string]slotVal) reply {
 	return r
 }
 
-// saysWaking reports whether the query asks to be woken.
+// saysDay reports whether the query names a day ("tomorrow", "on friday").
+func (t *turn) saysDay() bool {
+	for j := range t.toks {
+		if w, n := t.m.parseWhen(t.toks[j:]); n > 0 && w.day != dayNone {
+			return true
+		}
+	}
+	return false
+}
+
+// saysWaking reports whether the query asks to be woken or to get up.
 func (t *turn) saysWaking() bool {
-	for _, tok := range t.toks {
-		if t.m.wakeWords[tok.norm] {
+	for i, tok := range t.toks {
+		if t.m.wakeWords[tok.norm] || (tok.norm == "get" || tok.norm == "getting") && i+1 < len(t.toks) && t.toks[i+1].norm == "up" {
 			return true
 		}
 	}

@@ -202,6 +202,7 @@ type langModel struct {
 	variants                             []variant
 	index                                map[string][]int32 // indexed word -> variants containing it
 	leads                                map[string]bool    // words a pattern starts with ("set", "pon")
+	undoWords                            map[string]bool    // words of the intents that call something off ("stop", "silence")
 	// intentWords holds the words of each intent's patterns, which end
 	// no name of that intent ("channel 3 on the tv", "photos application")
 	intentWords map[string]map[string]bool
@@ -747,6 +748,16 @@ func compileModel(lang string, f langFile) (*langModel, error) {
 	}
 	m.spell = newSpeller(spellingData(f))
 	m.spell.verbs = m.leads
+	m.undoWords = map[string]bool{}
+	for intent, words := range m.intentWords {
+		if intent == "cancel" || strings.HasPrefix(intent, "DELETE_") || intent == "DEACTIVATE" {
+			for w := range words {
+				if !m.fillers[w] {
+					m.undoWords[w] = true
+				}
+			}
+		}
+	}
 	m.spell.shorthand = map[string]string{}
 	m.spell.silentH = lang == "es"
 	for k, v := range f.Shorthand {

@@ -570,7 +570,7 @@ func (q *queryCtx) align(v *variant, bound float32) (match, bool) {
 	// knows (see below).
 	unknownVerb := false
 	// otherVerb is whether the query opens with a skipped word that calls
-	// something off ("stop", "cancel"; see below).
+	// something off ("stop", "cancel", "silence"; see below).
 	otherVerb := false
 	// "how" is no such question word: it opens requests too ("how about a
 	// timer", "how windy is it outside", read by patterns without it).
@@ -594,7 +594,7 @@ func (q *queryCtx) align(v *variant, bound float32) (match, bool) {
 					unknown++
 					unknownVerb = unknownVerb || pj == 0
 				}
-				if w := q.toks[0].norm; pj == 0 && q.m.intentWords["cancel"][w] && !q.m.intentWords[v.intent][w] {
+				if w := q.toks[0].norm; pj == 0 && q.m.undoWords[w] && !q.m.intentWords[v.intent][w] {
 					otherVerb = true
 				}
 			}

@@ -1172,6 +1172,9 @@ func TestNoOtherRequestInItsPlace(t *testing.T) {
 		"schedule a meeting to discuss the list on monday at 10": "SET_APPOINTMENT",
 		"add drive to my mom's on friday at 5":                   "SET_APPOINTMENT",
 		"what's on bbc one tonight":                              "tv",
+		// alarms of one day are not every alarm: which is asked
+		"delete my alarms for tomorrow": "OPEN_ASR", "borra mis alarmas de mañana": "OPEN_ASR",
+		"delete all my alarms": "DELETE_ALARM", "silence the alarm": "fallback",
 		// a device is switched on, an app opened
 		"start the coffee machine": "POWER", "start spotify": "OPEN_APP",
 	} {
@@ -1246,6 +1249,7 @@ func TestWakingIsInTheMorning(t *testing.T) {
 	checkReadings(t, []readCase{
 		{"en", "wake me up at 6", "SET_ALARM", []string{sixAM}},
 		{"es", "despiértame a las seis", "SET_ALARM", []string{sixAM}},
+		{"en", "i need to get up at 6", "SET_ALARM", []string{sixAM}},
 		// left alone: an alarm not said to wake, a pm, another hour
 		{"en", "set an alarm for 6", "SET_ALARM", []string{`"time":"` + msAt(loc, 2026, 3, 4, 18, 0) + `"`}},
 		{"en", "wake me up at 6 pm", "SET_ALARM", []string{`"time":"` + msAt(loc, 2026, 3, 4, 18, 0) + `"`}},

@@ -986,11 +986,22 @@ var messageIntros = map[string]bool{"that": true, "saying": true, "que": true, "
 func (t *turn) withoutIntro(s string) string {
 	s = strings.TrimSpace(s)
 	s = t.withoutMessageNoun(s)
+	words := strings.Fields(s)
+	for _, intro := range tellIntros {
+		if n := len(strings.Fields(intro)); len(words) > n && fold(strings.Join(words[:n], " ")) == intro {
+			return strings.Join(words[n:], " ")
+		}
+	}
 	if first, rest, ok := strings.Cut(s, " "); ok && messageIntros[fold(first)] {
 		return strings.TrimSpace(rest)
 	}
 	return s
 }
+
+// tellIntros hand the message on to the person it is for ("text john to
+// tell him i'm late").
+var tellIntros = []string{"to tell him", "to tell her", "to tell them", "and tell him", "and tell her", "and tell them",
+	"to say", "and say", "para decirle", "y dile", "y decile"}
 
 // messageNouns name the message itself: "text anna a message saying hi"
 // sends "hi", "text dad a quick note: home by six" "home by six".
@@ -1111,6 +1122,17 @@ func (t *turn) sms(slots map[string]slotVal) reply {
 	}
 	if contact == "" {
 		return t.ask("contact", "ask_sms_contact", nil, slots)
+	}
+	if words := strings.Fields(slots["message"].text); len(words) > 2 && (fold(words[0]) == "and" || fold(words[0]) == "y") {
+		// "to mom and dad saying we're here": the message starts at its
+		// intro, the people before it are all the message is for
+		for k := 2; k < min(len(words)-1, 4); k++ {
+			if messageIntros[fold(words[k])] {
+				contact += " " + strings.Join(words[:k], " ")
+				slots["message"] = slotVal{text: strings.Join(words[k:], " ")}
+				break
+			}
+		}
 	}
 	slots["contact"] = slotVal{text: contact}
 	msg := t.withoutIntro(slots["message"].text)

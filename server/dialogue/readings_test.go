@@ -1210,6 +1210,10 @@ func TestMessageNounIsNoMessage(t *testing.T) {
 		{"en", "text mom a text: running late", "SEND_SMS", []string{`"contact":"mom","text":"running late"`}},
 		{"en", "email my boss a note saying i'm sick today", "SEND_EMAIL", []string{`"body":"i'm sick today"`}},
 		{"es", "escríbele a juan un mensaje que diga hola", "SEND_SMS", []string{`"text":"hola"`}},
+		// nor are the words that hand it on, and a message to two
+		// people is to both
+		{"en", "text john to tell him i'm late", "SEND_SMS", []string{`"contact":"john","text":"i'm late"`}},
+		{"en", "send a message to mom and dad saying we're here", "SEND_SMS", []string{`"contact":"mom and dad","text":"we're here"`}},
 		// the message's own words
 		{"en", "text bob a note to self", "SEND_SMS", []string{`"text":"a note to self"`}},
 		{"en", "text anna that i'm late", "SEND_SMS", []string{`"text":"i'm late"`}},

@@ -1234,7 +1234,8 @@ func TestDescribersNameNoOne(t *testing.T) {
 		{"en", "call my other sister", "MAKE_CALL", []string{`"contact":"my other sister"`}},
 		{"en", "cancel the other timer", "DELETE_TIMER", []string{`"label":"other"`}},
 		{"en", "set an alarm called gym for 6 am", "SET_ALARM", []string{`"label":"gym"`}},
-		{"en", "set a gym alarm for 6 am", "SET_ALARM", []string{`"label":"gym"`}},
+		// ("set a gym alarm" keeps no label: read so, the spoken "would you
+		// mind set in an alarm" was labelled "mind")
 		{"en", "wake me up at 6 am for my flight", "SET_ALARM", []string{`"label":"flight"`}},
 		{"en", "set another alarm for 7 am", "SET_ALARM", []string{`"label":""`}},
 		// nor a place, when vague ("somewhere fun"); an entry booked

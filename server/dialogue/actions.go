@@ -986,16 +986,24 @@ var messageIntros = map[string]bool{"that": true, "saying": true, "que": true, "
 func (t *turn) withoutIntro(s string) string {
 	s = strings.TrimSpace(s)
 	s = t.withoutMessageNoun(s)
-	words := strings.Fields(s)
-	for _, intro := range tellIntros {
-		if n := len(strings.Fields(intro)); len(words) > n && fold(strings.Join(words[:n], " ")) == intro {
-			return strings.Join(words[n:], " ")
-		}
-	}
-	if first, rest, ok := strings.Cut(s, " "); ok && messageIntros[fold(first)] {
-		return strings.TrimSpace(rest)
+	if rest, ok := afterIntro(strings.Fields(s), tellIntros); ok {
+		return strings.Join(rest, " ")
 	}
 	return s
+}
+
+// afterIntro is what follows one of the phrases, or a single messageIntros
+// word, at the start of words, when something follows it.
+func afterIntro(words []string, phrases []string) ([]string, bool) {
+	for _, phrase := range phrases {
+		if n := len(strings.Fields(phrase)); len(words) > n && fold(strings.Join(words[:n], " ")) == phrase {
+			return words[n:], true
+		}
+	}
+	if len(words) > 1 && messageIntros[fold(words[0])] {
+		return words[1:], true
+	}
+	return words, false
 }
 
 // tellIntros hand the message on to the person it is for ("text john to
@@ -1032,13 +1040,8 @@ func (t *turn) withoutMessageNoun(s string) string {
 	if noun != words[k] {
 		return strings.Join(rest, " ")
 	}
-	for _, intro := range nounIntros {
-		if n := len(strings.Fields(intro)); len(rest) > n && fold(strings.Join(rest[:n], " ")) == intro {
-			return strings.Join(rest[n:], " ")
-		}
-	}
-	if messageIntros[fold(rest[0])] && len(rest) > 1 {
-		return strings.Join(rest[1:], " ")
+	if said, ok := afterIntro(rest, nounIntros); ok {
+		return strings.Join(said, " ")
 	}
 	return s
 }

@@ -176,8 +176,7 @@ func (t *turn) handle(intent string, slots map[string]slotVal) reply {
 	case "time":
 		r = t.timeNow(slots)
 	case "date":
-		d := t.now.In(t.loc)
-		r = t.reply("date_now", map[string]phr{"date": t.datePhr(d)})
+		r = t.dateOn(slots)
 	case "cancel", "help", "greeting", "thanks", "how_are_you", "who_are_you", "goodbye", "joke", "calendar":
 		r = t.reply(intent, nil)
 	default:
@@ -197,6 +196,41 @@ func (t *turn) ask(slot, key string, vals map[string]phr, slots map[string]slotV
 	r.ask, r.slots = slot, slots
 	return r
 }
+
+// dateOn tells the date of the day a question names ("what day is it
+// tomorrow", "what's the date on friday", "tomorrow's date", "what day
+// was it yesterday"), else today's.
+func (t *turn) dateOn(slots map[string]slotVal) reply {
+	today := t.now.In(t.loc)
+	if slots == nil {
+		slots = map[string]slotVal{}
+	}
+	for _, tok := range t.toks {
+		w := strings.TrimSuffix(tok.norm, "'s")
+		if back := daysBack[w]; back > 0 {
+			return t.reply("date_past", map[string]phr{"date": t.datePhr(today.AddDate(0, 0, -back))})
+		}
+		if _, ok := slots["day"]; !ok && w != tok.norm {
+			if when, n := t.m.parseWhen([]token{{norm: w, orig: w, src: w}}); n == 1 && when.day != dayNone {
+				slots["day"] = slotVal{when: when}
+			}
+		}
+	}
+	if v, ok := slots["day"]; ok && v.when.day != dayNone {
+		if d := v.when.date(t.now, t.loc); !sameDay(d, today) {
+			key := "date_on"
+			if sameDay(d, today.AddDate(0, 0, 1)) {
+				key = "date_tomorrow"
+			}
+			return t.reply(key, map[string]phr{"date": t.datePhr(d)})
+		}
+	}
+	return t.reply("date_now", map[string]phr{"date": t.datePhr(today)})
+}
+
+// daysBack are the days before today a date question can name; the
+// parser of times reads days to come only.
+var daysBack = map[string]int{"yesterday": 1, "ayer": 1, "anteayer": 2}
 
 func (t *turn) datePhr(d time.Time) phr {
 	if t.lang == "es" {

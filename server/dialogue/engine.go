@@ -1319,7 +1319,7 @@ func (t *turn) findCity(mt *match) {
 // trails the pattern. Only parts the slot lacks are taken, and a lone
 // number is not taken for a clock (it may be a count in a title).
 func (t *turn) completeTime(mt *match) {
-	if _, ok := mt.slots["day"]; !ok && (mt.intent == "weather" || mt.intent == "events") {
+	if _, ok := mt.slots["day"]; !ok && (mt.intent == "weather" || mt.intent == "events" || mt.intent == "date") {
 		t.findDay(mt)
 	}
 	t.findCity(mt)

@@ -1317,3 +1317,28 @@ func TestQuestionsAndWordsStayWhatTheyAre(t *testing.T) {
 		t.Errorf("setting corrected to %q", c)
 	}
 }
+
+// A date question about another day tells that day's date, not today's
+// (the harness's today is Wednesday 4 March 2026).
+func TestDateOfTheDayAsked(t *testing.T) {
+	h := newHarness(t)
+	for _, c := range []struct{ lang, q, want string }{
+		{"en", "what day is it tomorrow", "Tomorrow is Thursday, March 5, 2026."},
+		{"en", "what's tomorrow's date", "Tomorrow is Thursday, March 5, 2026."},
+		{"en", "what's the date on friday", "That's Friday, March 6, 2026."},
+		{"en", "what date is next monday", "That's Monday, March 9, 2026."},
+		{"en", "what day of the week is march 20", "That's Friday, March 20, 2026."},
+		{"en", "what was the date yesterday", "That was Tuesday, March 3, 2026."},
+		{"en", "what day is it", "Today is Wednesday, March 4, 2026."},
+		{"en", "what's the date today", "Today is Wednesday, March 4, 2026."},
+		{"es", "qué día es mañana", "Mañana es jueves, 5 de marzo de 2026."},
+		{"es", "qué día cae el 20 de marzo", "Es viernes, 20 de marzo de 2026."},
+		{"es", "qué día fue ayer", "Fue martes, 3 de marzo de 2026."},
+		{"es", "qué día es hoy", "Hoy es miércoles, 4 de marzo de 2026."},
+	} {
+		r := h.ask(c.lang, c.q, 0)
+		if r.Intent != "date" || r.Responses.Text != c.want {
+			t.Errorf("%q: %s %q, want date %q", c.q, r.Intent, r.Responses.Text, c.want)
+		}
+	}
+}

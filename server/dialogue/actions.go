@@ -177,7 +177,8 @@ func (t *turn) handle(intent string, slots map[string]slotVal) reply {
 		r = t.timeNow(slots)
 	case "date":
 		r = t.dateOn(slots)
-	case "cancel", "help", "greeting", "thanks", "how_are_you", "who_are_you", "goodbye", "joke", "calendar":
+	case "cancel", "help", "greeting", "thanks", "how_are_you", "who_are_you", "goodbye", "joke", "calendar",
+		"change_alarm", "music_control":
 		r = t.reply(intent, nil)
 	default:
 		intent = "fallback"

@@ -653,12 +653,27 @@ func (t *turn) fresh() reply {
 			}
 		}
 	}
+	if ok && ledByVerb[mt.intent] && !runOf(t.toks, t.said) {
+		// What hark cannot do is read in the words' own order only: "why
+		// did the music stop" asks, it is no "stop ... the music".
+		ok = false
+	}
 	if !ok {
 		return t.handle("fallback", nil)
 	}
 	mt = t.secondReading(mt)
 	t.completeTime(&mt)
 	return t.handleMatch(mt)
+}
+
+// runOf reports whether part is a run of whole's words, in their order.
+func runOf(part, whole []token) bool {
+	for i := 0; i+len(part) <= len(whole); i++ {
+		if slices.EqualFunc(part, whole[i:i+len(part)], func(a, b token) bool { return a.norm == b.norm }) {
+			return true
+		}
+	}
+	return false
 }
 
 // secondReading reconsiders "play X" when X is no music the library has:

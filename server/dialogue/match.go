@@ -359,7 +359,7 @@ func (q *queryCtx) best(except string) (match, bool) {
 		if c.lb > bestCost {
 			break
 		}
-		if m.variants[c.id].intent == except {
+		if v := &m.variants[c.id]; v.intent == except || ledByVerb[v.intent] && !q.saysLead(v) {
 			continue
 		}
 		r, ok := q.align(&m.variants[c.id], bestCost)
@@ -373,6 +373,30 @@ func (q *queryCtx) best(except string) (match, bool) {
 		}
 	}
 	return best, found
+}
+
+// ledByVerb are the intents that say what hark cannot do with its alarms,
+// timers and music ("snooze the alarm", "skip this song"): read only when
+// the query says their verb, so that a request to set one, worded loosely
+// ("gimme a 3 min timer", "el viernes a mediodía, una alarma"), stays one.
+var ledByVerb = map[string]bool{"change_alarm": true, "music_control": true}
+
+// saysLead reports whether the query holds a word of the variant's first
+// step (or the first word of one of its phrases) before any word of its
+// later steps: "why did the music stop" asks, it does not stop the music.
+func (q *queryCtx) saysLead(v *variant) bool {
+	lead := v.elems[0]
+	for _, t := range q.toks {
+		if slices.Contains(lead.words, t.norm) || slices.ContainsFunc(lead.phrases, func(p []string) bool { return p[0] == t.norm }) {
+			return true
+		}
+		for _, e := range v.elems[1:] {
+			if slices.Contains(e.words, t.norm) && !e.filler {
+				return false
+			}
+		}
+	}
+	return false
 }
 
 // Back-pointer actions of the alignment.

@@ -1154,13 +1154,14 @@ func TestSportsNewsIsNews(t *testing.T) {
 }
 
 // A request the assistant cannot carry out is not read as one it can:
-// "pause the timer" asks for no new timer, "cancel my dentist appointment"
+// "pause the timer" asks for no new timer (the answer says what hark can
+// do with one), "cancel my dentist appointment"
 // for no new entry, "add milk to my shopping list" puts nothing in the
 // calendar, and "the nearest gas station" is no train station.
 func TestNoOtherRequestInItsPlace(t *testing.T) {
 	h := newHarness(t)
 	for q, want := range map[string]string{
-		"pause the timer": "fallback", "snooze the alarm": "fallback", "resume the timer": "fallback",
+		"pause the timer": "change_alarm", "snooze the alarm": "change_alarm", "resume the timer": "change_alarm",
 		"add milk to my shopping list": "fallback", "put bread on the shopping list": "fallback",
 		"add this song to my playlist":  "fallback",
 		"cancel my dentist appointment": "calendar", "move my dentist appointment to friday": "calendar",
@@ -1270,11 +1271,11 @@ func TestWakingIsInTheMorning(t *testing.T) {
 }
 
 // Weather said as "how windy is it" is the weather, not "how is it going";
-// "stop the music" plays none.
+// "stop the music" plays none, and says that stopping it is the player's.
 func TestHowWindyAndStopTheMusic(t *testing.T) {
 	h := newHarness(t)
 	for q, want := range map[string]string{"how windy is it": "weather", "how humid is it in london": "weather",
-		"how's it going": "how_are_you", "stop the music": "cancel", "play some music": "PLAY_MUSIC"} {
+		"how's it going": "how_are_you", "stop the music": "music_control", "play some music": "PLAY_MUSIC"} {
 		r := h.ask("en", q, 0)
 		got := answeredAs(r)
 		if got != want {
@@ -1339,6 +1340,43 @@ func TestDateOfTheDayAsked(t *testing.T) {
 		r := h.ask(c.lang, c.q, 0)
 		if r.Intent != "date" || r.Responses.Text != c.want {
 			t.Errorf("%q: %s %q, want date %q", c.q, r.Intent, r.Responses.Text, c.want)
+		}
+	}
+}
+
+// What hark cannot do with alarms, timers and music is said as such: a
+// change to an alarm or timer sets no new one, and skipping or pausing a
+// song plays none. A request to set one, worded loosely, is still one,
+// and a question about them asks.
+func TestChangesHarkCannotMake(t *testing.T) {
+	h := newHarness(t)
+	for _, c := range []struct{ lang, q, want string }{
+		{"en", "change my alarm to 7", "change_alarm"},
+		{"en", "move my 6 am alarm to 7", "change_alarm"},
+		{"en", "add 5 minutes to the timer", "change_alarm"},
+		{"en", "extend the timer by 5 minutes", "change_alarm"},
+		{"en", "snooze for 10 minutes", "change_alarm"},
+		{"es", "cambia la alarma a las 7", "change_alarm"},
+		{"es", "añade 5 minutos al temporizador", "change_alarm"},
+		{"es", "pausa el temporizador", "change_alarm"},
+		{"en", "skip this song", "music_control"},
+		{"en", "play the next song", "music_control"},
+		{"en", "pause the music", "music_control"},
+		{"es", "pon la siguiente canción", "music_control"},
+		{"es", "pausa la música", "music_control"},
+		// left as they were
+		{"en", "set my alarm to 7", "SET_ALARM"},
+		{"en", "gimme a 3 min timer", "SET_TIMER"},
+		{"en", "give me a 20 minute timer", "SET_TIMER"},
+		{"en", "the delivery truck comes at 6 am tomorrow so I need an alarm at 5 am", "SET_ALARM"},
+		{"es", "el viernes a mediodía, una alarma porfa", "SET_ALARM"},
+		{"en", "stop the timer", "DELETE_TIMER"},
+		{"en", "play some jazz", "PLAY_MUSIC"},
+		{"en", "why did the music stop", "fallback"},
+	} {
+		r := h.ask(c.lang, c.q, 0)
+		if got := answeredAs(r); got != c.want {
+			t.Errorf("%q: %s (%s), want %s", c.q, got, r.Responses.Text, c.want)
 		}
 	}
 }

@@ -2,6 +2,7 @@ package dialogue
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -581,12 +582,35 @@ func (t *turn) channel(slots map[string]slotVal) reply {
 	if v, n := t.m.parseNumber(toks); n == len(toks) && n > 0 {
 		ch = strconv.Itoa(v)
 	}
+	if !slices.ContainsFunc(toks, func(tok token) bool { return !articles[tok.norm] && !channelSteps[tok.norm] && tok.norm != "one" }) {
+		// "channel up", "canal siguiente", "the next one": a step, which
+		// the contract's CHANNEL_SELECT (a channel by name or number)
+		// cannot take
+		if slices.ContainsFunc(t.toks, func(tok token) bool { return channelSteps[tok.norm] }) {
+			return t.reply("channel_step", nil)
+		}
+		return t.ask("channel", "ask_channel", nil, slots)
+	}
 	r := t.reply("channel_set", map[string]phr{"channel": same(ch)})
 	r.actions = act("CHANNEL_SELECT", ChannelData{Channel: ch})
 	return r
 }
 
+// channelSteps move through the channels rather than name one.
+var channelSteps = map[string]bool{"up": true, "down": true, "next": true, "previous": true, "back": true, "last": true,
+	"siguiente": true, "anterior": true, "arriba": true, "abajo": true, "proximo": true}
+
 func (t *turn) call(slots map[string]slotVal) reply {
+	if v, ok := slots["contact"]; ok {
+		// "call mom back", "call back": calling back is calling
+		if f := strings.Fields(v.text); len(f) > 0 && fold(f[len(f)-1]) == "back" {
+			v.text = strings.Join(f[:len(f)-1], " ")
+			if v.end > v.start && v.end <= len(t.toks) && t.toks[v.end-1].norm == "back" {
+				v.end--
+			}
+			slots["contact"] = v
+		}
+	}
 	t.withPossessive(slots, "contact", "")
 	t.resolvePronoun(slots, "contact")
 	number := slots["phone"].text

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -45,6 +46,11 @@ func (t *turn) where(slots map[string]slotVal) (Where, bool) {
 		}
 		if w, n := t.m.parseWhen(from); n >= len(toks) && w.day != dayNone {
 			slots["day"] = slotVal{when: w}
+			delete(slots, "place")
+			return t.where(slots)
+		}
+		// "the forecast for next week": a span of time, not a place.
+		if slices.ContainsFunc(toks, func(tok token) bool { return t.m.periods[tok.norm] }) {
 			delete(slots, "place")
 			return t.where(slots)
 		}
@@ -151,6 +157,10 @@ func (t *turn) cityList() string {
 func (t *turn) weather(k Knowledge, w Where, slots map[string]slotVal) (reply, error) {
 	q := WeatherQuery{Where: w, Asker: t.asker()}
 	day, hasDay := slots["day"]
+	if !hasDay && slices.ContainsFunc(t.toks, func(tok token) bool { return t.m.periods[tok.norm] }) {
+		// "what's the weather this week": the forecast is of one day
+		return t.reply("weather_period", nil), nil
+	}
 	var date time.Time
 	if hasDay && !day.when.empty() {
 		date = day.when.date(t.now, t.loc)

@@ -50,6 +50,10 @@ type langFile struct {
 	// WakeWords ask to be woken ("wake", "despiértame"): the hour of such
 	// an alarm said alone is in the morning.
 	WakeWords []string `json:"wakeWords"`
+	// Periods name spans of time longer than a day ("next week", "el mes
+	// que viene"): words that hold one are no place, and the weather is
+	// told a day at a time.
+	Periods []string `json:"periods"`
 	// Hesitations are sounds a speaker makes while thinking ("um", "uh",
 	// "eh"); Exclamations open a query with a reaction ("oh", "oops",
 	// "ay"), carried on by the Exclaimed words after them ("oh shoot",
@@ -187,6 +191,7 @@ type langModel struct {
 	describers   map[string]bool
 	nearWords    map[string]bool
 	wakeWords    map[string]bool
+	periods      map[string]bool
 	// spoken disfluencies (fluent.go)
 	hesitations, exclamations, exclaimed map[string]bool
 	discourse, manner, reminders         [][]string
@@ -395,6 +400,7 @@ func compileModel(lang string, f langFile) (*langModel, error) {
 		describers:   map[string]bool{},
 		nearWords:    map[string]bool{},
 		wakeWords:    map[string]bool{},
+		periods:      map[string]bool{},
 		hesitations:  map[string]bool{}, exclamations: map[string]bool{}, exclaimed: map[string]bool{},
 		numbers:     map[string]int{},
 		scales:      map[string]int{},
@@ -431,7 +437,8 @@ func compileModel(lang string, f langFile) (*langModel, error) {
 	}
 	for set, words := range map[*map[string]bool][]string{&m.hesitations: f.Hesitations,
 		&m.exclamations: f.Exclamations, &m.exclaimed: f.Exclaimed, &m.notPlaces: f.NotPlaces,
-		&m.describers: f.Describers, &m.nearWords: f.NearWords, &m.wakeWords: f.WakeWords} {
+		&m.describers: f.Describers, &m.nearWords: f.NearWords, &m.wakeWords: f.WakeWords,
+		&m.periods: f.Periods} {
 		for _, w := range words {
 			(*set)[fold(w)] = true
 		}

@@ -43,6 +43,12 @@ func (t *turn) playMusic(slots map[string]slotVal) reply {
 	if _, liked := slots["liked"]; liked {
 		return t.playLiked(lib)
 	}
+	if song != "" && artist == "" && t.onlyAnySong(song) && len(exactTitles(lib, song, "")) == 0 {
+		// "play another song", "play something else": any song, not one
+		// with "another" in its title ("play another one" is Queen's).
+		song = ""
+		delete(slots, "song")
+	}
 	var pool []musicTrack
 	asked := strings.TrimSpace(slots["song"].text)
 	if asked == "" {
@@ -282,6 +288,22 @@ func findNamed(lib []musicTrack, words []string) []musicTrack {
 		}
 	}
 	return nil
+}
+
+// anySong are the words that ask for a song without naming one, beside
+// the articles and describers ("another song", "something else").
+var anySong = map[string]bool{"song": true, "songs": true, "track": true, "tune": true, "music": true, "something": true,
+	"anything": true, "else": true, "one": true, "cancion": true, "tema": true, "musica": true, "algo": true, "mas": true}
+
+// onlyAnySong reports whether the folded words of a song slot ask for a
+// song without naming one.
+func (t *turn) onlyAnySong(song string) bool {
+	for _, w := range strings.Fields(song) {
+		if !anySong[w] && !articles[w] && !t.m.describers[w] {
+			return false
+		}
+	}
+	return true
 }
 
 // exactTitles are the tracks titled exactly title by an artist whose name

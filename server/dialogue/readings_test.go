@@ -1380,3 +1380,38 @@ func TestChangesHarkCannotMake(t *testing.T) {
 		}
 	}
 }
+
+// A request for any song plays one ("play another song" is no title with
+// "another" in it), the weather of a span of days says it is told a day at
+// a time ("next week" is no place), a channel is not stepped through, and
+// a call back is a call.
+func TestAnySongSpansStepsAndCallsBack(t *testing.T) {
+	h := newHarness(t)
+	for _, c := range []struct{ lang, q, want, text string }{
+		{"en", "play another song", "PLAY_MUSIC", "Playing "},
+		{"en", "play something else", "PLAY_MUSIC", "Playing "},
+		{"es", "pon otra canción", "PLAY_MUSIC", "Reproduciendo "},
+		{"en", "play another one", "PLAY_MUSIC", "Playing Another One by Queen."},
+		{"en", "what's the forecast for next week", "weather", "I can give the forecast one day at a time"},
+		{"en", "what's the weather this week in london", "weather", "I can give the forecast one day at a time"},
+		{"es", "qué tiempo hará la semana que viene", "weather", "Puedo darte la previsión día a día"},
+		{"en", "what's the weather in 3 days", "weather", "Saturday in New York"},
+		{"en", "channel up", "CHANNEL_SELECT", "I can switch to a channel by its name or number, but not"},
+		{"en", "change the channel to the next one", "CHANNEL_SELECT", "I can switch to a channel by its name or number, but not"},
+		{"es", "canal siguiente", "CHANNEL_SELECT", "Puedo poner un canal por su nombre o su número, pero no"},
+		{"en", "put on channel 5", "CHANNEL_SELECT", "Switching to channel 5."},
+		{"en", "call mom back", "MAKE_CALL", "Call mom?"},
+		{"en", "call back", "MAKE_CALL", "Who do you want to call?"},
+		{"en", "call the last number", "MAKE_CALL", "Who do you want to call?"},
+	} {
+		r := h.ask(c.lang, c.q, 0)
+		if r.Intent != c.want || !strings.HasPrefix(r.Responses.Text, c.text) {
+			t.Errorf("%q: %s %q, want %s %q…", c.q, r.Intent, r.Responses.Text, c.want, c.text)
+		}
+		if strings.HasPrefix(c.text, "I can") || strings.HasPrefix(c.text, "Puedo") {
+			if len(r.NextActions) > 0 {
+				t.Errorf("%q: acts (%s) where it cannot", c.q, r.NextActions[0].Action)
+			}
+		}
+	}
+}

@@ -376,10 +376,11 @@ func (q *queryCtx) best(except string) (match, bool) {
 }
 
 // ledByVerb are the intents that say what hark cannot do with its alarms,
-// timers and music ("snooze the alarm", "skip this song"): read only when
+// timers, music, heating and messages ("snooze the alarm", "skip this
+// song", "turn the heat up", "read my messages"): read only when
 // the query says their verb, so that a request to set one, worded loosely
 // ("gimme a 3 min timer", "el viernes a mediodía, una alarma"), stays one.
-var ledByVerb = map[string]bool{"change_alarm": true, "music_control": true}
+var ledByVerb = map[string]bool{"change_alarm": true, "music_control": true, "thermostat": true, "read_messages": true}
 
 // saysLead reports whether the query holds a word of the variant's first
 // step (or the first word of one of its phrases) before any word of its
@@ -839,6 +840,10 @@ func (q *queryCtx) align(v *variant, bound float32) (match, bool) {
 					if !names {
 						return match{}, false
 					}
+				}
+				// "can you hear me": the speaker is no song.
+				if def.name == "song" && !slices.ContainsFunc(q.toks[pj:end], func(t token) bool { return !selfWords[t.norm] }) {
+					return match{}, false
 				}
 				if messageSlots[def.name] && tellsMessage(v, pi) && !subjects[q.toks[pj].norm] {
 					// "tell Rosa I left the keys under the mat" tells a

@@ -1415,3 +1415,35 @@ func TestAnySongSpansStepsAndCallsBack(t *testing.T) {
 		}
 	}
 }
+
+// The heating's temperature and the messages one gets are beyond hark:
+// said so, with no volume turned, weather told, song played or e-mail
+// begun; and "what's up" or "can you hear me" greet.
+func TestHeatingMessagesAndHellos(t *testing.T) {
+	h := newHarness(t)
+	for _, c := range []struct{ lang, q, want string }{
+		{"en", "set the temperature to 72", "thermostat"},
+		{"en", "turn the heat up", "thermostat"},
+		{"en", "make it warmer", "thermostat"},
+		{"es", "sube la calefacción", "thermostat"},
+		{"es", "pon la calefacción a 22 grados", "thermostat"},
+		{"en", "check my email", "read_messages"},
+		{"en", "any new messages", "read_messages"},
+		{"es", "lee mis mensajes", "read_messages"},
+		{"en", "what's up", "greeting"},
+		{"en", "can you hear me", "greeting"},
+		{"es", "me oyes", "greeting"},
+		// left as they were
+		{"en", "turn on the heating", "POWER"},
+		{"es", "baja el volumen", "VOLUME_UPDATE"},
+		{"en", "turn it up", "VOLUME_UPDATE"},
+		{"en", "what's the temperature in london", "weather"},
+		{"en", "open my email", "OPEN_APP"},
+		{"en", "email john", "OPEN_ASR"},
+	} {
+		r := h.ask(c.lang, c.q, 0)
+		if got := answeredAs(r); got != c.want {
+			t.Errorf("%q: %s (%s), want %s", c.q, got, r.Responses.Text, c.want)
+		}
+	}
+}

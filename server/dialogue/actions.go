@@ -515,7 +515,14 @@ func (t *turn) appointment(slots map[string]slotVal) reply {
 		}
 	}
 	if !ok || !w.when.complete() {
-		return t.ask("time", "ask_appointment_time", map[string]phr{"title": same(title)}, slots)
+		key := "ask_appointment_time"
+		for j := range t.toks {
+			if t.m.reminderAt(t.toks[j:]) > 0 {
+				// "remind me to buy milk" was asked "When is buy milk?"
+				key = "ask_reminder_time"
+			}
+		}
+		return t.ask("time", key, map[string]phr{"title": same(title)}, slots)
 	}
 	if u, ok := slots["until"]; ok && w.when.hasClock {
 		// "from 6 to 7 pm tomorrow": the start is on the end's day and,

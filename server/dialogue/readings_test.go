@@ -1447,3 +1447,28 @@ func TestHeatingMessagesAndHellos(t *testing.T) {
 		}
 	}
 }
+
+// A reminder without its time asks when to remind ("remind me to buy
+// milk" was asked "When is buy milk?"), and the name said before the kind
+// of entry is its title when the time is still to come ("add dentist
+// appointment" asked what it was about).
+func TestRemindersAndTitlesAskWhen(t *testing.T) {
+	h := newHarness(t)
+	for _, c := range []struct{ lang, q, want string }{
+		{"en", "remind me to buy milk", "When should I remind you?"},
+		{"es", "recuérdame comprar leche", "¿Cuándo te lo recuerdo?"},
+		{"en", "add dentist appointment", "When is dentist?"},
+		{"en", "schedule a team meeting", "When is team meeting?"},
+		{"en", "schedule a meeting", "What is the appointment about?"},
+		{"en", "set up a quick meeting", "What is the appointment about?"},
+	} {
+		if r := h.ask(c.lang, c.q, 0); r.Responses.Text != c.want {
+			t.Errorf("%q: %q, want %q", c.q, r.Responses.Text, c.want)
+		}
+	}
+	r := h.ask("en", "add dentist appointment", 0)
+	_, d := actionJSON(t, h.ask("en", "friday at 3", r.Context.Ref))
+	if !strings.Contains(d, `"title":"dentist"`) || !strings.Contains(d, msAt(h.loc, 2026, 3, 6, 15, 0)) {
+		t.Errorf("the dentist on friday at 3: %s", d)
+	}
+}

@@ -720,6 +720,11 @@ func (q *queryCtx) align(v *variant, bound float32) (match, bool) {
 					if d, n := q.m.parseDuration(q.toks[k:end]); n == end-k && d > 0 {
 						return match{}, false
 					}
+					// Nor a bare number a label: "set an alarm for 7 and
+					// another for 8" labels no alarm "8".
+					if _, n := q.m.parseNumber(q.toks[k:end]); def.name == "label" && n == end-k {
+						return match{}, false
+					}
 				}
 				if !def.verbatim {
 					// "weather for tomorrow in madrid": a name starts

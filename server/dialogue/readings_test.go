@@ -1472,3 +1472,11 @@ func TestRemindersAndTitlesAskWhen(t *testing.T) {
 		t.Errorf("the dentist on friday at 3: %s", d)
 	}
 }
+
+// A bare number is no label: "another for 8" is a second alarm's time.
+func TestNumberIsNoLabel(t *testing.T) {
+	checkReadings(t, []readCase{
+		{"en", "set an alarm for 7 and another for 8", "SET_ALARM", []string{`"label":""`}},
+		{"en", "set an alarm for 6 am called gym", "SET_ALARM", []string{`"label":"gym"`}},
+	})
+}

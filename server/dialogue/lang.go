@@ -207,6 +207,9 @@ type langModel struct {
 	variants                             []variant
 	index                                map[string][]int32 // indexed word -> variants containing it
 	leads                                map[string]bool    // words a pattern starts with ("set", "pon")
+	// cannotOnly are the words only the patterns of what hark cannot do
+	// hold (ledByVerb: "snooze", "long"): no other reading knows them.
+	cannotOnly map[string]bool
 	undoWords                            map[string]bool    // words of the intents that call something off ("stop", "silence")
 	// intentWords holds the words of each intent's patterns, which end
 	// no name of that intent ("channel 3 on the tv", "photos application")
@@ -647,7 +650,12 @@ func compileModel(lang string, f langFile) (*langModel, error) {
 		intents = append(intents, intent)
 	}
 	sort.Strings(intents)
+	cannot, other := map[string]bool{}, map[string]bool{} // words of ledByVerb patterns, of the others
 	for _, intent := range intents {
+		said := other
+		if ledByVerb[intent] {
+			said = cannot
+		}
 		for _, text := range f.Intents[intent] {
 			seq, err := parsePattern(text)
 			if err != nil {
@@ -695,7 +703,9 @@ func compileModel(lang string, f langFile) (*langModel, error) {
 						}
 					}
 				}
-				if e := v[0]; e.slot < 0 && !e.optional && !e.filler {
+				// What hark cannot do is read in the words' order only
+				// (ledByVerb): its first words lead no word-order reading.
+				if e := v[0]; e.slot < 0 && !e.optional && !e.filler && !ledByVerb[intent] {
 					for _, w := range e.words {
 						m.leads[w] = true
 					}
@@ -705,11 +715,13 @@ func compileModel(lang string, f langFile) (*langModel, error) {
 					e := &v[k]
 					for _, w := range e.words {
 						e.ids = append(e.ids, m.wordID(w))
+						said[w] = true
 					}
 					for _, ph := range e.phrases {
 						var ids []int32
 						for _, w := range ph {
 							ids = append(ids, m.wordID(w))
+							said[w] = true
 						}
 						e.phraseID = append(e.phraseID, ids)
 					}
@@ -751,6 +763,12 @@ func compileModel(lang string, f langFile) (*langModel, error) {
 					return nil, fmt.Errorf("dialogue data %s: intent %s: pattern %q has neither a word that is not a filler nor a closed slot", lang, intent, text)
 				}
 			}
+		}
+	}
+	m.cannotOnly = map[string]bool{}
+	for w := range cannot {
+		if !other[w] {
+			m.cannotOnly[w] = true
 		}
 	}
 	m.spell = newSpeller(spellingData(f))

@@ -359,11 +359,11 @@ func (q *queryCtx) best(except string) (match, bool) {
 		if c.lb > bestCost {
 			break
 		}
-		if v := &m.variants[c.id]; v.intent == except || ledByVerb[v.intent] && !q.saysLead(v) {
+		if v := &m.variants[c.id]; v.intent == except || ledByVerb[v.intent] && !q.saysSteps(v) {
 			continue
 		}
 		r, ok := q.align(&m.variants[c.id], bestCost)
-		if !ok {
+		if !ok || ledByVerb[r.intent] && r.skipped > 0 {
 			continue
 		}
 		if !found || r.cost < best.cost || r.cost == best.cost && (r.literals > best.literals ||
@@ -376,28 +376,42 @@ func (q *queryCtx) best(except string) (match, bool) {
 }
 
 // ledByVerb are the intents that say what hark cannot do with its alarms,
-// timers, music, heating and messages ("snooze the alarm", "skip this
-// song", "turn the heat up", "read my messages"): read only when
-// the query says their verb, so that a request to set one, worded loosely
-// ("gimme a 3 min timer", "el viernes a mediodía, una alarma"), stays one.
-var ledByVerb = map[string]bool{"change_alarm": true, "music_control": true, "thermostat": true, "read_messages": true}
+// timers, music, heating and messages ("snooze the alarm", "how long is
+// left on the timer", "skip this song", "turn the heat up", "read my
+// messages"): read only when the query says each word their pattern
+// needs, in order, and no other word but fillers, so that a request to
+// set one worded loosely ("gimme a 3 min timer", "el viernes a mediodía,
+// una alarma") stays one, and a question about something else ("how long
+// until christmas", "when is the best time to set an alarm") is not one.
+var ledByVerb = map[string]bool{"change_alarm": true, "alarm_status": true, "music_control": true, "thermostat": true,
+	"read_messages": true}
 
-// saysLead reports whether the query holds a word of the variant's first
-// step (or the first word of one of its phrases) before any word of its
-// later steps: "why did the music stop" asks, it does not stop the music.
-func (q *queryCtx) saysLead(v *variant) bool {
-	lead := v.elems[0]
-	for _, t := range q.toks {
-		if slices.Contains(lead.words, t.norm) || slices.ContainsFunc(lead.phrases, func(p []string) bool { return p[0] == t.norm }) {
-			return true
+// saysSteps reports whether the query says every required word step of
+// the variant, in its order: "how long until christmas" is no question
+// about a timer, and "why did the music stop" stops no music.
+func (q *queryCtx) saysSteps(v *variant) bool {
+	j := 0
+	for _, e := range v.elems {
+		if e.slot >= 0 || e.optional || e.filler {
+			continue
 		}
-		for _, e := range v.elems[1:] {
-			if slices.Contains(e.words, t.norm) && !e.filler {
-				return false
+		n := 0 // the words of the step said at j
+		for ; j < len(q.toks) && n == 0; j++ {
+			if slices.Contains(e.words, q.toks[j].norm) {
+				n = 1
+			}
+			for _, p := range e.phrases {
+				if j+len(p) <= len(q.toks) && slices.EqualFunc(p, q.toks[j:j+len(p)], func(w string, t token) bool { return w == t.norm }) {
+					n = len(p)
+				}
 			}
 		}
+		if n == 0 {
+			return false
+		}
+		j += n - 1
 	}
-	return false
+	return true
 }
 
 // Back-pointer actions of the alignment.
@@ -954,7 +968,7 @@ func (q *queryCtx) align(v *variant, bound float32) (match, bool) {
 // number, time expression or word for the assistant ("dis") of the
 // language knows, typed as it stands (a correction is a known word).
 func (q *queryCtx) unknownWord(j int) bool {
-	if q.ids[j] >= 0 || q.toks[j].typo != "" || q.m.addressee[q.toks[j].norm] {
+	if q.ids[j] >= 0 && !q.m.cannotOnly[q.toks[j].norm] || q.toks[j].typo != "" || q.m.addressee[q.toks[j].norm] {
 		return false
 	}
 	if _, n := q.m.parseNumber(q.toks[j:]); n > 0 {
@@ -1160,7 +1174,7 @@ func asksInOrder(toks []token) bool {
 func (q *queryCtx) openCost(slot, j int) float32 {
 	def := q.m.slots[slot]
 	c := def.perWord + q.typo[j]
-	if !def.verbatim && q.ids[j] >= 0 && q.skip[j] == costSkipWord {
+	if !def.verbatim && q.ids[j] >= 0 && !q.m.cannotOnly[q.toks[j].norm] && q.skip[j] == costSkipWord {
 		c += costOpenWord
 	}
 	return c

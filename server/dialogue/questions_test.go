@@ -69,8 +69,9 @@ func TestQuestionsAboutUnknownThings(t *testing.T) {
 		{"en", "where is the nearest pharmacy", "NAVIGATE"},
 		{"en", "how about a timer for two minutes", "SET_TIMER"},
 		{"en", "dentist appointment tomorrow at 5", "SET_APPOINTMENT"},
-		// A question word and its auxiliary in front: no verb put last.
-		{"en", "when does the timer end", "fallback"},
+		// A question word and its auxiliary in front: no verb put last
+		// (the timer is not ended; hark says it cannot see it).
+		{"en", "when does the timer end", "alarm_status"},
 		{"en", "why did the music stop", "fallback"},
 		{"en", "the maps app open", "OPEN_APP"},
 		{"en", "what programs are on television now", "tv"},
@@ -124,16 +125,24 @@ func TestOpenQuestionsAreNotCommands(t *testing.T) {
 		if len(lines) != c.wantLines {
 			t.Fatalf("%s: %d lines, want %d", c.file, len(lines), c.wantLines)
 		}
-		wrong := 0
+		wrong, cannot := 0, 0
 		for _, q := range lines {
-			if r := h.ask("en", q, 0); r.Intent != "fallback" {
+			r := h.ask("en", q, 0)
+			switch {
+			case ledByVerb[r.Intent]:
+				// an answer that says what hark cannot do reads no
+				// command into the question
+				cannot++
+			case r.Intent != "fallback":
 				wrong++
-				if c.print {
-					t.Logf("%s: %q read as %s", c.file, q, r.Intent)
-				}
+			default:
+				continue
+			}
+			if c.print {
+				t.Logf("%s: %q read as %s", c.file, q, r.Intent)
 			}
 		}
-		t.Logf("%s: %d of %d open questions read as commands", c.file, wrong, len(lines))
+		t.Logf("%s: %d of %d open questions read as commands, %d answered with what hark cannot do", c.file, wrong, len(lines), cannot)
 		if wrong > c.maxWrong {
 			t.Errorf("%s: %d of %d open questions read as commands, want at most %d", c.file, wrong, len(lines), c.maxWrong)
 		}

@@ -1480,3 +1480,29 @@ func TestNumberIsNoLabel(t *testing.T) {
 		{"en", "set an alarm for 6 am called gym", "SET_ALARM", []string{`"label":"gym"`}},
 	})
 }
+
+// What is set is beyond hark too: asked, it says so, and does not tell the
+// time, cancel a timer or ask for a new one. The words only those answers
+// know ("long", "remaining") are still unknown to every other reading:
+// "how long should i sleep" is no request for help.
+func TestAlarmStatusIsBeyondHark(t *testing.T) {
+	h := newHarness(t)
+	for _, c := range []struct{ lang, q, want string }{
+		{"en", "how much time is left on the timer", "alarm_status"},
+		{"en", "what time is my alarm", "alarm_status"},
+		{"en", "do i have any alarms set", "alarm_status"},
+		{"en", "how long has the stopwatch been running", "alarm_status"},
+		{"es", "cuánto falta para el temporizador", "alarm_status"},
+		{"es", "a qué hora suena mi alarma", "alarm_status"},
+		{"en", "how long until christmas", "fallback"},
+		{"en", "when is the best time to set an alarm", "fallback"},
+		{"en", "how long should i sleep", "fallback"},
+		{"en", "what time is it", "time"},
+		{"es", "para el temporizador", "DELETE_TIMER"},
+	} {
+		r := h.ask(c.lang, c.q, 0)
+		if got := answeredAs(r); got != c.want {
+			t.Errorf("%q: %s (%s), want %s", c.q, got, r.Responses.Text, c.want)
+		}
+	}
+}

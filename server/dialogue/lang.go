@@ -210,7 +210,7 @@ type langModel struct {
 	// cannotOnly are the words only the patterns of what hark cannot do
 	// hold (ledByVerb: "snooze", "long"): no other reading knows them.
 	cannotOnly map[string]bool
-	undoWords                            map[string]bool    // words of the intents that call something off ("stop", "silence")
+	undoWords  map[string]bool // words of the intents that call something off ("stop", "silence")
 	// intentWords holds the words of each intent's patterns, which end
 	// no name of that intent ("channel 3 on the tv", "photos application")
 	intentWords map[string]map[string]bool

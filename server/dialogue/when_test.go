@@ -301,7 +301,8 @@ func FuzzAnswer(f *testing.F) {
 		"open http://", "call +", "weather in", "¿qué tiempo hace?", strings.Repeat("play ", 300),
 		"remind me", "remind me yet five pm", "ten minutes no twelve no", "never mind", "call two hundred twelve five",
 		"j f k", "a b c d", "text b, j i", "l  a\tx", "set another timer for", "book a second appointment a second",
-		"timer for a second for a second"} {
+		"timer for a second for a second", "what's tomorrow's's date", "channel the", "call back back", "snooze snooze",
+		"how long is left on the"} {
 		f.Add(s)
 	}
 	e := New(Config{Knowledge: newFakeKnowledge(), Music: testTracks, MusicURL: testMusicURL})

@@ -653,7 +653,7 @@ func (t *turn) fresh() reply {
 			}
 		}
 	}
-	if ok && ledByVerb[mt.intent] && !runOf(t.toks, t.said) {
+	if ok && cannotDo[mt.intent] && !runOf(t.toks, t.said) {
 		// What hark cannot do is read in the words' own order only: "why
 		// did the music stop" asks, it is no "stop ... the music".
 		ok = false

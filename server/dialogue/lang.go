@@ -208,7 +208,7 @@ type langModel struct {
 	index                                map[string][]int32 // indexed word -> variants containing it
 	leads                                map[string]bool    // words a pattern starts with ("set", "pon")
 	// cannotOnly are the words only the patterns of what hark cannot do
-	// hold (ledByVerb: "snooze", "long"): no other reading knows them.
+	// hold (cannotDo: "snooze", "long"): no other reading knows them.
 	cannotOnly map[string]bool
 	undoWords  map[string]bool // words of the intents that call something off ("stop", "silence")
 	// intentWords holds the words of each intent's patterns, which end
@@ -650,10 +650,10 @@ func compileModel(lang string, f langFile) (*langModel, error) {
 		intents = append(intents, intent)
 	}
 	sort.Strings(intents)
-	cannot, other := map[string]bool{}, map[string]bool{} // words of ledByVerb patterns, of the others
+	cannot, other := map[string]bool{}, map[string]bool{} // words of cannotDo patterns, of the others
 	for _, intent := range intents {
 		said := other
-		if ledByVerb[intent] {
+		if cannotDo[intent] {
 			said = cannot
 		}
 		for _, text := range f.Intents[intent] {
@@ -704,8 +704,8 @@ func compileModel(lang string, f langFile) (*langModel, error) {
 					}
 				}
 				// What hark cannot do is read in the words' order only
-				// (ledByVerb): its first words lead no word-order reading.
-				if e := v[0]; e.slot < 0 && !e.optional && !e.filler && !ledByVerb[intent] {
+				// (cannotDo): its first words lead no word-order reading.
+				if e := v[0]; e.slot < 0 && !e.optional && !e.filler && !cannotDo[intent] {
 					for _, w := range e.words {
 						m.leads[w] = true
 					}

@@ -359,11 +359,11 @@ func (q *queryCtx) best(except string) (match, bool) {
 		if c.lb > bestCost {
 			break
 		}
-		if v := &m.variants[c.id]; v.intent == except || ledByVerb[v.intent] && !q.saysSteps(v) {
+		if v := &m.variants[c.id]; v.intent == except || cannotDo[v.intent] && !q.saysSteps(v) {
 			continue
 		}
 		r, ok := q.align(&m.variants[c.id], bestCost)
-		if !ok || ledByVerb[r.intent] && r.skipped > 0 {
+		if !ok || cannotDo[r.intent] && r.skipped > 0 {
 			continue
 		}
 		if !found || r.cost < best.cost || r.cost == best.cost && (r.literals > best.literals ||
@@ -375,7 +375,7 @@ func (q *queryCtx) best(except string) (match, bool) {
 	return best, found
 }
 
-// ledByVerb are the intents that say what hark cannot do with its alarms,
+// cannotDo are the intents that say what hark cannot do with its alarms,
 // timers, music, heating and messages ("snooze the alarm", "how long is
 // left on the timer", "skip this song", "turn the heat up", "read my
 // messages"): read only when the query says each word their pattern
@@ -383,7 +383,7 @@ func (q *queryCtx) best(except string) (match, bool) {
 // set one worded loosely ("gimme a 3 min timer", "el viernes a mediodía,
 // una alarma") stays one, and a question about something else ("how long
 // until christmas", "when is the best time to set an alarm") is not one.
-var ledByVerb = map[string]bool{"change_alarm": true, "alarm_status": true, "music_control": true, "thermostat": true,
+var cannotDo = map[string]bool{"change_alarm": true, "alarm_status": true, "music_control": true, "thermostat": true,
 	"read_messages": true}
 
 // saysSteps reports whether the query says every required word step of

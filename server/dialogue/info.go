@@ -218,6 +218,10 @@ func listed[T any](r *reply, xs []T, text, speech func(T) string) {
 
 func (t *turn) news(k Knowledge, w Where, slots map[string]slotVal) (reply, error) {
 	cat := slots["newscat"].text
+	if v, ok := t.m.findSlot("newscat", t.toks); cat == "" && ok {
+		// "what's the news in sports": the category after the news
+		cat = v.text
+	}
 	if cat != "" {
 		t.topic("news:" + cat)
 	}

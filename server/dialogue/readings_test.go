@@ -1503,3 +1503,14 @@ func checkAnswered(t *testing.T, cases []answerCase) {
 		}
 	}
 }
+
+// The news of a category named after the news is that category's.
+func TestNewsCategoryAfterTheNews(t *testing.T) {
+	h := newHarness(t)
+	for q, want := range map[string]string{"what's the news in sports": "Here are the latest sports headlines:",
+		"news about technology": "Here are the latest technology headlines:", "what's the latest news": "Here are the latest headlines:"} {
+		if r := h.ask("en", q, 0); !strings.HasPrefix(r.Responses.Text, want) {
+			t.Errorf("%q: %q, want %q", q, r.Responses.Text, want)
+		}
+	}
+}

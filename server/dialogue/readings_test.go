@@ -1363,6 +1363,9 @@ func TestChangesHarkCannotMake(t *testing.T) {
 		{"en", "pause the music", "music_control"},
 		{"es", "pon la siguiente canción", "music_control"},
 		{"es", "pausa la música", "music_control"},
+		{"en", "play it again", "music_control"},
+		{"es", "pon la canción otra vez", "music_control"},
+		{"en", "shut up", "cancel"},
 		// left as they were
 		{"en", "set my alarm to 7", "SET_ALARM"},
 		{"en", "gimme a 3 min timer", "SET_TIMER"},

@@ -860,10 +860,6 @@ func (q *queryCtx) align(v *variant, bound float32) (match, bool) {
 						return match{}, false
 					}
 				}
-				// "can you hear me": the speaker is no song.
-				if def.name == "song" && !slices.ContainsFunc(q.toks[pj:end], func(t token) bool { return !selfWords[t.norm] }) {
-					return match{}, false
-				}
 				if messageSlots[def.name] && tellsMessage(v, pi) && !subjects[q.toks[pj].norm] {
 					// "tell Rosa I left the keys under the mat" tells a
 					// message, a clause with its subject; "tell the kids a

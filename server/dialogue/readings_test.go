@@ -1517,3 +1517,12 @@ func TestNewsCategoryAfterTheNews(t *testing.T) {
 		}
 	}
 }
+
+// Playing it louder is the volume, not a song called "louder".
+func TestPlayItLouder(t *testing.T) {
+	checkAnswered(t, []answerCase{
+		{"en", "play it louder", "VOLUME_UPDATE"},
+		{"en", "play the music quieter", "VOLUME_UPDATE"},
+		{"en", "play some jazz", "PLAY_MUSIC"},
+	})
+}

@@ -179,7 +179,7 @@ func (t *turn) handle(intent string, slots map[string]slotVal) reply {
 	case "date":
 		r = t.dateOn(slots)
 	case "cancel", "help", "greeting", "thanks", "how_are_you", "who_are_you", "goodbye", "joke", "calendar",
-		"change_alarm", "alarm_status", "music_control", "thermostat", "read_messages":
+		"change_alarm", "alarm_status", "music_control", "thermostat", "read_messages", "event_time":
 		r = t.reply(intent, nil)
 	default:
 		intent = "fallback"
@@ -219,7 +219,16 @@ func (t *turn) dateOn(slots map[string]slotVal) reply {
 		}
 	}
 	if v, ok := slots["day"]; ok && v.when.day != dayNone {
-		if d := v.when.date(t.now, t.loc); !sameDay(d, today) {
+		d := v.when.date(t.now, t.loc)
+		if v.when.day == dayWeekday && t.saysPast(v) {
+			// "what date was last friday": the parser of times reads the
+			// weekday to come
+			for !d.Before(today) {
+				d = d.AddDate(0, 0, -7)
+			}
+			return t.reply("date_past", map[string]phr{"date": t.datePhr(d)})
+		}
+		if !sameDay(d, today) {
 			key := "date_on"
 			if sameDay(d, today.AddDate(0, 0, 1)) {
 				key = "date_tomorrow"
@@ -229,6 +238,21 @@ func (t *turn) dateOn(slots map[string]slotVal) reply {
 	}
 	return t.reply("date_now", map[string]phr{"date": t.datePhr(today)})
 }
+
+// saysPast reports whether the word before a day ("last friday"), after
+// it ("el viernes pasado") or the verb ("what date was friday") puts it in
+// the past.
+func (t *turn) saysPast(v slotVal) bool {
+	if v.start > 0 && pastMarks[t.toks[v.start-1].norm] || v.end < len(t.toks) && pastMarks[t.toks[v.end].norm] {
+		return true
+	}
+	return slices.ContainsFunc(t.toks, func(tok token) bool { return pastVerbs[tok.norm] })
+}
+
+var (
+	pastMarks = map[string]bool{"last": true, "past": true, "previous": true, "pasado": true, "anterior": true}
+	pastVerbs = map[string]bool{"was": true, "fue": true, "era": true}
+)
 
 // daysBack are the days before today a date question can name; the
 // parser of times reads days to come only.

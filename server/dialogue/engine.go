@@ -658,6 +658,12 @@ func (t *turn) fresh() reply {
 		// did the music stop" asks, it is no "stop ... the music".
 		ok = false
 	}
+	if _, day := mt.slots["day"]; ok && asksWhenElse(t.said) && (mt.intent == "time" || mt.intent == "date" && !day || actionIntent(mt.intent)) {
+		// "what time does the movie start", "a qué hora abre la farmacia":
+		// the clock and the calendar of now answer no such question, nor
+		// does opening an app called "farmacia".
+		return t.handleMatch(match{intent: "event_time", rule: whenElseRule})
+	}
 	if !ok {
 		return t.handle("fallback", nil)
 	}
@@ -665,6 +671,67 @@ func (t *turn) fresh() reply {
 	t.completeTime(&mt)
 	return t.handleMatch(mt)
 }
+
+// whenElseRule names, in explain, the reading of a question of when
+// something happens.
+const whenElseRule = "a question of when something happens"
+
+// asksWhenElse reports whether a query asks when something happens that
+// is not now: "what time does the sun set", "what day is my appointment",
+// "what time the store closes", "a qué hora empieza la película", "qué
+// día cae la navidad". The clock's own questions say "it", "you" or a
+// day ("what time is it in tokyo", "what time do you have", "what day is
+// today", "qué hora es", "qué día es hoy").
+func asksWhenElse(toks []token) bool {
+	word := func(i int) string {
+		if i < len(toks) {
+			return toks[i].norm
+		}
+		return ""
+	}
+	if len(toks) > 1 && word(0) == "cuando" && strings.ContainsAny(toks[0].orig, "á¿Á") {
+		return true // "¿cuándo abre el banco?" (unmarked, "cuando llegue a casa…" opens a request)
+	}
+	for i := 0; i+2 < len(toks); i++ {
+		w, next := word(i+1), word(i+2)
+		switch {
+		case (word(i) == "what" || word(i) == "which") && (w == "time" || w == "day" || w == "date"):
+			at := i + 2
+			if next == "of" && word(at+1) == "the" && word(at+2) == "week" {
+				at += 3 // "what day of the week is christmas"
+			}
+			switch next, after := word(at), word(at+1); {
+			case yesNo[next] && next != "does" && next != "did":
+				return !clockWords[after] // "what day is christmas", not "what day is today"
+			case yesNo[next] || auxiliaries[next]:
+				// "what day does school start", "what time does it get
+				// dark"; not "what time do you have", "what time will it be"
+				return after != "" && after != "you" && (after != "it" || word(at+2) != "" && word(at+2) != "be")
+			default:
+				return articles[next] || possessives[next] || whenSubjects[next] // "what time the store closes"
+			}
+		case word(i) == "a" && (w == "que" || w == "cual") && next == "hora":
+			return i+3 < len(toks)
+		case word(i) == "que" && w == "dia":
+			return !clockDays[next]
+		}
+	}
+	return false
+}
+
+// whenSubjects are the pronouns that open the clause of a question of
+// when ("what time we leave"); "it" asks the clock itself.
+var whenSubjects = map[string]bool{"i": true, "we": true, "they": true, "he": true, "she": true, "your": true,
+	"his": true, "her": true, "their": true}
+
+// clockWords follow "what time is" and "what day is" in a question about
+// now.
+var clockWords = map[string]bool{"": true, "it": true, "it's": true, "today": true, "tomorrow": true, "yesterday": true,
+	"now": true, "this": true, "that": true}
+
+// clockDays follow "qué día" in a question about the calendar of now.
+var clockDays = map[string]bool{"es": true, "estamos": true, "era": true, "fue": true, "sera": true, "hoy": true, "manana": true,
+	"ayer": true, "de": true, "": true}
 
 // runOf reports whether part is a run of whole's words, in their order.
 func runOf(part, whole []token) bool {

@@ -458,6 +458,10 @@ func (t *turn) timeNow(slots map[string]slotVal) reply {
 		loc, place = c.loc, t.m.displayName("city", c.Name)
 	}
 	now := t.now.In(loc)
+	if d := slots["duration"].dur; d > 0 && place == "" {
+		// "what time will it be in two hours"
+		return t.reply("time_after", map[string]phr{"duration": t.durationPhr(d), "time": t.clockPhr(now.Add(d))})
+	}
 	if place == "" {
 		return t.reply("time_now", map[string]phr{"time": t.clockPhr(now)})
 	}

@@ -946,8 +946,9 @@ func (q *queryCtx) align(v *variant, bound float32) (match, bool) {
 	// Nor is a question with its auxiliary after the question word a
 	// request the pattern makes of the words after them: "when do the
 	// yankees play next" plays no song "next", "who sings this song" calls
-	// no one. ("why don't you play some jazz" asks for jazz.)
-	if unasked && actionIntent(v.intent) && len(q.toks) > 1 && q.toks[0].norm != "why" &&
+	// no one, "when will the rain stop" calls nothing off. ("why don't you
+	// play some jazz" asks for jazz.)
+	if unasked && (actionIntent(v.intent) || v.intent == "cancel") && len(q.toks) > 1 && q.toks[0].norm != "why" &&
 		(yesNo[q.toks[1].norm] || auxiliaries[q.toks[1].norm]) {
 		return match{}, false
 	}

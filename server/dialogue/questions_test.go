@@ -129,7 +129,7 @@ func TestOpenQuestionsAreNotCommands(t *testing.T) {
 		for _, q := range lines {
 			r := h.ask("en", q, 0)
 			switch {
-			case cannotDo[r.Intent]:
+			case cannotDo[r.Intent] || r.Intent == "event_time":
 				// an answer that says what hark cannot do reads no
 				// command into the question
 				cannot++

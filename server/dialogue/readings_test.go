@@ -1336,10 +1336,66 @@ func TestDateOfTheDayAsked(t *testing.T) {
 		{"es", "qué día cae el 20 de marzo", "Es viernes, 20 de marzo de 2026."},
 		{"es", "qué día fue ayer", "Fue martes, 3 de marzo de 2026."},
 		{"es", "qué día es hoy", "Hoy es miércoles, 4 de marzo de 2026."},
+		// a weekday in the past is the last one, not the next
+		{"en", "what date was last friday", "That was Friday, February 27, 2026."},
+		{"en", "what was the date last monday", "That was Monday, March 2, 2026."},
+		{"en", "what date was friday", "That was Friday, February 27, 2026."},
+		{"en", "what day was last wednesday", "That was Wednesday, February 25, 2026."},
+		{"es", "qué fecha fue el viernes pasado", "Fue viernes, 27 de febrero de 2026."},
+		{"es", "qué día era el lunes pasado", "Fue lunes, 2 de marzo de 2026."},
 	} {
 		r := h.ask(c.lang, c.q, 0)
 		if r.Intent != "date" || r.Responses.Text != c.want {
 			t.Errorf("%q: %s %q, want date %q", c.q, r.Intent, r.Responses.Text, c.want)
+		}
+	}
+}
+
+// A question of when something happens is not one about now: neither the
+// clock, today's date nor an app called "farmacia" answers it, and hark
+// says what it can tell. The clock's own questions stay the clock's, and
+// a question of when calls nothing off.
+func TestQuestionsOfWhenSomethingHappens(t *testing.T) {
+	checkAnswered(t, []answerCase{
+		{"en", "what time does the movie start", "event_time"},
+		{"en", "what time is my flight", "event_time"},
+		{"en", "what time does it get dark", "event_time"},
+		{"en", "what time do the banks close", "event_time"},
+		{"en", "can you tell me what time the store closes", "event_time"},
+		{"en", "what day is christmas", "event_time"},
+		{"en", "what day of the week is christmas", "event_time"},
+		{"en", "what day does school start", "event_time"},
+		{"es", "a qué hora abre la farmacia", "event_time"},
+		{"es", "¿cuándo abre el banco?", "event_time"},
+		{"es", "qué día cae la navidad", "event_time"},
+		{"en", "when will the rain stop", "fallback"},
+		// left as they were
+		{"en", "what time is it", "time"},
+		{"en", "do you know what time it is", "time"},
+		{"en", "what time is it in london", "time"},
+		{"en", "what time will it be in london", "time"},
+		{"en", "what day is today", "date"},
+		{"en", "what day of the week is it", "date"},
+		{"en", "what day is friday", "date"},
+		{"es", "qué hora es", "time"},
+		{"es", "qué día es hoy", "date"},
+		{"es", "a qué día estamos", "date"},
+		{"es", "abre la farmacia", "OPEN_APP"},
+		{"en", "stop", "cancel"},
+	})
+}
+
+// The time after a span is told from the clock, not set as a timer.
+func TestTimeAfterASpan(t *testing.T) {
+	h := newHarness(t)
+	for _, c := range []struct{ lang, q, want string }{
+		{"en", "what time will it be in two hours", "In 2 hours it will be 12:15 PM."},
+		{"en", "what time is it 3 hours from now", "In 3 hours it will be 1:15 PM."},
+		{"es", "qué hora será dentro de media hora", "Dentro de 30 minutos serán 10:45."},
+	} {
+		r := h.ask(c.lang, c.q, 0)
+		if r.Intent != "time" || r.Responses.Text != c.want || len(r.NextActions) != 0 {
+			t.Errorf("%q: %s %q %v, want time %q", c.q, r.Intent, r.Responses.Text, r.NextActions, c.want)
 		}
 	}
 }

@@ -179,7 +179,7 @@ func (t *turn) handle(intent string, slots map[string]slotVal) reply {
 	case "date":
 		r = t.dateOn(slots)
 	case "cancel", "help", "greeting", "thanks", "how_are_you", "who_are_you", "goodbye", "joke", "calendar",
-		"change_alarm", "alarm_status", "music_control", "thermostat", "read_messages", "event_time":
+		"change_alarm", "alarm_status", "music_control", "thermostat", "read_messages", "event_time", "negated":
 		r = t.reply(intent, nil)
 	default:
 		intent = "fallback"

@@ -664,6 +664,11 @@ func (t *turn) fresh() reply {
 		// does opening an app called "farmacia".
 		return t.handleMatch(match{intent: "event_time", rule: whenElseRule})
 	}
+	if ok && actionIntent(mt.intent) && negated(t.said) {
+		// "don't turn off the lights", "no me despiertes mañana": the
+		// request said is the one not to carry out.
+		return t.handleMatch(match{intent: "negated", rule: negatedRule})
+	}
 	if !ok {
 		return t.handle("fallback", nil)
 	}
@@ -732,6 +737,62 @@ var clockWords = map[string]bool{"": true, "it": true, "it's": true, "today": tr
 // clockDays follow "qué día" in a question about the calendar of now.
 var clockDays = map[string]bool{"es": true, "estamos": true, "era": true, "fue": true, "sera": true, "hoy": true, "manana": true,
 	"ayer": true, "de": true, "": true}
+
+// negatedRule names, in explain, the reading of a request said not to be
+// carried out.
+const negatedRule = "a request not to"
+
+// negated reports whether a query opens by asking not to do what follows:
+// "don't play music", "please don't text her", "i didn't ask you to play
+// music", "no me despiertes mañana". The negation must come before
+// anything but a few opening words, so "set an alarm so i don't
+// oversleep" is asked; "do not disturb" is a feature's name, "don't
+// forget to…" asks for it, and "no, play jazz" answers no before asking.
+// A request in a clause of its own after it ("i don't want to be
+// disturbed, turn on do not disturb") or a thing no longer wanted ("i
+// don't need the alarm tomorrow anymore") is asked.
+func negated(toks []token) bool {
+	for _, tok := range toks {
+		if noLonger[tok.norm] || commaAfter(tok) && tok.norm != "no" {
+			return false
+		}
+	}
+	for i, tok := range toks {
+		if i > 2 {
+			return false
+		}
+		next := ""
+		if i+1 < len(toks) {
+			next = toks[i+1].norm
+		}
+		switch {
+		case tok.norm == "do" && next == "not":
+			next = ""
+			if i+2 < len(toks) {
+				next = toks[i+2].norm
+			}
+			return next != "disturb" && next != "forget"
+		case negations[tok.norm]:
+			return next != "forget" && next != "mind"
+		case tok.norm == "no" && !commaAfter(tok) && clitics[next]:
+			return true // "no me despiertes", not "no, pon jazz"
+		case !negationOpeners[tok.norm]:
+			return false
+		}
+	}
+	return false
+}
+
+// negations are the words that ask not to; negationOpeners may come
+// before them ("no don't call him", "please don't", "i didn't ask").
+var (
+	negations       = map[string]bool{"don't": true, "dont": true, "didn't": true, "didnt": true, "never": true, "nunca": true}
+	negationOpeners = map[string]bool{"no": true, "please": true, "i": true, "you": true, "we": true, "and": true, "but": true,
+		"oh": true, "just": true, "por": true, "favor": true}
+	noLonger = map[string]bool{"anymore": true, "longer": true}
+	clitics  = map[string]bool{"me": true, "te": true, "lo": true, "la": true, "los": true, "las": true, "le": true, "les": true,
+		"nos": true, "se": true}
+)
 
 // runOf reports whether part is a run of whole's words, in their order.
 func runOf(part, whole []token) bool {

@@ -949,7 +949,7 @@ func (q *queryCtx) align(v *variant, bound float32) (match, bool) {
 	// no one, "when will the rain stop" calls nothing off. ("why don't you
 	// play some jazz" asks for jazz.)
 	if unasked && (actionIntent(v.intent) || v.intent == "cancel") && len(q.toks) > 1 && q.toks[0].norm != "why" &&
-		(yesNo[q.toks[1].norm] || auxiliaries[q.toks[1].norm]) {
+		(yesNo[q.toks[1].norm] || auxiliaries[q.toks[1].norm] || asksWhich(q.toks)) {
 		return match{}, false
 	}
 	// A yes-no question about the device asks how things are; it does not
@@ -1034,6 +1034,14 @@ func saysOfSubject(toks []token) bool {
 		}
 	}
 	return n >= 2
+}
+
+// asksWhich reports whether a query asks which thing is so, with the
+// auxiliary after the thing: "what channel is the news on", "which
+// channel has the game" switch to no channel.
+func asksWhich(toks []token) bool {
+	return len(toks) > 2 && (toks[0].norm == "what" || toks[0].norm == "which") &&
+		(yesNo[toks[2].norm] || auxiliaries[toks[2].norm] || toks[2].norm == "has")
 }
 
 // actionIntent reports whether an intent is one the device carries out (its

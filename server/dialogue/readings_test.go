@@ -1290,9 +1290,9 @@ func TestQuestionsAndWordsStayWhatTheyAre(t *testing.T) {
 	h := newHarness(t)
 	for q, want := range map[string]string{
 		"when do the yankees play next": "fallback", "who sings this song": "fallback",
-		"lock the front door": "fallback",
+		"lock the front door": "fallback", "what channel is espn": "fallback", "which channel has the game": "fallback",
 		// left alone
-		"why don't you play some jazz": "PLAY_MUSIC", "what about an alarm for 7": "SET_ALARM",
+		"why don't you play some jazz": "PLAY_MUSIC", "what about an alarm for 7": "SET_ALARM", "put on channel 5": "CHANNEL_SELECT",
 		"what if you set a timer for 5 minutes": "SET_TIMER", "how about some music": "PLAY_MUSIC",
 		"would you mind setting a timer for 5 minutes": "SET_TIMER", "stopped the timer": "DELETE_TIMER",
 	} {
@@ -1382,6 +1382,34 @@ func TestQuestionsOfWhenSomethingHappens(t *testing.T) {
 		{"es", "a qué día estamos", "date"},
 		{"es", "abre la farmacia", "OPEN_APP"},
 		{"en", "stop", "cancel"},
+	})
+}
+
+// A request said not to be carried out is not carried out ("Okay, I
+// won't."). A request in its own clause after a negation, a thing no
+// longer wanted, "do not disturb" and "don't forget to…" are asked.
+func TestRequestsNotToAreNotCarriedOut(t *testing.T) {
+	checkAnswered(t, []answerCase{
+		{"en", "don't turn off the lights", "negated"},
+		{"en", "don't call mom", "negated"},
+		{"en", "do not call mom", "negated"},
+		{"en", "please don't text her", "negated"},
+		{"en", "no, don't call him", "negated"},
+		{"en", "i didn't ask you to play music", "negated"},
+		{"en", "i don't want the lights on", "negated"},
+		{"en", "never play this song again", "negated"},
+		{"es", "no me despiertes mañana", "negated"},
+		// left as they were
+		{"en", "turn on do not disturb", "ACTIVATE"},
+		{"en", "do not disturb on", "ACTIVATE"},
+		{"en", "don't forget to call mom", "MAKE_CALL"},
+		{"en", "set an alarm so i don't oversleep", "OPEN_ASR"},
+		{"en", "turn off the lights, i don't need them", "POWER"},
+		{"en", "i dont need the alarm tomorrow at 7 anymore", "DELETE_ALARM"},
+		{"en", "don't call mom, call dad", "MAKE_CALL"},
+		{"en", "no, play some jazz", "PLAY_MUSIC"},
+		{"en", "never mind", "cancel"},
+		{"es", "no, pon jazz", "PLAY_MUSIC"},
 	})
 }
 

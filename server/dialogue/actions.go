@@ -239,6 +239,10 @@ func (t *turn) dateOn(slots map[string]slotVal) reply {
 	return t.reply("date_now", map[string]phr{"date": t.datePhr(today)})
 }
 
+// reminderSlot marks, among the slots a conversation keeps, an entry
+// asked for as a reminder.
+const reminderSlot = "reminder"
+
 // saysPast reports whether the word before a day ("last friday"), after
 // it ("el viernes pasado") or the verb ("what date was friday") puts it in
 // the past.
@@ -543,8 +547,11 @@ func (t *turn) appointment(slots map[string]slotVal) reply {
 		for j := range t.toks {
 			if t.m.reminderAt(t.toks[j:]) > 0 {
 				// "remind me to buy milk" was asked "When is buy milk?"
-				key = "ask_reminder_time"
+				slots[reminderSlot] = slotVal{}
 			}
+		}
+		if _, ok := slots[reminderSlot]; ok {
+			key = "ask_reminder_time" // (asked again too: "when i get home" is no time)
 		}
 		return t.ask("time", key, map[string]phr{"title": same(title)}, slots)
 	}
@@ -631,12 +638,16 @@ func (t *turn) channel(slots map[string]slotVal) reply {
 var channelSteps = map[string]bool{"up": true, "down": true, "next": true, "previous": true, "back": true, "last": true,
 	"siguiente": true, "anterior": true, "arriba": true, "abajo": true, "proximo": true}
 
+// callTails end a request to call without naming whom.
+var callTails = map[string]bool{"back": true, "instead": true}
+
 func (t *turn) call(slots map[string]slotVal) reply {
 	if v, ok := slots["contact"]; ok {
-		// "call mom back", "call back": calling back is calling
-		if f := strings.Fields(v.text); len(f) > 0 && fold(f[len(f)-1]) == "back" {
+		// "call mom back", "call back", "call her instead": calling back
+		// is calling
+		if f := strings.Fields(v.text); len(f) > 0 && callTails[fold(f[len(f)-1])] {
 			v.text = strings.Join(f[:len(f)-1], " ")
-			if v.end > v.start && v.end <= len(t.toks) && t.toks[v.end-1].norm == "back" {
+			if v.end > v.start && v.end <= len(t.toks) && callTails[t.toks[v.end-1].norm] {
 				v.end--
 			}
 			slots["contact"] = v
@@ -1199,6 +1210,10 @@ func (t *turn) resolvePronoun(slots map[string]slotVal, name string) {
 			slots[name] = v
 			return
 		}
+	}
+	if who := strings.TrimSpace(t.before["contact"].text); who != "" && !pronouns[fold(who)] {
+		v.text = who
+		slots[name] = v
 	}
 }
 

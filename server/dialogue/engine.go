@@ -356,6 +356,10 @@ type turn struct {
 	// said is the whole query when a second reading kept only part of it
 	// (a clause), for a pronoun naming someone said before.
 	said []token
+	// before holds the slots of the conversation a change of mind left
+	// ("text sarah" - "actually call her instead"), for a pronoun naming
+	// someone said there.
+	before map[string]slotVal
 	// dry is set by Understand: read the query, change nothing, ask no
 	// information source. unread records that a reply to a question was
 	// not read as anything (the question is asked again, or given up).
@@ -385,7 +389,7 @@ func (t *turn) respond(conv *conversation) reply {
 		// the weather like": a change of mind, then a new request.
 		if rest := t.m.changeOfMind(t.toks); rest != nil {
 			if alt, ok := t.m.understand(rest); ok && alt.intent != conv.intent && alt.intent != "cancel" && alt.literals >= 1 {
-				t.toks = rest
+				t.toks, t.before = rest, conv.slots
 				t.completeTime(&alt)
 				return t.handleMatch(alt)
 			}
@@ -394,6 +398,9 @@ func (t *turn) respond(conv *conversation) reply {
 		// value ("set a timer for 5 minutes" while an alarm asks its time),
 		// unless the question wants free text, where anything goes.
 		if understood && mt.intent != conv.intent && mt.literals >= 2 && !t.awaitsFreeText(conv) && !t.answersWithTime(conv) {
+			if alt, other := asked(mt, t.toks); other {
+				return t.handleMatch(alt)
+			}
 			t.completeTime(&mt)
 			return t.handleMatch(mt)
 		}
@@ -658,16 +665,8 @@ func (t *turn) fresh() reply {
 		// did the music stop" asks, it is no "stop ... the music".
 		ok = false
 	}
-	if _, day := mt.slots["day"]; ok && asksWhenElse(t.said) && (mt.intent == "time" || mt.intent == "date" && !day || actionIntent(mt.intent)) {
-		// "what time does the movie start", "a qué hora abre la farmacia":
-		// the clock and the calendar of now answer no such question, nor
-		// does opening an app called "farmacia".
-		return t.handleMatch(match{intent: "event_time", rule: whenElseRule})
-	}
-	if ok && actionIntent(mt.intent) && negated(t.said) {
-		// "don't turn off the lights", "no me despiertes mañana": the
-		// request said is the one not to carry out.
-		return t.handleMatch(match{intent: "negated", rule: negatedRule})
+	if alt, other := asked(mt, t.said); ok && other {
+		return t.handleMatch(alt)
 	}
 	if !ok {
 		return t.handle("fallback", nil)
@@ -675,6 +674,22 @@ func (t *turn) fresh() reply {
 	mt = t.secondReading(mt)
 	t.completeTime(&mt)
 	return t.handleMatch(mt)
+}
+
+// asked gives what the whole query asks when it is not the request read
+// in it: a question of when something happens ("what time does the movie
+// start", "a qué hora abre la farmacia") is answered by neither the clock,
+// the calendar of now nor opening an app called "farmacia"; a request said
+// not to be carried out ("don't turn off the lights", "no me despiertes
+// mañana") is not carried out.
+func asked(mt match, said []token) (match, bool) {
+	if _, day := mt.slots["day"]; asksWhenElse(said) && (mt.intent == "time" || mt.intent == "date" && !day || actionIntent(mt.intent)) {
+		return match{intent: "event_time", rule: whenElseRule}, true
+	}
+	if actionIntent(mt.intent) && negated(said) {
+		return match{intent: "negated", rule: negatedRule}, true
+	}
+	return mt, false
 }
 
 // whenElseRule names, in explain, the reading of a question of when

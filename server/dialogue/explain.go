@@ -100,6 +100,9 @@ func (t *turn) explain(r reply, conv *conversation) *Explanation {
 		slots = conv.slots
 	}
 	for name, v := range slots {
+		if name == reminderSlot {
+			continue // a mark the conversation keeps, no slot of a pattern
+		}
 		s := SlotReading{Name: name, Value: t.slotValue(name, v)}
 		if v.end > v.start && v.end <= len(t.toks) {
 			s.Words = spanText(t.toks[v.start:v.end])

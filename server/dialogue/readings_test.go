@@ -1548,6 +1548,34 @@ func TestRemindersAndTitlesAskWhen(t *testing.T) {
 	}
 }
 
+// An answer to a question is read for what it asks too: a question of
+// when something happens answers no alarm's time, a reminder asked again
+// is still a reminder, "mejor no" calls the request off, and a change of
+// mind that names the person by a pronoun names the one asked about.
+func TestAnswersSayWhatTheyAsk(t *testing.T) {
+	h := newHarness(t)
+	r := h.ask("en", "set an alarm", 0)
+	if r = h.ask("en", "what time does the sun rise", r.Context.Ref); answeredAs(r) != "event_time" {
+		t.Errorf("an alarm's time asked, then when the sun rises: %s (%s)", answeredAs(r), r.Responses.Text)
+	}
+	r = h.ask("en", "remind me to buy milk", 0)
+	if r = h.ask("en", "when i get home", r.Context.Ref); r.Responses.Text != "When should I remind you?" {
+		t.Errorf("a reminder asked again: %q", r.Responses.Text)
+	}
+	_, d := actionJSON(t, h.ask("en", "tomorrow at 5", r.Context.Ref))
+	if !strings.Contains(d, `"title":"buy milk"`) || !strings.Contains(d, msAt(h.loc, 2026, 3, 5, 17, 0)) || strings.Contains(d, "reminder") {
+		t.Errorf("the reminder, tomorrow at 5: %s", d)
+	}
+	r = h.ask("es", "pon una alarma", 0)
+	if r = h.ask("es", "no, mejor no", r.Context.Ref); answeredAs(r) != "cancel" {
+		t.Errorf("an alarm, then «no, mejor no»: %s (%s)", answeredAs(r), r.Responses.Text)
+	}
+	r = h.ask("en", "text sarah", 0)
+	if _, d := actionJSON(t, h.ask("en", "actually call her instead", r.Context.Ref)); !strings.Contains(d, `"contact":"sarah"`) {
+		t.Errorf("text sarah, then call her instead: %s", d)
+	}
+}
+
 // A bare number is no label: "another for 8" is a second alarm's time.
 func TestNumberIsNoLabel(t *testing.T) {
 	checkReadings(t, []readCase{

@@ -176,6 +176,11 @@ func (t *turn) handle(intent string, slots map[string]slotVal) reply {
 		r = t.recommendMovies()
 	case "time":
 		r = t.timeNow(slots)
+	case "time_until":
+		var ok bool
+		if r, ok = t.timeUntil(slots); !ok {
+			intent, r = "fallback", t.reply("fallback", nil) // "how long until christmas": no day hark knows
+		}
 	case "date":
 		r = t.dateOn(slots)
 	case "cancel", "help", "greeting", "thanks", "how_are_you", "who_are_you", "goodbye", "joke", "calendar",
@@ -218,8 +223,8 @@ func (t *turn) dateOn(slots map[string]slotVal) reply {
 			}
 		}
 	}
-	if v, ok := slots["day"]; ok && v.when.day != dayNone {
-		d := v.when.date(t.now, t.loc)
+	if v, ok := slots["day"]; ok && (v.when.day != dayNone || v.when.hasRel) {
+		d := v.when.date(t.now, t.loc) // "in 3 days" too
 		if v.when.day == dayWeekday && t.saysPast(v) {
 			// "what date was last friday": the parser of times reads the
 			// weekday to come
@@ -237,6 +242,27 @@ func (t *turn) dateOn(slots map[string]slotVal) reply {
 		}
 	}
 	return t.reply("date_now", map[string]phr{"date": t.datePhr(today)})
+}
+
+// timeUntil tells how long it is until a time or a day: "how long until
+// 5 pm", "how many days until friday", "cuánto falta para las ocho".
+func (t *turn) timeUntil(slots map[string]slotVal) (reply, bool) {
+	w := slots["time"].when
+	if !w.hasClock && w.day == dayNone || w.hasRel {
+		return reply{}, false
+	}
+	if !w.hasClock {
+		// a day: whole days from today's date to its date
+		today, d := t.now.In(t.loc), w.date(t.now, t.loc)
+		days := int(time.Date(d.Year(), d.Month(), d.Day(), 12, 0, 0, 0, time.UTC).Sub(
+			time.Date(today.Year(), today.Month(), today.Day(), 12, 0, 0, 0, time.UTC)) / (24 * time.Hour))
+		if days <= 0 {
+			return t.reply("date_now", map[string]phr{"date": t.datePhr(today)}), true
+		}
+		return t.reply("time_until", map[string]phr{"when": t.datePhr(d), "span": t.durationPhr(time.Duration(days) * 24 * time.Hour)}), true
+	}
+	at := w.resolve(t.now, t.loc, biasNone)
+	return t.reply("time_until", map[string]phr{"when": t.whenPhr(at), "span": t.durationPhr(at.Sub(t.now).Round(time.Minute))}), true
 }
 
 // reminderSlot marks, among the slots a conversation keeps, an entry

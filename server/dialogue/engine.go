@@ -660,9 +660,9 @@ func (t *turn) fresh() reply {
 			}
 		}
 	}
-	if ok && cannotDo[mt.intent] && !runOf(t.toks, t.said) {
-		// What hark cannot do is read in the words' own order only: "why
-		// did the music stop" asks, it is no "stop ... the music".
+	if ok && strict(mt.intent) && !runOf(t.toks, t.said) {
+		// A strict intent is read in the words' own order only: "why did
+		// the music stop" asks, it is no "stop ... the music".
 		ok = false
 	}
 	if alt, other := asked(mt, t.said); ok && other {

@@ -49,8 +49,9 @@ func (t *turn) where(slots map[string]slotVal) (Where, bool) {
 			delete(slots, "place")
 			return t.where(slots)
 		}
-		// "the forecast for next week": a span of time, not a place.
-		if slices.ContainsFunc(toks, func(tok token) bool { return t.m.periods[tok.norm] }) {
+		// "the forecast for next week", "the weather yesterday": a span
+		// of time or a day gone by, not a place.
+		if t.saysPeriod(toks) || saysDayGone(toks) {
 			delete(slots, "place")
 			return t.where(slots)
 		}
@@ -154,10 +155,26 @@ func (t *turn) cityList() string {
 	return t.listPhr(names)
 }
 
+// saysPeriod reports whether words name a span of days ("next week").
+func (t *turn) saysPeriod(toks []token) bool {
+	return slices.ContainsFunc(toks, func(tok token) bool { return t.m.periods[tok.norm] })
+}
+
+// saysDayGone reports whether words name a day before today ("yesterday",
+// "yesterday's", "ayer").
+func saysDayGone(toks []token) bool {
+	return slices.ContainsFunc(toks, func(tok token) bool { return daysBack[strings.TrimSuffix(tok.norm, "'s")] > 0 })
+}
+
 func (t *turn) weather(k Knowledge, w Where, slots map[string]slotVal) (reply, error) {
 	q := WeatherQuery{Where: w, Asker: t.asker()}
 	day, hasDay := slots["day"]
-	if !hasDay && slices.ContainsFunc(t.toks, func(tok token) bool { return t.m.periods[tok.norm] }) {
+	if saysDayGone(t.toks) {
+		// "what was the weather yesterday": the sources know now and the
+		// days to come
+		return t.reply("weather_past", nil), nil
+	}
+	if !hasDay && t.saysPeriod(t.toks) {
 		// "what's the weather this week": the forecast is of one day
 		return t.reply("weather_period", nil), nil
 	}

@@ -207,9 +207,9 @@ type langModel struct {
 	variants                             []variant
 	index                                map[string][]int32 // indexed word -> variants containing it
 	leads                                map[string]bool    // words a pattern starts with ("set", "pon")
-	// cannotOnly are the words only the patterns of what hark cannot do
-	// hold (cannotDo: "snooze", "long"): no other reading knows them.
-	cannotOnly map[string]bool
+	// strictOnly are the words only the patterns of strict intents hold
+	// ("snooze", "long"): no other reading knows them.
+	strictOnly map[string]bool
 	undoWords  map[string]bool // words of the intents that call something off ("stop", "silence")
 	// intentWords holds the words of each intent's patterns, which end
 	// no name of that intent ("channel 3 on the tv", "photos application")
@@ -650,11 +650,11 @@ func compileModel(lang string, f langFile) (*langModel, error) {
 		intents = append(intents, intent)
 	}
 	sort.Strings(intents)
-	cannot, other := map[string]bool{}, map[string]bool{} // words of cannotDo patterns, of the others
+	strictWords, other := map[string]bool{}, map[string]bool{} // words of strict patterns, of the others
 	for _, intent := range intents {
 		said := other
-		if cannotDo[intent] {
-			said = cannot
+		if strict(intent) {
+			said = strictWords
 		}
 		for _, text := range f.Intents[intent] {
 			seq, err := parsePattern(text)
@@ -703,9 +703,9 @@ func compileModel(lang string, f langFile) (*langModel, error) {
 						}
 					}
 				}
-				// What hark cannot do is read in the words' order only
-				// (cannotDo): its first words lead no word-order reading.
-				if e := v[0]; e.slot < 0 && !e.optional && !e.filler && !cannotDo[intent] {
+				// A strict intent is read in the words' order only: its
+				// first words lead no word-order reading.
+				if e := v[0]; e.slot < 0 && !e.optional && !e.filler && !strict(intent) {
 					for _, w := range e.words {
 						m.leads[w] = true
 					}
@@ -765,10 +765,10 @@ func compileModel(lang string, f langFile) (*langModel, error) {
 			}
 		}
 	}
-	m.cannotOnly = map[string]bool{}
-	for w := range cannot {
+	m.strictOnly = map[string]bool{}
+	for w := range strictWords {
 		if !other[w] {
-			m.cannotOnly[w] = true
+			m.strictOnly[w] = true
 		}
 	}
 	m.spell = newSpeller(spellingData(f))

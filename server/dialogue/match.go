@@ -359,11 +359,11 @@ func (q *queryCtx) best(except string) (match, bool) {
 		if c.lb > bestCost {
 			break
 		}
-		if v := &m.variants[c.id]; v.intent == except || cannotDo[v.intent] && !q.saysSteps(v) {
+		if v := &m.variants[c.id]; v.intent == except || strict(v.intent) && !q.saysSteps(v) {
 			continue
 		}
 		r, ok := q.align(&m.variants[c.id], bestCost)
-		if !ok || cannotDo[r.intent] && r.skipped > 0 {
+		if !ok || strict(r.intent) && r.skipped > 0 {
 			continue
 		}
 		if !found || r.cost < best.cost || r.cost == best.cost && (r.literals > best.literals ||
@@ -385,6 +385,14 @@ func (q *queryCtx) best(except string) (match, bool) {
 // until christmas", "when is the best time to set an alarm") is not one.
 var cannotDo = map[string]bool{"change_alarm": true, "alarm_status": true, "music_control": true, "thermostat": true,
 	"read_messages": true}
+
+// strict reports whether an intent is read only when the query says every
+// word its pattern needs, in order, and no other word but fillers: what
+// hark cannot do, and how long it is until a time ("how long until 5
+// pm"), whose words ("long", "until", "many") would otherwise draw
+// questions about anything ("how long should i sleep", "how long does it
+// take to walk to the moon").
+func strict(intent string) bool { return cannotDo[intent] || intent == "time_until" }
 
 // saysSteps reports whether the query says every required word step of
 // the variant, in its order: "how long until christmas" is no question
@@ -965,7 +973,7 @@ func (q *queryCtx) align(v *variant, bound float32) (match, bool) {
 // number, time expression or word for the assistant ("dis") of the
 // language knows, typed as it stands (a correction is a known word).
 func (q *queryCtx) unknownWord(j int) bool {
-	if q.ids[j] >= 0 && !q.m.cannotOnly[q.toks[j].norm] || q.toks[j].typo != "" || q.m.addressee[q.toks[j].norm] {
+	if q.ids[j] >= 0 && !q.m.strictOnly[q.toks[j].norm] || q.toks[j].typo != "" || q.m.addressee[q.toks[j].norm] {
 		return false
 	}
 	if _, n := q.m.parseNumber(q.toks[j:]); n > 0 {
@@ -1179,7 +1187,7 @@ func asksInOrder(toks []token) bool {
 func (q *queryCtx) openCost(slot, j int) float32 {
 	def := q.m.slots[slot]
 	c := def.perWord + q.typo[j]
-	if !def.verbatim && q.ids[j] >= 0 && !q.m.cannotOnly[q.toks[j].norm] && q.skip[j] == costSkipWord {
+	if !def.verbatim && q.ids[j] >= 0 && !q.m.strictOnly[q.toks[j].norm] && q.skip[j] == costSkipWord {
 		c += costOpenWord
 	}
 	return c

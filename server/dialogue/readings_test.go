@@ -1413,6 +1413,38 @@ func TestRequestsNotToAreNotCarriedOut(t *testing.T) {
 	})
 }
 
+// A span of days from today is a date, the time until a clock or a day is
+// told (not added to the calendar as "how long until"), the weather of a
+// day gone by is said to be beyond the sources, and a timer of more than a
+// day is said in days. Questions that only share words with them ("how
+// long should i sleep") stay unanswered.
+func TestSpansOfTimeAndDaysGone(t *testing.T) {
+	h := newHarness(t)
+	for _, c := range []struct{ lang, q, intent, text string }{
+		{"en", "what's the date in two weeks", "date", "That's Wednesday, March 18, 2026."},
+		{"en", "what day is it in 3 days", "date", "That's Saturday, March 7, 2026."},
+		{"es", "qué fecha es dentro de dos semanas", "date", "Es miércoles, 18 de marzo de 2026."},
+		{"en", "how long until 5 pm", "time_until", "Today at 5:00 PM is 6 hours and 45 minutes from now."},
+		{"en", "how many minutes until noon", "time_until", "Today at 12:00 PM is 1 hour and 45 minutes from now."},
+		{"en", "how many days until friday", "time_until", "Friday, March 6, 2026 is 2 days from now."},
+		{"es", "cuánto falta para las ocho", "time_until", "Faltan 9 horas y 45 minutos para hoy a las 20:00."},
+		{"en", "what was the weather yesterday", "weather", "I know the weather now and the forecast for the days to come, not the weather of days gone by."},
+		{"en", "how was the weather in london yesterday", "weather", "I know the weather now and the forecast for the days to come, not the weather of days gone by."},
+		{"es", "qué tiempo hizo ayer", "weather", "Sé el tiempo de ahora y la previsión de los próximos días, no el de días pasados."},
+		{"en", "how long should i sleep", "fallback", ""},
+		{"en", "how long until christmas", "fallback", ""},
+		{"en", "how long does it take to walk to the moon", "fallback", ""},
+	} {
+		r := h.ask(c.lang, c.q, 0)
+		if r.Intent != c.intent || c.text != "" && r.Responses.Text != c.text || len(r.NextActions) != 0 {
+			t.Errorf("%q: %s %q %v, want %s %q", c.q, r.Intent, r.Responses.Text, r.NextActions, c.intent, c.text)
+		}
+	}
+	if r := h.ask("en", "set a timer for 26 hours", 0); r.Responses.Text != "Timer set for 1 day and 2 hours." {
+		t.Errorf("a timer of 26 hours: %q", r.Responses.Text)
+	}
+}
+
 // The time after a span is told from the clock, not set as a timer.
 func TestTimeAfterASpan(t *testing.T) {
 	h := newHarness(t)

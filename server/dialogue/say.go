@@ -225,7 +225,8 @@ func (t *turn) durationPhr(d time.Duration) phr {
 	}
 	secs := int(d.Round(time.Second) / time.Second)
 	parts := []part{
-		{secs / 3600, [2]string{"hour", "hora"}, [2]string{"hours", "horas"}},
+		{secs / 86400, [2]string{"day", "día"}, [2]string{"days", "días"}},
+		{secs % 86400 / 3600, [2]string{"hour", "hora"}, [2]string{"hours", "horas"}},
 		{secs % 3600 / 60, [2]string{"minute", "minuto"}, [2]string{"minutes", "minutos"}},
 		{secs % 60, [2]string{"second", "segundo"}, [2]string{"seconds", "segundos"}},
 	}

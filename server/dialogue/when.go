@@ -39,6 +39,7 @@ const (
 	roleMinute     = "minute"    //
 	roleHour       = "hour"      //
 	roleDayUnit    = "day"       //
+	roleWeekUnit   = "week"      //
 	roleOne        = "one"       // the article of "an hour"
 	roleHalfHour   = "halfhour"  // half an hour, media hora
 	roleQuarterHr  = "quarterhour"
@@ -52,7 +53,7 @@ var knownRoles = map[string]bool{
 	rolePast: true, roleTo: true, roleMinus: true, roleOclock: true, roleOh: true, roleAM: true, rolePM: true,
 	roleMorning: true, roleAfternoon: true, roleEvening: true, roleNight: true, roleNoon: true,
 	roleMidnight: true, roleToday: true, roleTonight: true, roleTomorrow: true, roleDayAfter: true,
-	roleNext: true, roleSecond: true, roleMinute: true, roleHour: true, roleDayUnit: true,
+	roleNext: true, roleSecond: true, roleMinute: true, roleHour: true, roleDayUnit: true, roleWeekUnit: true,
 	roleOne: true, roleHalfHour: true, roleQuarterHr: true, roleAndHalf: true,
 	"wd_monday": true, "wd_tuesday": true, "wd_wednesday": true, "wd_thursday": true,
 	"wd_friday": true, "wd_saturday": true, "wd_sunday": true,
@@ -660,7 +661,7 @@ func (m *langModel) hoursAfter(toks []token) int {
 
 func (m *langModel) unitAfter(toks []token) bool {
 	switch m.timeWords.roleAt(toks) {
-	case roleSecond, roleMinute, roleHour, roleDayUnit:
+	case roleSecond, roleMinute, roleHour, roleDayUnit, roleWeekUnit:
 		return true
 	}
 	return false
@@ -759,6 +760,8 @@ func unitOfRole(role string) time.Duration {
 		return time.Hour
 	case roleDayUnit:
 		return 24 * time.Hour
+	case roleWeekUnit:
+		return 7 * 24 * time.Hour
 	}
 	return 0
 }

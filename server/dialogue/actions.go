@@ -176,6 +176,7 @@ func (t *turn) handle(intent string, slots map[string]slotVal) reply {
 		r = t.recommendMovies()
 	case "time":
 		r = t.timeNow(slots)
+		r.followUp, r.slots = true, slots // "and in london?"
 	case "time_until":
 		var ok bool
 		if r, ok = t.timeUntil(slots); !ok {

@@ -1544,11 +1544,15 @@ func (t *turn) followUp(conv *conversation) reply {
 		changed = true
 	}
 	for j := range t.toks {
-		if w, n := t.m.parseWhen(t.toks[j:]); n > 0 && w.day != dayNone {
+		if w, n := t.m.parseWhen(t.toks[j:]); n > 0 && w.day != dayNone && conv.intent != "time" {
 			slots["day"] = slotVal{when: w}
 			changed = true
 			break
 		}
+	}
+	if v, ok := t.m.findSlot("newscat", t.toks); ok && conv.intent == "news" {
+		slots["newscat"] = v // "what's the news" - "what about sports"
+		changed = true
 	}
 	if changed {
 		return t.handle(conv.intent, slots)

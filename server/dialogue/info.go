@@ -141,7 +141,7 @@ func (t *turn) info(intent string, slots map[string]slotVal) reply {
 		t.logf("%s: %v", intent, err)
 		return t.reply("info_failed", nil)
 	}
-	if intent == "weather" || intent == "events" || intent == "movies" || intent == "restaurants" {
+	if intent == "weather" || intent == "events" || intent == "movies" || intent == "restaurants" || intent == "news" {
 		r.followUp, r.slots = true, slots
 	}
 	return r

@@ -1445,6 +1445,22 @@ func TestSpansOfTimeAndDaysGone(t *testing.T) {
 	}
 }
 
+// The time and the news take a follow-up as the weather does: another
+// city, another category.
+func TestFollowUpsOfTimeAndNews(t *testing.T) {
+	h := newHarness(t)
+	for _, c := range []struct{ first, then, want string }{
+		{"what's the time", "and in london", "It's 3:15 PM in London."},
+		{"what's the news", "what about sports", "Here are the latest sports headlines:"},
+		{"what time is it", "set a timer for 5 minutes", "Timer set for 5 minutes."},
+	} {
+		r := h.ask("en", c.first, 0)
+		if r = h.ask("en", c.then, r.Context.Ref); !strings.HasPrefix(r.Responses.Text, c.want) {
+			t.Errorf("%q, then %q: %q, want %q", c.first, c.then, r.Responses.Text, c.want)
+		}
+	}
+}
+
 // The time after a span is told from the clock, not set as a timer.
 func TestTimeAfterASpan(t *testing.T) {
 	h := newHarness(t)

@@ -1842,7 +1842,7 @@ func (r reply) render(lang string) (text, speech, htm string) {
 	var tb, hb strings.Builder
 	tb.WriteString(r.text)
 	hb.WriteString("<p>")
-	hb.WriteString(escapeHTML(r.text))
+	hb.WriteString(escapeHTML(capitalize(r.text)))
 	hb.WriteString("</p>")
 	if len(r.items) > 0 {
 		hb.WriteString("<ul>")
@@ -1863,8 +1863,8 @@ func (r reply) render(lang string) (text, speech, htm string) {
 	return capitalize(tb.String()), capitalize(speakable(sp)), hb.String()
 }
 
-// capitalize starts an answer with a capital ("tomorrow in Madrid: ..."
-// comes from a template that starts with a day).
+// capitalize starts an answer with a capital in each of its forms
+// ("tomorrow in Madrid: ..." comes from a template that starts with a day).
 func capitalize(s string) string {
 	r, size := utf8.DecodeRuneInString(s)
 	if r == utf8.RuneError || unicode.IsUpper(r) {

@@ -1461,6 +1461,19 @@ func TestFollowUpsOfTimeAndNews(t *testing.T) {
 	}
 }
 
+// Every form of an answer starts with a capital, the HTML the console
+// shows too ("today at 5:00 PM is …" started with a small letter there).
+func TestEveryFormStartsWithACapital(t *testing.T) {
+	h := newHarness(t)
+	r := h.ask("en", "how long until 5 pm", 0)
+	for form, s := range map[string]string{"text": r.Responses.Text, "speech": r.Responses.Speech,
+		"html": strings.TrimPrefix(r.Responses.HTML, "<p>")} {
+		if !strings.HasPrefix(s, "Today at") {
+			t.Errorf("%s: %q", form, s)
+		}
+	}
+}
+
 // The time after a span is told from the clock, not set as a timer.
 func TestTimeAfterASpan(t *testing.T) {
 	h := newHarness(t)

@@ -302,7 +302,8 @@ func FuzzAnswer(f *testing.F) {
 		"remind me", "remind me yet five pm", "ten minutes no twelve no", "never mind", "call two hundred twelve five",
 		"j f k", "a b c d", "text b, j i", "l  a\tx", "set another timer for", "book a second appointment a second",
 		"timer for a second for a second", "what's tomorrow's's date", "channel the", "call back back", "snooze snooze",
-		"how long is left on the"} {
+		"how long is left on the", "what time does", "what day of the week", "a que hora", "¿cuándo", "don't", "do not",
+		"no me", "how long until", "how many days until the", "what's the date in", "call her instead instead"} {
 		f.Add(s)
 	}
 	e := New(Config{Knowledge: newFakeKnowledge(), Music: testTracks, MusicURL: testMusicURL})

@@ -137,6 +137,10 @@ func (t *turn) handle(intent string, slots map[string]slotVal) reply {
 	case "PLAY_MUSIC":
 		r = t.playMusic(slots)
 	case "POWER":
+		if t.saysLater() {
+			intent, r = "power_later", t.reply("power_later", nil)
+			break
+		}
 		r = t.power(slots)
 	case "CHANNEL_SELECT":
 		r = t.channel(slots)
@@ -185,7 +189,7 @@ func (t *turn) handle(intent string, slots map[string]slotVal) reply {
 	case "date":
 		r = t.dateOn(slots)
 	case "cancel", "help", "greeting", "thanks", "how_are_you", "who_are_you", "goodbye", "joke", "calendar",
-		"change_alarm", "alarm_status", "music_control", "thermostat", "read_messages", "event_time", "negated":
+		"change_alarm", "alarm_status", "music_control", "thermostat", "read_messages", "event_time", "negated", "device_control", "volume_status":
 		r = t.reply(intent, nil)
 	default:
 		intent = "fallback"
@@ -617,6 +621,18 @@ func (t *turn) appointment(slots map[string]slotVal) reply {
 	r := t.reply("appointment_set", map[string]phr{"title": same(title), "when": t.whenPhr(start)})
 	r.actions = act("SET_APPOINTMENT", AppointmentData{Title: title, Start: ms(start), End: ms(end)})
 	return r
+}
+
+// saysLater reports whether a request names a time to carry it out:
+// "turn off the tv at 11", "turn the lights off in 10 minutes", "apaga la
+// tele a las once". (A bare number is no time: "the tv on channel 5".)
+func (t *turn) saysLater() bool {
+	for j := range t.toks {
+		if w, n := t.m.parseWhen(t.toks[j:]); n > 0 && (w.hasRel || w.day != dayNone || w.hasClock && n > 1) {
+			return true
+		}
+	}
+	return false
 }
 
 func (t *turn) power(slots map[string]slotVal) reply {

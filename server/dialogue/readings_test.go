@@ -1474,6 +1474,32 @@ func TestEveryFormStartsWithACapital(t *testing.T) {
 	}
 }
 
+// What hark cannot do with the lights, the TV and the volume is said as
+// such: a colour or a dimmer is no switch, a switch for later is not
+// thrown now, and the volume is not a date to tell.
+func TestLightsAndVolumeBeyondHark(t *testing.T) {
+	checkAnswered(t, []answerCase{
+		{"en", "turn the lights blue", "device_control"},
+		{"en", "dim the lights", "device_control"},
+		{"en", "make the lights brighter", "device_control"},
+		{"es", "pon las luces en azul", "device_control"},
+		{"es", "baja las luces", "device_control"},
+		{"en", "turn off the tv at 11", "power_later"},
+		{"en", "turn the lights off in 10 minutes", "power_later"},
+		{"es", "apaga la tele a las once", "power_later"},
+		{"en", "what volume is it at", "volume_status"},
+		{"en", "what's the volume", "volume_status"},
+		{"es", "qué volumen tiene", "volume_status"},
+		// left as they were
+		{"en", "turn on the lights", "POWER"},
+		{"en", "switch on the lights in the kitchen", "POWER"},
+		{"en", "make the screen brighter", "BRIGHTNESS_UPDATE"},
+		{"en", "turn the volume to 50", "VOLUME_UPDATE"},
+		{"es", "baja el volumen", "VOLUME_UPDATE"},
+		{"es", "apaga la luz", "POWER"},
+	})
+}
+
 // The time after a span is told from the clock, not set as a timer.
 func TestTimeAfterASpan(t *testing.T) {
 	h := newHarness(t)

@@ -625,10 +625,12 @@ func (t *turn) appointment(slots map[string]slotVal) reply {
 
 // saysLater reports whether a request names a time to carry it out:
 // "turn off the tv at 11", "turn the lights off in 10 minutes", "apaga la
-// tele a las once". (A bare number is no time: "the tv on channel 5".)
+// tele a las once". (A bare number is no time: "the tv on channel 5"; nor
+// is a plain "today".)
 func (t *turn) saysLater() bool {
 	for j := range t.toks {
-		if w, n := t.m.parseWhen(t.toks[j:]); n > 0 && (w.hasRel || w.day != dayNone || w.hasClock && n > 1) {
+		w, n := t.m.parseWhen(t.toks[j:])
+		if n > 0 && (w.hasRel || w.day != dayNone && (w.day != dayToday || w.mer != "") || w.hasClock && n > 1) {
 			return true
 		}
 	}

@@ -1487,6 +1487,7 @@ func TestLightsAndVolumeBeyondHark(t *testing.T) {
 		{"en", "turn off the tv at 11", "power_later"},
 		{"en", "turn the lights off in 10 minutes", "power_later"},
 		{"es", "apaga la tele a las once", "power_later"},
+		{"en", "turn the tv on tonight", "power_later"},
 		{"en", "what volume is it at", "volume_status"},
 		{"en", "what's the volume", "volume_status"},
 		{"es", "qué volumen tiene", "volume_status"},
@@ -1497,6 +1498,8 @@ func TestLightsAndVolumeBeyondHark(t *testing.T) {
 		{"en", "turn the volume to 50", "VOLUME_UPDATE"},
 		{"es", "baja el volumen", "VOLUME_UPDATE"},
 		{"es", "apaga la luz", "POWER"},
+		{"en", "turn the tv on today", "POWER"},
+		{"en", "turn on the lights now", "POWER"},
 	})
 }
 

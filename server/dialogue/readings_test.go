@@ -1168,11 +1168,13 @@ func TestNoOtherRequestInItsPlace(t *testing.T) {
 		"reschedule my meeting to 3 pm": "calendar", "what's on my calendar tomorrow": "calendar",
 		"do i have anything tomorrow": "calendar", "cancela mi cita con el dentista": "calendar",
 		"qué tengo en mi agenda mañana": "calendar", "añade leche a la lista de la compra": "fallback",
+		"what do i have tomorrow": "calendar", "what am i doing on friday": "calendar", "qué tengo mañana": "calendar",
 		// left alone
 		"stop the timer": "DELETE_TIMER", "cancel the timer": "DELETE_TIMER",
 		"schedule a meeting to discuss the list on monday at 10": "SET_APPOINTMENT",
 		"add drive to my mom's on friday at 5":                   "SET_APPOINTMENT",
 		"what's on bbc one tonight":                              "tv",
+		"what's on tomorrow":                                     "events",
 		// alarms of one day are not every alarm: which is asked
 		"delete my alarms for tomorrow": "OPEN_ASR", "borra mis alarmas de mañana": "OPEN_ASR",
 		"delete all my alarms": "DELETE_ALARM", "silence the alarm": "fallback",

@@ -189,7 +189,7 @@ func (t *turn) handle(intent string, slots map[string]slotVal) reply {
 	case "date":
 		r = t.dateOn(slots)
 	case "cancel", "help", "greeting", "thanks", "how_are_you", "who_are_you", "goodbye", "joke", "calendar",
-		"change_alarm", "alarm_status", "music_control", "thermostat", "read_messages", "event_time", "negated", "device_control", "volume_status":
+		"change_alarm", "alarm_status", "music_control", "thermostat", "read_messages", "event_time", "negated", "device_control", "volume_status", "song_name", "traffic":
 		r = t.reply(intent, nil)
 	default:
 		intent = "fallback"
@@ -343,9 +343,12 @@ func (t *turn) alarm(intent string, slots map[string]slotVal) reply {
 		slots["time"] = w
 	}
 	at := w.when.resolve(t.now, t.loc, biasMorning)
+	key := map[bool]string{true: "alarm_set", false: "alarm_deleted"}[intent == "SET_ALARM"]
+	if rep, word := t.repeats(); rep != repeatNone && intent == "SET_ALARM" {
+		at, key = t.firstOccurrence(rep, word, w.when, biasMorning), "alarm_set_once"
+	}
 	label := strings.TrimSpace(slots["label"].text)
-	r := t.reply(map[bool]string{true: "alarm_set", false: "alarm_deleted"}[intent == "SET_ALARM"],
-		map[string]phr{"when": t.whenPhr(at)})
+	r := t.reply(key, map[string]phr{"when": t.whenPhr(at)})
 	data := AlarmData{Time: ms(at), Label: label}
 	if intent == "DELETE_ALARM" {
 		// "delete the 7 o'clock alarm": the person means the alarm they
@@ -596,7 +599,12 @@ func (t *turn) appointment(slots map[string]slotVal) reply {
 			w.when.mer = u.when.mer
 		}
 	}
-	start := w.when.resolve(t.now, t.loc, biasDaytime)
+	start, key := w.when.resolve(t.now, t.loc, biasDaytime), "appointment_set"
+	if rep, word := t.repeats(); rep != repeatNone && !slices.Contains(strings.Fields(title), word) {
+		// "remind me every monday at 9 to take out the trash" ("the daily
+		// standup" is a title, not a repetition)
+		start, key = t.firstOccurrence(rep, word, w.when, biasDaytime), "appointment_set_once"
+	}
 	length := defaultAppointment
 	if d, ok := slots["duration"]; ok && d.dur > 0 {
 		length = d.dur
@@ -618,7 +626,7 @@ func (t *turn) appointment(slots map[string]slotVal) reply {
 			end = until
 		}
 	}
-	r := t.reply("appointment_set", map[string]phr{"title": same(title), "when": t.whenPhr(start)})
+	r := t.reply(key, map[string]phr{"title": same(title), "when": t.whenPhr(start)})
 	r.actions = act("SET_APPOINTMENT", AppointmentData{Title: title, Start: ms(start), End: ms(end)})
 	return r
 }

@@ -47,7 +47,7 @@ func TestQuestionsAboutUnknownThings(t *testing.T) {
 		{"en", "what's my name", "fallback"},
 		{"en", "how am i doing", "fallback"},
 		{"en", "how are my alarms", "fallback"},
-		{"en", "how many timers do i have", "fallback"},
+		{"en", "how many timers do i have", "alarm_status"}, // hark says it cannot see them
 		{"en", "tell me about myself", "fallback"},
 		{"en", "what's your name", "who_are_you"},
 		{"en", "tell me about yourself", "who_are_you"},
@@ -79,7 +79,7 @@ func TestQuestionsAboutUnknownThings(t *testing.T) {
 		{"en", "is the tv on", "fallback"},
 		{"en", "are the lights on", "fallback"},
 		{"en", "is wifi on", "fallback"},
-		{"en", "is my alarm set", "fallback"},
+		{"en", "is my alarm set", "alarm_status"},
 		{"en", "can you turn on the tv", "POWER"},
 		{"en", "is it going to rain tomorrow", "weather"},
 		{"en", "are there any italian restaurants nearby", "restaurants"},

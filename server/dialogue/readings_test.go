@@ -1291,7 +1291,7 @@ func TestHowWindyAndStopTheMusic(t *testing.T) {
 func TestQuestionsAndWordsStayWhatTheyAre(t *testing.T) {
 	h := newHarness(t)
 	for q, want := range map[string]string{
-		"when do the yankees play next": "fallback", "who sings this song": "fallback",
+		"when do the yankees play next": "fallback", "who sings this song": "song_name",
 		"lock the front door": "fallback", "what channel is espn": "fallback", "which channel has the game": "fallback",
 		// left alone
 		"why don't you play some jazz": "PLAY_MUSIC", "what about an alarm for 7": "SET_ALARM", "put on channel 5": "CHANNEL_SELECT",
@@ -1717,5 +1717,47 @@ func TestPlayItLouder(t *testing.T) {
 		{"en", "play it louder", "VOLUME_UPDATE"},
 		{"en", "play the music quieter", "VOLUME_UPDATE"},
 		{"en", "play some jazz", "PLAY_MUSIC"},
+	})
+}
+
+// Questions about the alarms, timers and reminders that are set, about the
+// song playing and about the traffic say what hark cannot see; none is
+// read as another request ("cancel my reminder" cancelled nothing but
+// said "Okay, cancelled.", "what song is this" introduced hark, "what song
+// is playing" listed the films, "cómo está el tráfico" answered how hark
+// was).
+func TestQuestionsAboutWhatHarkCannotSee(t *testing.T) {
+	checkAnswered(t, []answerCase{
+		{"en", "how many alarms do i have", "alarm_status"},
+		{"en", "show my alarms", "alarm_status"},
+		{"en", "list my timers", "alarm_status"},
+		{"es", "cuántas alarmas tengo", "alarm_status"},
+		{"es", "muéstrame mis alarmas", "alarm_status"},
+		{"en", "what reminders do i have", "calendar"},
+		{"en", "what are my reminders", "calendar"},
+		{"en", "cancel my reminder", "calendar"},
+		{"en", "delete my reminder about the dentist", "calendar"},
+		{"es", "qué recordatorios tengo", "calendar"},
+		{"es", "borra el recordatorio de la cita", "calendar"},
+		{"en", "what song is this", "song_name"},
+		{"en", "what song is playing", "song_name"},
+		{"en", "what's the name of this song", "song_name"},
+		{"en", "who sings this", "song_name"},
+		{"es", "qué canción suena", "song_name"},
+		{"es", "cómo se llama esta canción", "song_name"},
+		{"en", "pause", "music_control"},
+		{"es", "pausa", "music_control"},
+		{"en", "how is the traffic", "traffic"},
+		{"en", "is there much traffic right now", "traffic"},
+		{"es", "cómo está el tráfico", "traffic"},
+		// left as they were
+		{"en", "cancel", "cancel"},
+		{"en", "remind me at 6 to pick up the kids", "SET_APPOINTMENT"},
+		{"en", "set an alarm", "OPEN_ASR"},
+		{"en", "pause the timer", "change_alarm"},
+		{"en", "play this song again", "music_control"},
+		{"en", "what's playing", "movies"},
+		{"es", "cómo estás", "how_are_you"},
+		{"en", "directions to the nearest gas station", "NAVIGATE"},
 	})
 }

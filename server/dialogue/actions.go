@@ -188,7 +188,9 @@ func (t *turn) handle(intent string, slots map[string]slotVal) reply {
 		}
 	case "date":
 		r = t.dateOn(slots)
-	case "cancel", "help", "greeting", "thanks", "how_are_you", "who_are_you", "goodbye", "joke", "calendar",
+	case "joke":
+		r = t.joke(1)
+	case "cancel", "help", "greeting", "thanks", "how_are_you", "who_are_you", "goodbye", "calendar",
 		"change_alarm", "alarm_status", "music_control", "thermostat", "read_messages", "event_time", "negated", "device_control", "volume_status", "song_name", "traffic":
 		r = t.reply(intent, nil)
 	default:
@@ -1440,3 +1442,43 @@ func calledTitle(title string) string {
 var entryWords = map[string]bool{"a": true, "al": true, "an": true, "to": true, "in": true, "on": true, "my": true,
 	"the": true, "en": true, "mi": true, "el": true, "la": true, "un": true, "una": true, "new": true, "nueva": true,
 	"nuevo": true, "calendar": true, "calendario": true, "agenda": true, "diary": true}
+
+// joke tells the n-th joke of the language (say keys joke, joke_2, …) and
+// keeps the conversation, so that "another one" gets the next; past the
+// last, hark says it knows no more.
+func (t *turn) joke(n int) reply {
+	key := "joke"
+	if n > 1 {
+		key = "joke_" + strconv.Itoa(n)
+	}
+	if _, ok := t.m.say[key]; !ok {
+		return t.reply("jokes_done", nil)
+	}
+	r := t.reply(key, nil)
+	r.followUp, r.slots = true, map[string]slotVal{"joke": {num: n}}
+	return r
+}
+
+// anotherWords are what may be said around a request for another of the
+// same ("tell me another one, please", "cuéntame otro"); anotherOnes are
+// the requests themselves, folded.
+var (
+	anotherWords = map[string]bool{"and": true, "ok": true, "okay": true, "haha": true, "lol": true, "tell": true,
+		"me": true, "give": true, "please": true, "y": true, "jaja": true, "cuentame": true, "dime": true,
+		"cuenta": true, "por": true, "favor": true, "venga": true}
+	anotherOnes = map[string]bool{"another": true, "another one": true, "one more": true, "another joke": true,
+		"one more joke": true, "more": true, "otro": true, "otra": true, "otro mas": true, "uno mas": true,
+		"otro chiste": true, "mas": true}
+)
+
+// asksAnother reports whether the query asks only for another of what
+// was just given.
+func (t *turn) asksAnother() bool {
+	var rest []string
+	for _, tok := range t.toks {
+		if !anotherWords[tok.norm] {
+			rest = append(rest, tok.norm)
+		}
+	}
+	return anotherOnes[strings.Join(rest, " ")]
+}

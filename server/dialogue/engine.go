@@ -1526,8 +1526,18 @@ func (t *turn) awaitsFreeText(conv *conversation) bool {
 
 // followUp continues an information answer: a query that names only a
 // day or a city ("and tomorrow?", "what about London?") asks the same
-// question again with that change. Anything else is a new request.
+// question again with that change, and "another one" after a joke tells
+// the next. Anything else is a new request.
 func (t *turn) followUp(conv *conversation) reply {
+	if conv.intent == "joke" {
+		// "tell me another one" after a joke was a song of that name
+		if !t.asksAnother() {
+			return t.fresh()
+		}
+		r := t.joke(conv.slots["joke"].num + 1)
+		r.intent = "joke"
+		return r
+	}
 	mt, understood := t.m.understand(t.toks)
 	if understood && mt.literals >= 2 {
 		t.completeTime(&mt)

@@ -1761,3 +1761,39 @@ func TestQuestionsAboutWhatHarkCannotSee(t *testing.T) {
 		{"en", "directions to the nearest gas station", "NAVIGATE"},
 	})
 }
+
+// "Another one" after a joke tells the next (it played the song "Another
+// One"), up to the last; anything else after a joke is a request of its
+// own, never another joke.
+func TestJokesComeOneAfterAnother(t *testing.T) {
+	h := newHarness(t)
+	for _, c := range []struct {
+		lang  string
+		turns []string
+	}{
+		{"en", []string{"tell me a joke", "tell me another one", "another", "one more please", "haha tell me another", "another one"}},
+		{"es", []string{"cuéntame un chiste", "cuéntame otro", "otro más", "otro", "venga, otro", "otra"}},
+	} {
+		seen := map[string]bool{}
+		var ref int64
+		for i, q := range c.turns {
+			r := h.ask(c.lang, q, ref)
+			ref = r.Context.Ref
+			last := i == len(c.turns)-1
+			if r.Intent != "joke" || len(r.NextActions) != 0 || seen[r.Responses.Text] {
+				t.Fatalf("%s %q (turn %d): %s %q, want a joke not told before", c.lang, q, i+1, answeredAs(r), r.Responses.Text)
+			}
+			seen[r.Responses.Text] = true
+			if done := strings.Contains(r.Responses.Text, "every joke I know") || strings.Contains(r.Responses.Text, "No me sé más"); done != last {
+				t.Errorf("%s %q (turn %d): %q, says there are no more: %v", c.lang, q, i+1, r.Responses.Text, done)
+			}
+		}
+	}
+	for _, next := range []string{"tomorrow", "what's the weather", "play another one"} {
+		r := h.ask("en", "tell me a joke", 0)
+		r = h.ask("en", next, r.Context.Ref)
+		if r.Intent == "joke" {
+			t.Errorf("%q after a joke: another joke %q", next, r.Responses.Text)
+		}
+	}
+}

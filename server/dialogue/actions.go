@@ -145,7 +145,9 @@ func (t *turn) handle(intent string, slots map[string]slotVal) reply {
 	case "CHANNEL_SELECT":
 		r = t.channel(slots)
 	case "MAKE_CALL":
-		r = t.call(slots)
+		if r = t.call(slots); r.actions == nil && r.ask == "" {
+			intent = "call_place" // the only answer of call that neither calls nor asks
+		}
 	case "VOLUME_UPDATE":
 		r = t.level(intent, slots["voldir"], slots)
 	case "BRIGHTNESS_UPDATE":
@@ -191,7 +193,7 @@ func (t *turn) handle(intent string, slots map[string]slotVal) reply {
 	case "joke":
 		r = t.joke(1)
 	case "cancel", "help", "greeting", "thanks", "how_are_you", "who_are_you", "goodbye", "calendar",
-		"change_alarm", "alarm_status", "music_control", "thermostat", "read_messages", "event_time", "negated", "device_control", "volume_status", "song_name", "traffic":
+		"change_alarm", "alarm_status", "music_control", "thermostat", "read_messages", "event_time", "negated", "device_control", "volume_status", "song_name", "traffic", "call_place":
 		r = t.reply(intent, nil)
 	default:
 		intent = "fallback"
@@ -719,6 +721,10 @@ func (t *turn) call(slots map[string]slotVal) reply {
 	if number == "" && contact == "" {
 		return t.ask("contact", "ask_call_contact", nil, slots)
 	}
+	if number == "" && callsPlace(contact) {
+		// "call the nearest pizza place" called a contact of that name
+		return t.reply("call_place", nil)
+	}
 	who := phr{contact, contact}
 	if contact == "" {
 		who = t.digitsPhr(number)
@@ -751,6 +757,21 @@ func phoneOwner(contact string) string {
 		}
 	}
 	return contact
+}
+
+// placeNear are the words that make a name the nearest of a kind of
+// place; said after "my" they stay a person ("my nearest neighbor").
+var placeNear = map[string]bool{"nearest": true, "closest": true, "nearby": true, "local": true,
+	"cercano": true, "cercana": true, "cercanos": true, "cercanas": true}
+
+// callsPlace reports whether a contact names the nearest of a kind of
+// place rather than a person: hark has no numbers of places.
+func callsPlace(contact string) bool {
+	toks := tokenize(contact)
+	if len(toks) == 0 || toks[0].norm == "my" || toks[0].norm == "mi" {
+		return false
+	}
+	return slices.ContainsFunc(toks, func(tok token) bool { return placeNear[tok.norm] })
 }
 
 // phoneWords name a person's phone.

@@ -385,7 +385,8 @@ func (q *queryCtx) best(except string) (match, bool) {
 // una alarma") stays one, and a question about something else ("how long
 // until christmas", "when is the best time to set an alarm") is not one.
 var cannotDo = map[string]bool{"change_alarm": true, "alarm_status": true, "music_control": true, "thermostat": true,
-	"read_messages": true, "device_control": true, "volume_status": true, "song_name": true, "traffic": true}
+	"read_messages": true, "device_control": true, "volume_status": true, "song_name": true, "traffic": true,
+	"call_place": true}
 
 // strict reports whether an intent is read only when the query says every
 // word its pattern needs, in order, and no other word but fillers: what

@@ -1797,3 +1797,26 @@ func TestJokesComeOneAfterAnother(t *testing.T) {
 		}
 	}
 }
+
+// hark has no phone numbers of places: "call the nearest pizza place"
+// called a contact named "the nearest pizza", "call the closest pharmacy"
+// offered directions to it. The answer says so; a contact with such a
+// word after "my" is still a person, and a place named without one may be
+// a contact ("call the pharmacy").
+func TestCallsToPlacesHarkHasNoNumberOf(t *testing.T) {
+	checkAnswered(t, []answerCase{
+		{"en", "call the nearest pizza place", "call_place"},
+		{"en", "call the closest pharmacy", "call_place"},
+		{"en", "phone the nearest gas station", "call_place"},
+		{"en", "call a nearby restaurant", "call_place"},
+		{"es", "llama a la farmacia más cercana", "call_place"},
+		{"es", "llama al restaurante más cercano", "call_place"},
+		// left as they were
+		{"en", "call my nearest neighbor", "MAKE_CALL"},
+		{"en", "call the pharmacy", "MAKE_CALL"},
+		{"en", "call mom", "MAKE_CALL"},
+		{"es", "llama a mamá", "MAKE_CALL"},
+		{"en", "directions to the closest pharmacy", "NAVIGATE"},
+		{"es", "llévame a la farmacia más cercana", "NAVIGATE"},
+	})
+}

@@ -1069,8 +1069,30 @@ func (t *turn) navigateTo(loc Location, nearest string) reply {
 	} else {
 		r = t.reply("navigating", map[string]phr{"place": same(name)})
 	}
+	if t.asksHowFar() {
+		// "how far is boston": the directions tell what hark cannot
+		text, speech := t.say("how_far", nil)
+		r.text, r.speech = text+" "+r.text, speech+" "+r.speech
+	}
 	r.actions = act("NAVIGATE", NavigateData{Destination: loc.Name, Lat: loc.Lat, Lon: loc.Lon})
 	return r
+}
+
+// asksHowFar reports whether the query asks how far a place is or how
+// long it takes to get there ("how far is boston", "cuánto se tarda en
+// llegar al trabajo", "a qué distancia está el museo").
+func (t *turn) asksHowFar() bool {
+	w := make([]string, 3)
+	for i := range min(3, len(t.toks)) {
+		w[i] = t.toks[i].norm
+	}
+	switch {
+	case w[0] == "how":
+		return w[1] == "far" || w[1] == "long" || w[1] == "much" && w[2] == "time"
+	case w[0] == "cuanto":
+		return w[1] == "se" || w[1] == "tardo" || w[1] == "tardare" || w[1] == "tardamos" || w[1] == "hay" || w[1] == "queda"
+	}
+	return w[0] == "a" && w[1] == "que" && w[2] == "distancia" || w[0] == "que" && w[1] == "tan" && w[2] == "lejos"
 }
 
 // position is where "nearest" counts from: a dataset city named in the

@@ -1820,3 +1820,36 @@ func TestCallsToPlacesHarkHasNoNumberOf(t *testing.T) {
 		{"es", "llévame a la farmacia más cercana", "NAVIGATE"},
 	})
 }
+
+// "How far is boston" was not understood and "how far is the nearest
+// pharmacy" offered directions as if asked for them: a question of
+// distance or travel time says hark cannot tell, then offers the
+// directions that do. Directions asked for say nothing of it, and a
+// question of how long something else lasts is no trip.
+func TestHowFarOffersTheDirections(t *testing.T) {
+	h := newHarness(t)
+	for _, c := range []struct {
+		lang, q string
+		says    bool
+	}{
+		{"en", "how far is boston", true},
+		{"en", "how far away is central park", true},
+		{"en", "how far is the nearest pharmacy", true},
+		{"en", "how long to walk to central park", true},
+		{"es", "a qué distancia está el museo del prado", true},
+		{"es", "cuánto se tarda en llegar al aeropuerto", true},
+		{"en", "directions to boston", false},
+		{"es", "cómo llego al aeropuerto", false},
+	} {
+		r := h.ask(c.lang, c.q, 0)
+		says := strings.Contains(r.Responses.Text, "can't tell how far") || strings.Contains(r.Responses.Text, "No sé decirte la distancia")
+		if answeredAs(r) != "NAVIGATE" || says != c.says {
+			t.Errorf("%q: %s %q, want NAVIGATE, saying hark cannot tell the distance: %v", c.q, answeredAs(r), r.Responses.Text, c.says)
+		}
+	}
+	for _, c := range []answerCase{{"en", "how long is the movie", "fallback"}, {"es", "cuánto queda", "fallback"}} {
+		if got := answeredAs(h.ask(c.lang, c.q, 0)); got != c.want {
+			t.Errorf("%q: %s, want %s", c.q, got, c.want)
+		}
+	}
+}

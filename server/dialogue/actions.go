@@ -153,7 +153,9 @@ func (t *turn) handle(intent string, slots map[string]slotVal) reply {
 	case "BRIGHTNESS_UPDATE":
 		r = t.level(intent, slots["brightdir"], slots)
 	case "ACTIVATE", "DEACTIVATE":
-		r = t.feature(intent, slots)
+		if r = t.feature(intent, slots); r.actions == nil && r.ask == "" {
+			intent = "feature_later" // the only answer of feature that neither acts nor asks
+		}
 	case "OPEN_APP":
 		r = t.openApp(slots)
 		if len(r.actions) > 0 {
@@ -193,7 +195,7 @@ func (t *turn) handle(intent string, slots map[string]slotVal) reply {
 	case "joke":
 		r = t.joke(1)
 	case "cancel", "help", "greeting", "thanks", "how_are_you", "who_are_you", "goodbye", "calendar",
-		"change_alarm", "alarm_status", "music_control", "thermostat", "read_messages", "event_time", "negated", "device_control", "volume_status", "song_name", "traffic", "call_place":
+		"change_alarm", "alarm_status", "music_control", "thermostat", "read_messages", "event_time", "negated", "device_control", "volume_status", "song_name", "traffic", "call_place", "words_help":
 		r = t.reply(intent, nil)
 	default:
 		intent = "fallback"
@@ -884,6 +886,10 @@ func (t *turn) feature(intent string, slots map[string]slotVal) reply {
 		return t.ask("feature", "ask_feature", nil, slots)
 	}
 	name := t.m.displayName("feature", f.text)
+	if t.saysLater() {
+		// "turn off do not disturb at 8" turned it off at once
+		return t.reply("feature_later", map[string]phr{"feature": same(name)})
+	}
 	key := "feature_on"
 	if intent == "DEACTIVATE" {
 		key = "feature_off"

@@ -1853,3 +1853,41 @@ func TestHowFarOffersTheDirections(t *testing.T) {
 		}
 	}
 }
+
+// Spelling, translating and defining are beyond hark: "how do you spell
+// necessary" answered how hark was, "translate hello to spanish" greeted;
+// the answer says so now. Small talk with the same words stays small talk.
+func TestWordsHarkCannotSpellTranslateOrDefine(t *testing.T) {
+	checkAnswered(t, []answerCase{
+		{"en", "how do you spell necessary", "words_help"},
+		{"en", "translate hello to spanish", "words_help"},
+		{"en", "how do you say thank you in french", "words_help"},
+		{"en", "what does serendipity mean", "words_help"},
+		{"en", "define serendipity", "words_help"},
+		{"es", "cómo se escribe necesario", "words_help"},
+		{"es", "traduce hola al inglés", "words_help"},
+		{"es", "qué significa serendipia", "words_help"},
+		// left as they were
+		{"en", "how are you", "how_are_you"},
+		{"en", "how do you do", "how_are_you"},
+		{"en", "hello", "greeting"},
+		{"es", "cómo estás", "how_are_you"},
+	})
+}
+
+// A phone setting said with a later time was switched at once ("turn off
+// do not disturb at 8"); like the lights and the TV, the answer says it
+// can be switched now only, and does nothing.
+func TestSettingsSaidWithALaterTime(t *testing.T) {
+	checkAnswered(t, []answerCase{
+		{"en", "turn off do not disturb at 8", "feature_later"},
+		{"en", "turn on wifi in 10 minutes", "feature_later"},
+		{"en", "turn on airplane mode tonight", "feature_later"},
+		{"es", "activa el modo avión a las diez", "feature_later"},
+		// left as they were
+		{"en", "turn on wifi", "ACTIVATE"},
+		{"en", "turn off bluetooth now", "DEACTIVATE"},
+		{"es", "activa el wifi", "ACTIVATE"},
+		{"en", "turn on do not disturb", "ACTIVATE"},
+	})
+}

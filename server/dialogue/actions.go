@@ -145,17 +145,13 @@ func (t *turn) handle(intent string, slots map[string]slotVal) reply {
 	case "CHANNEL_SELECT":
 		r = t.channel(slots)
 	case "MAKE_CALL":
-		if r = t.call(slots); r.actions == nil && r.ask == "" {
-			intent = "call_place" // the only answer of call that neither calls nor asks
-		}
+		r = t.call(slots)
 	case "VOLUME_UPDATE":
 		r = t.level(intent, slots["voldir"], slots)
 	case "BRIGHTNESS_UPDATE":
 		r = t.level(intent, slots["brightdir"], slots)
 	case "ACTIVATE", "DEACTIVATE":
-		if r = t.feature(intent, slots); r.actions == nil && r.ask == "" {
-			intent = "feature_later" // the only answer of feature that neither acts nor asks
-		}
+		r = t.feature(intent, slots)
 	case "OPEN_APP":
 		r = t.openApp(slots)
 		if len(r.actions) > 0 {
@@ -195,13 +191,15 @@ func (t *turn) handle(intent string, slots map[string]slotVal) reply {
 	case "joke":
 		r = t.joke(1)
 	case "cancel", "help", "greeting", "thanks", "how_are_you", "who_are_you", "goodbye", "calendar",
-		"change_alarm", "alarm_status", "music_control", "thermostat", "read_messages", "event_time", "negated", "device_control", "volume_status", "song_name", "traffic", "call_place", "words_help":
+		"change_alarm", "alarm_status", "music_control", "thermostat", "read_messages", "event_time", "negated", "device_control", "volume_status", "song_name", "traffic", "call_place", "words_help", "phone_status":
 		r = t.reply(intent, nil)
 	default:
 		intent = "fallback"
 		r = t.reply("fallback", nil)
 	}
-	r.intent = intent
+	if r.intent == "" { // a handler may answer as another intent ("call_place")
+		r.intent = intent
+	}
 	if r.ask != "" && r.slots == nil {
 		r.slots = slots
 	}
@@ -725,7 +723,9 @@ func (t *turn) call(slots map[string]slotVal) reply {
 	}
 	if number == "" && callsPlace(contact) {
 		// "call the nearest pizza place" called a contact of that name
-		return t.reply("call_place", nil)
+		r := t.reply("call_place", nil)
+		r.intent = "call_place"
+		return r
 	}
 	who := phr{contact, contact}
 	if contact == "" {
@@ -888,7 +888,9 @@ func (t *turn) feature(intent string, slots map[string]slotVal) reply {
 	name := t.m.displayName("feature", f.text)
 	if t.saysLater() {
 		// "turn off do not disturb at 8" turned it off at once
-		return t.reply("feature_later", map[string]phr{"feature": same(name)})
+		r := t.reply("feature_later", map[string]phr{"feature": same(name)})
+		r.intent = "feature_later"
+		return r
 	}
 	key := "feature_on"
 	if intent == "DEACTIVATE" {

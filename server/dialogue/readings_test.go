@@ -1891,3 +1891,28 @@ func TestSettingsSaidWithALaterTime(t *testing.T) {
 		{"en", "turn on do not disturb", "ACTIVATE"},
 	})
 }
+
+// The phone as a thing, not as a verb: "charge my phone" and "find my
+// phone" asked whom to call, "my phone is dead" offered to call "dead",
+// "ring my phone" to call "my". hark cannot reach the phone itself, and
+// says so; calls said with "phone" stay calls.
+func TestThePhoneItselfIsNoCall(t *testing.T) {
+	checkAnswered(t, []answerCase{
+		{"en", "charge my phone", "phone_status"},
+		{"en", "find my phone", "phone_status"},
+		{"en", "my phone is dead", "phone_status"},
+		{"en", "ring my phone", "phone_status"},
+		{"en", "unlock the phone", "phone_status"},
+		{"en", "what's my battery level", "phone_status"},
+		{"en", "how much battery do i have", "phone_status"},
+		{"es", "cuánta batería tengo", "phone_status"},
+		{"es", "dónde está mi móvil", "phone_status"},
+		{"es", "busca mi teléfono", "phone_status"},
+		// left as they were
+		{"en", "phone mom", "MAKE_CALL"},
+		{"en", "call mom on my phone", "MAKE_CALL"},
+		{"en", "call my sister's mobile", "MAKE_CALL"},
+		{"es", "llama al móvil de juan", "MAKE_CALL"},
+		{"en", "turn on the phone flashlight", "ACTIVATE"},
+	})
+}

@@ -405,6 +405,17 @@ func (t *turn) respond(conv *conversation) reply {
 			return t.handleMatch(mt)
 		}
 		if conv.intent == "SET_TIMER" && conv.awaiting == "duration" {
+			if v, n := t.m.parseNumber(t.toks); n > 0 && n == len(t.toks) && v > 0 && v <= 24*60 {
+				// "For how long?" - "ten": a number alone is minutes, as
+				// the answer then says ("Timer set for 10 minutes."),
+				// where it set an alarm for ten o'clock
+				slots := map[string]slotVal{"duration": {dur: time.Duration(v) * time.Minute, end: n}}
+				if l, ok := conv.slots["label"]; ok {
+					slots["label"] = l
+				}
+				t.filled = "duration"
+				return t.handle("SET_TIMER", slots)
+			}
 			// "remind me" -> "For how long?" -> "tomorrow at 9": a clock
 			// or a day is no duration; it is when to ring, an alarm.
 			if w, n := t.m.parseWhen(t.toks); n == len(t.toks) && !w.hasRel && (w.hasClock || w.day != dayNone) {

@@ -1916,3 +1916,27 @@ func TestThePhoneItselfIsNoCall(t *testing.T) {
 		{"en", "turn on the phone flashlight", "ACTIVATE"},
 	})
 }
+
+// "For how long?" answered with a number alone set an alarm for that
+// hour ("ten" → "Alarm set for today at 10:00 PM."): a timer's length
+// said as a bare number is minutes, and the answer says so. A clock or a
+// day in answer still sets an alarm, as before.
+func TestABareNumberForATimerIsMinutes(t *testing.T) {
+	h := newHarness(t)
+	for _, c := range []struct {
+		lang, first, answer, action, data string
+	}{
+		{"en", "set a timer", "ten", "SET_TIMER", `"duration":600000`},
+		{"en", "set a timer", "90", "SET_TIMER", `"duration":5400000`},
+		{"en", "set a timer for the pasta", "12", "SET_TIMER", `{"duration":720000,"label":"pasta"}`},
+		{"es", "pon un temporizador", "diez", "SET_TIMER", `"duration":600000`},
+		{"en", "set a timer", "tomorrow at 9", "SET_ALARM", msAt(h.loc, 2026, time.March, 5, 9, 0)},
+		{"en", "set an alarm", "ten", "SET_ALARM", msAt(h.loc, 2026, time.March, 4, 22, 0)},
+	} {
+		r := h.ask(c.lang, c.first, 0)
+		r = h.ask(c.lang, c.answer, r.Context.Ref)
+		if action, data := actionJSON(t, r); action != c.action || !strings.Contains(data, c.data) {
+			t.Errorf("%q, then %q: %s %s (%q), want %s with %s", c.first, c.answer, action, data, r.Responses.Text, c.action, c.data)
+		}
+	}
+}

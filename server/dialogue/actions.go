@@ -604,6 +604,11 @@ func (t *turn) appointment(slots map[string]slotVal) reply {
 		}
 	}
 	start, key := w.when.resolve(t.now, t.loc, biasDaytime), "appointment_set"
+	if f := strings.Fields(title); len(f) > 1 && repeatOpeners[fold(f[len(f)-1])] {
+		// "add a meeting every friday at 9": the title ran into the
+		// repetition ("meeting every")
+		title = strings.Join(f[:len(f)-1], " ")
+	}
 	if rep, word := t.repeats(); rep != repeatNone && !slices.Contains(strings.Fields(title), word) {
 		// "remind me every monday at 9 to take out the trash" ("the daily
 		// standup" is a title, not a repetition)

@@ -1940,3 +1940,23 @@ func TestABareNumberForATimerIsMinutes(t *testing.T) {
 		}
 	}
 }
+
+// Questions about the calendar's contents were not understood ("what's my
+// next meeting", "am i free tomorrow afternoon"); they get the calendar's
+// answer. A repeated meeting's title no longer takes the word of its
+// repetition ("add a meeting every friday at 9" added "meeting every").
+func TestTheCalendarAskedAbout(t *testing.T) {
+	checkAnswered(t, []answerCase{
+		{"en", "what's my next meeting", "calendar"},
+		{"en", "when is my dentist appointment", "calendar"},
+		{"en", "am i free tomorrow afternoon", "calendar"},
+		{"es", "cuándo es mi próxima cita", "calendar"},
+		{"es", "estoy libre mañana", "calendar"},
+		{"en", "schedule a meeting with john tomorrow at 3", "SET_APPOINTMENT"},
+	})
+	h := newHarness(t)
+	r := h.ask("en", "add a meeting every friday at 9", 0)
+	if _, data := actionJSON(t, r); !strings.Contains(data, `"title":"meeting"`) || !strings.Contains(r.Responses.Text, "won't repeat") {
+		t.Errorf("a meeting every friday: %s %q", data, r.Responses.Text)
+	}
+}

@@ -1960,3 +1960,24 @@ func TestTheCalendarAskedAbout(t *testing.T) {
 		t.Errorf("a meeting every friday: %s %q", data, r.Responses.Text)
 	}
 }
+
+// Music asked for on a device plays it ("play music on the speaker"
+// switched the speaker on and played nothing: "on the speaker" was read
+// as a switch), and the way a call is made is no part of the name ("llama
+// a juan por videollamada" called "juan por videollamada").
+func TestMusicOnADeviceAndCallsByVideo(t *testing.T) {
+	checkAnswered(t, []answerCase{
+		{"en", "play music on the speaker", "PLAY_MUSIC"},
+		{"en", "play some jazz on the speakers", "PLAY_MUSIC"},
+		{"es", "pon música en el altavoz", "PLAY_MUSIC"},
+		{"es", "pon jazz en la tele", "PLAY_MUSIC"},
+		{"en", "turn on the speaker", "POWER"},
+		{"es", "enciende el altavoz", "POWER"},
+	})
+	h := newHarness(t)
+	for q, want := range map[string]string{"llama a juan por videollamada": "juan", "llama a mamá en altavoz": "mamá"} {
+		if _, data := actionJSON(t, h.ask("es", q, 0)); !strings.Contains(data, `"contact":"`+want+`"`) {
+			t.Errorf("%q: %s, want the contact %q", q, data, want)
+		}
+	}
+}

@@ -1981,3 +1981,25 @@ func TestMusicOnADeviceAndCallsByVideo(t *testing.T) {
 		}
 	}
 }
+
+// Spanish forms the English ones had: "dónde hay una farmacia" and "dónde
+// está el hospital más cercano" were not understood, nor "cállate" or
+// "cuánto queda para que suene la alarma". "Tengo frío" and "tengo sueño"
+// got the calendar's answer (read as "qué tengo {day}" with both left
+// out): like what hark cannot do, the calendar's questions are read only
+// when said whole.
+func TestSpanishWhereQuietAndTheCalendar(t *testing.T) {
+	checkAnswered(t, []answerCase{
+		{"es", "dónde hay una farmacia", "NAVIGATE"},
+		{"es", "dónde está el hospital más cercano", "NAVIGATE"},
+		{"es", "cuánto queda para que suene la alarma", "alarm_status"},
+		{"es", "cállate", "cancel"},
+		{"es", "tengo frío", "fallback"},
+		{"es", "tengo sueño", "fallback"},
+		// left as they were
+		{"es", "tengo hambre", "restaurants"},
+		{"es", "qué tengo mañana", "calendar"},
+		{"es", "haz un call a pedro porfa", "MAKE_CALL"},
+		{"en", "what do i have tomorrow", "calendar"},
+	})
+}

@@ -404,6 +404,11 @@ func (t *turn) timer(slots map[string]slotVal) reply {
 			// please": the length was said elsewhere in the query.
 			d.dur = t.findDuration()
 		}
+		for j := 1; j < len(t.toks) && d.dur <= 0 && t.filled == ""; j++ {
+			if minutesLead[t.toks[j-1].norm] {
+				d.dur = t.m.bareMinutes(t.toks[j:]) // "set a timer for 45"
+			}
+		}
 		if d.dur <= 0 {
 			return t.ask("duration", "ask_timer_duration", nil, slots)
 		}
@@ -412,6 +417,20 @@ func (t *turn) timer(slots map[string]slotVal) reply {
 	r := t.reply("timer_set", map[string]phr{"duration": t.durationPhr(d.dur)})
 	r.actions = act("SET_TIMER", TimerData{Duration: d.dur.Milliseconds(), Label: label})
 	return r
+}
+
+// minutesLead are the words before a timer's length ("for 45", "de 45").
+var minutesLead = map[string]bool{"for": true, "of": true, "de": true, "para": true}
+
+// bareMinutes reads a timer's length said as a number alone, to the end
+// of toks: minutes, the unit a kitchen timer is set in ("set a timer for
+// 45", "For how long?" - "ten"). The answer names the unit, so the
+// reading shows.
+func (m *langModel) bareMinutes(toks []token) time.Duration {
+	if v, n := m.parseNumber(toks); n > 0 && n == len(toks) && v > 0 && v <= 24*60 {
+		return time.Duration(v) * time.Minute
+	}
+	return 0
 }
 
 // indefinite articles open a title without being part of it ("a call

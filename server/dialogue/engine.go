@@ -405,11 +405,10 @@ func (t *turn) respond(conv *conversation) reply {
 			return t.handleMatch(mt)
 		}
 		if conv.intent == "SET_TIMER" && conv.awaiting == "duration" {
-			if v, n := t.m.parseNumber(t.toks); n > 0 && n == len(t.toks) && v > 0 && v <= 24*60 {
-				// "For how long?" - "ten": a number alone is minutes, as
-				// the answer then says ("Timer set for 10 minutes."),
-				// where it set an alarm for ten o'clock
-				slots := map[string]slotVal{"duration": {dur: time.Duration(v) * time.Minute, end: n}}
+			if d := t.m.bareMinutes(t.toks); d > 0 {
+				// "For how long?" - "ten", where it set an alarm for ten
+				// o'clock
+				slots := map[string]slotVal{"duration": {dur: d, end: len(t.toks)}}
 				if l, ok := conv.slots["label"]; ok {
 					slots["label"] = l
 				}

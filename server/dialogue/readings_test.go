@@ -1918,8 +1918,9 @@ func TestThePhoneItselfIsNoCall(t *testing.T) {
 }
 
 // "For how long?" answered with a number alone set an alarm for that
-// hour ("ten" → "Alarm set for today at 10:00 PM."): a timer's length
-// said as a bare number is minutes, and the answer says so. A clock or a
+// hour ("ten" → "Alarm set for today at 10:00 PM."), and "set a timer for
+// 45" asked for how long: a timer's length said as a bare number is
+// minutes, and the answer says so. A clock or a
 // day in answer still sets an alarm, as before.
 func TestABareNumberForATimerIsMinutes(t *testing.T) {
 	h := newHarness(t)
@@ -1937,6 +1938,14 @@ func TestABareNumberForATimerIsMinutes(t *testing.T) {
 		r = h.ask(c.lang, c.answer, r.Context.Ref)
 		if action, data := actionJSON(t, r); action != c.action || !strings.Contains(data, c.data) {
 			t.Errorf("%q, then %q: %s %s (%q), want %s with %s", c.first, c.answer, action, data, r.Responses.Text, c.action, c.data)
+		}
+	}
+	// said at once: "set a timer for 45" asked for how long
+	for q, want := range map[string]string{"set a timer for 45": `"duration":2700000`, "timer for 3": `"duration":180000`,
+		"temporizador de 45": `"duration":2700000`, "set a timer for 5 minutes": `"duration":300000`} {
+		lang := map[bool]string{true: "es", false: "en"}[strings.HasPrefix(q, "temporizador")]
+		if action, data := actionJSON(t, h.ask(lang, q, 0)); action != "SET_TIMER" || !strings.Contains(data, want) {
+			t.Errorf("%q: %s %s, want SET_TIMER with %s", q, action, data, want)
 		}
 	}
 }

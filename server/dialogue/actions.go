@@ -338,12 +338,11 @@ func (t *turn) alarm(intent string, slots map[string]slotVal) reply {
 		}
 		return t.ask("time", "ask_alarm_time", nil, slots)
 	}
-	if e := w.when; intent == "SET_ALARM" && e.hasClock && !e.hasRel && e.mer == "" && e.day == dayNone &&
-		e.hour >= 4 && e.hour <= 9 && waking {
-		// "wake me up at 6", "despiértame a las seis": people wake between
-		// 4 and 9 in the morning; an evening alarm to wake from a nap is
-		// said with its pm.
-		w.when.mer = roleMorning
+	if intent == "SET_ALARM" {
+		if times := t.alarmTimes(); times != nil {
+			return t.alarms(times, waking)
+		}
+		w.when = wakingHours(w.when, waking)
 		slots["time"] = w
 	}
 	at := w.when.resolve(t.now, t.loc, biasMorning)

@@ -2,6 +2,7 @@ package dialogue
 
 import (
 	"encoding/json"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -2011,4 +2012,40 @@ func TestSpanishWhereQuietAndTheCalendar(t *testing.T) {
 		{"es", "haz un call a pedro porfa", "MAKE_CALL"},
 		{"en", "what do i have tomorrow", "calendar"},
 	})
+}
+
+// Several alarms asked at once are all set, in one answer: "set an alarm
+// for 7 am and 8 am" set only the one at 8, "for 7 and another for 7:30"
+// one at 7 labelled "7:30", "a las 7 y otra a las 7 y media" only the
+// second. A time without its half of the day or day takes the one
+// before's; a number word alone is no time ("una alarma"), and a second
+// request that is no alarm leaves one alarm.
+func TestSeveralAlarmsAtOnce(t *testing.T) {
+	h := newHarness(t)
+	at := func(d, hour, minute int) string { return msAt(h.loc, 2026, time.March, d, hour, minute) }
+	for _, c := range []struct {
+		lang, q string
+		want    []string
+	}{
+		{"en", "set an alarm for 7 am and 8 am", []string{at(5, 7, 0), at(5, 8, 0)}},
+		{"en", "set an alarm for 7 and another for 7:30", []string{at(4, 19, 0), at(4, 19, 30)}},
+		{"en", "set an alarm for 6 am and another one at 6:15", []string{at(5, 6, 0), at(5, 6, 15)}},
+		{"en", "wake me up at 6 and again at 6:30", []string{at(5, 6, 0), at(5, 6, 30)}},
+		{"en", "set alarms for 7 and 7:30", []string{at(4, 19, 0), at(4, 19, 30)}},
+		{"es", "pon una alarma a las 7 y otra a las 7 y media", []string{at(4, 19, 0), at(4, 19, 30)}},
+		{"es", "pon dos alarmas a las 7 y a las 8", []string{at(4, 19, 0), at(4, 20, 0)}},
+		{"en", "set an alarm for 7", []string{at(4, 19, 0)}},
+		{"en", "set an alarm for 7 and call mom", []string{at(4, 19, 0)}},
+	} {
+		r := h.ask(c.lang, c.q, 0)
+		var got []string
+		for _, a := range r.NextActions {
+			if d, ok := a.Data.(AlarmData); ok && a.Action == "SET_ALARM" && d.Label == "" {
+				got = append(got, d.Time)
+			}
+		}
+		if !slices.Equal(got, c.want) || len(r.NextActions) != len(c.want) {
+			t.Errorf("%q: %q, alarms %v, want %v", c.q, r.Responses.Text, got, c.want)
+		}
+	}
 }

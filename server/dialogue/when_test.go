@@ -303,7 +303,9 @@ func FuzzAnswer(f *testing.F) {
 		"j f k", "a b c d", "text b, j i", "l  a\tx", "set another timer for", "book a second appointment a second",
 		"timer for a second for a second", "what's tomorrow's's date", "channel the", "call back back", "snooze snooze",
 		"how long is left on the", "what time does", "what day of the week", "a que hora", "¿cuándo", "don't", "do not",
-		"no me", "how long until", "how many days until the", "what's the date in", "call her instead instead"} {
+		"no me", "how long until", "how many days until the", "what's the date in", "call her instead instead",
+		"set an alarm every", "los lunes", "de lunes a viernes a", "alarm for 7 and and 8 and", "timer for 1441", "timer for",
+		"another one", "how far is", "call the nearest", "a qué distancia está", "entre semana"} {
 		f.Add(s)
 	}
 	e := New(Config{Knowledge: newFakeKnowledge(), Music: testTracks, MusicURL: testMusicURL})

@@ -73,7 +73,7 @@ func TestHandlersValidData(t *testing.T) {
 		summary    string
 	}{
 		{"SET_ALARM", `{"time":` + in(2*time.Hour) + `,"label":"wake up"}`, Done, "alarm set for 11:00 (in 2h): wake up"},
-		{"SET_ALARM", `{"time":` + strings.Trim(in(26*time.Hour), `"`) + `}`, Done, "alarm set for Wed 11 Mar 11:00 (in 26h)"},
+		{"SET_ALARM", `{"time":` + strings.Trim(in(26*time.Hour), `"`) + `}`, Done, "alarm set for Wed 11 Mar 11:00 (in 1d 2h)"},
 		{"SET_TIMER", `{"duration":300000,"label":"pasta"}`, Done, "timer for 5m set (ends 09:05): pasta"},
 		{"SET_TIMER", `{"duration":"90000"}`, Done, "timer for 1m 30s set (ends 09:01)"},
 		{"SET_CRONO", `{}`, Done, "stopwatch started"},

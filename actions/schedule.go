@@ -678,17 +678,23 @@ func formatDuration(d time.Duration) string {
 	if d < 0 {
 		d = 0
 	}
-	h := int64(d / time.Hour)
+	days := int64(d / (24 * time.Hour))
+	h := int64(d % (24 * time.Hour) / time.Hour)
 	m := int64(d % time.Hour / time.Minute)
 	s := int64(d % time.Minute / time.Second)
 	var parts []string
+	if days > 0 {
+		// "in 4d 14h", not "in 110h 19m": minutes are noise that far out
+		parts = append(parts, fmt.Sprintf("%dd", days))
+		m = 0
+	}
 	if h > 0 {
 		parts = append(parts, fmt.Sprintf("%dh", h))
 	}
 	if m > 0 {
 		parts = append(parts, fmt.Sprintf("%dm", m))
 	}
-	if s > 0 && h == 0 {
+	if s > 0 && h == 0 && days == 0 {
 		parts = append(parts, fmt.Sprintf("%ds", s))
 	}
 	if len(parts) == 0 {

@@ -411,3 +411,16 @@ func TestSystemClockRingsForReal(t *testing.T) {
 		}
 	}
 }
+
+// A wait of days is said in days and hours: "in 4d 14h", where it read
+// "in 110h 19m".
+func TestFormatDurationSaysDays(t *testing.T) {
+	for d, want := range map[time.Duration]string{
+		110*time.Hour + 19*time.Minute: "4d 14h", 24 * time.Hour: "1d", 25*time.Hour + 30*time.Second: "1d 1h",
+		14*time.Hour + 20*time.Minute: "14h 20m", 90 * time.Second: "1m 30s", 0: "0s",
+	} {
+		if got := formatDuration(d); got != want {
+			t.Errorf("formatDuration(%v) = %q, want %q", d, got, want)
+		}
+	}
+}

@@ -114,6 +114,8 @@ func entryText(e actions.Entry) string {
 func remainingText(d time.Duration) string {
 	s := int64((d + time.Second - 1) / time.Second)
 	switch {
+	case s >= 86400: // seconds are noise a day out
+		return fmt.Sprintf("%dd %02dh %02dm", s/86400, s%86400/3600, s%3600/60)
 	case s >= 3600:
 		return fmt.Sprintf("%dh %02dm %02ds", s/3600, s%3600/60, s%60)
 	case s >= 60:

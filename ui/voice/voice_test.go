@@ -505,7 +505,8 @@ func TestLevelMeterAndTimes(t *testing.T) {
 		}
 	}
 	if clockDuration(75*time.Second) != "1:15" || remainingText(90*time.Second) != "1m 30s" ||
-		remainingText(time.Millisecond) != "1s" || remainingText(3*time.Hour+time.Second) != "3h 00m 01s" {
+		remainingText(time.Millisecond) != "1s" || remainingText(3*time.Hour+time.Second) != "3h 00m 01s" ||
+		remainingText(110*time.Hour+19*time.Minute+56*time.Second) != "4d 14h 19m" {
 		t.Error("time formats")
 	}
 }

@@ -190,6 +190,10 @@ func (t *turn) handle(intent string, slots map[string]slotVal) reply {
 		r = t.dateOn(slots)
 	case "joke":
 		r = t.joke(1)
+	case "calendar_asked":
+		// the calendar's loosest questions ("qué tengo mañana", "am i
+		// free"), read only when said whole ("tengo frío" is none)
+		intent, r = "calendar", t.reply("calendar", nil)
 	case "cancel", "help", "greeting", "thanks", "how_are_you", "who_are_you", "goodbye", "calendar",
 		"change_alarm", "alarm_status", "music_control", "thermostat", "read_messages", "event_time", "negated", "device_control", "volume_status", "song_name", "traffic", "call_place", "words_help", "phone_status":
 		r = t.reply(intent, nil)

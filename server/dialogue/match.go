@@ -379,15 +379,15 @@ func (q *queryCtx) best(except string) (match, bool) {
 // timers, music, heating, messages, lights and volume ("snooze the alarm",
 // "how long is left on the timer", "skip this song", "turn the heat up",
 // "read my messages", "dim the lights", "what's the volume"), or cannot
-// know ("what song is this", "how is the traffic", "what's in my
-// calendar"): read only when the query says each word their pattern
+// know ("what song is this", "how is the traffic", "what do i have
+// tomorrow"): read only when the query says each word their pattern
 // needs, in order, and no other word but fillers, so that a request to
 // set one worded loosely ("gimme a 3 min timer", "el viernes a mediodía,
 // una alarma") stays one, and a question about something else ("how long
 // until christmas", "when is the best time to set an alarm") is not one.
 var cannotDo = map[string]bool{"change_alarm": true, "alarm_status": true, "music_control": true, "thermostat": true,
 	"read_messages": true, "device_control": true, "volume_status": true, "song_name": true, "traffic": true,
-	"call_place": true, "words_help": true, "phone_status": true, "calendar": true}
+	"call_place": true, "words_help": true, "phone_status": true, "calendar_asked": true}
 
 // strict reports whether an intent is read only when the query says every
 // word its pattern needs, in order, and no other word but fillers: what

@@ -1996,8 +1996,10 @@ func TestMusicOnADeviceAndCallsByVideo(t *testing.T) {
 // está el hospital más cercano" were not understood, nor "cállate" or
 // "cuánto queda para que suene la alarma". "Tengo frío" and "tengo sueño"
 // got the calendar's answer (read as "qué tengo {day}" with both left
-// out): like what hark cannot do, the calendar's questions are read only
-// when said whole.
+// out): like what hark cannot do, the calendar's loosest questions are
+// read only when said whole; its others still take words around them
+// ("cancel my meeting with john" is no "cancel", "move my meeting with
+// sarah to 4" no new meeting).
 func TestSpanishWhereQuietAndTheCalendar(t *testing.T) {
 	checkAnswered(t, []answerCase{
 		{"es", "dónde hay una farmacia", "NAVIGATE"},
@@ -2011,6 +2013,10 @@ func TestSpanishWhereQuietAndTheCalendar(t *testing.T) {
 		{"es", "qué tengo mañana", "calendar"},
 		{"es", "haz un call a pedro porfa", "MAKE_CALL"},
 		{"en", "what do i have tomorrow", "calendar"},
+		{"en", "cancel my meeting with john", "calendar"},
+		{"en", "move my meeting with sarah to 4", "calendar"},
+		{"es", "qué reuniones tengo mañana", "calendar"},
+		{"es", "qué citas tengo hoy", "calendar"},
 	})
 }
 

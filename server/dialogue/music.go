@@ -79,6 +79,13 @@ func (t *turn) playMusic(slots map[string]slotVal) reply {
 			}
 		}
 		if len(pool) == 0 && artist != "" && song != "" && !playlist {
+			if v, ok := t.m.findSlot("genre", tokenize(song)); ok && v.start == 0 && v.end == len(tokenize(song)) {
+				// "play jazz by miles davis": a kind of music, not a title
+				// ("I don't have jazz" played Miles Davis's jazz)
+				pool = filterTracks(findTracks(lib, "", artist), func(tr musicTrack) bool { return tr.genre == v.text })
+			}
+		}
+		if len(pool) == 0 && artist != "" && song != "" && !playlist {
 			// "claro de luna de debussy": a title the library lacks by an
 			// artist it has plays that artist, saying so.
 			if byArtist := findTracks(lib, "", artist); len(byArtist) > 0 {

@@ -2055,3 +2055,23 @@ func TestSeveralAlarmsAtOnce(t *testing.T) {
 		}
 	}
 }
+
+// "play the news" played a song in its place, "turn the music off" asked
+// which device to switch off, and "play jazz by miles davis" said "I
+// don't have jazz" while it played his jazz: the news is read, the music
+// is the player's to stop, and a kind of music by an artist plays as
+// asked.
+func TestNewsPlayedAndMusicStopped(t *testing.T) {
+	checkAnswered(t, []answerCase{
+		{"en", "play the news", "news"},
+		{"en", "put on the headlines", "news"},
+		{"en", "turn the music off", "music_control"},
+		{"en", "turn off the music", "music_control"},
+		{"en", "turn down the music", "VOLUME_UPDATE"},
+		{"en", "turn off the tv", "POWER"},
+	})
+	h := newHarness(t)
+	if r := h.ask("en", "play jazz by miles davis", 0); answeredAs(r) != "PLAY_MUSIC" || !strings.HasPrefix(r.Responses.Text, "Playing ") {
+		t.Errorf("play jazz by miles davis: %q", r.Responses.Text)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -196,6 +197,20 @@ func (t *turn) weather(k Knowledge, w Where, slots map[string]slotVal) (reply, e
 	city := same(t.m.displayName("city", info.City))
 	if info.City == "" {
 		city = same(t.m.say["near_you"])
+	}
+	if detail := t.weatherDetail(); detail != "" {
+		// "what's the humidity", "will it be windy tomorrow": the day's
+		// figure, where the answer was the temperatures
+		when := date
+		if !hasDay {
+			when = t.now.In(t.loc)
+		}
+		for _, f := range info.Forecast {
+			if sameDay(f.Date.In(t.loc), when) || sameDay(f.Date, when) {
+				return t.reply("weather_"+detail, map[string]phr{"city": city, "day": t.dayPhr(when),
+					"value": t.detailPhr(detail, f, info.Unit)}), nil
+			}
+		}
 	}
 	if !hasDay {
 		return t.reply("weather_now", map[string]phr{
@@ -508,4 +523,48 @@ func foldedWords(toks []token) string {
 		words[i] = fold(tok.orig)
 	}
 	return strings.Join(words, " ")
+}
+
+// weatherDetails are the words that ask for one figure of the weather.
+var weatherDetails = map[string]string{"humidity": "humidity", "humid": "humidity", "humedad": "humidity",
+	"humedo": "humidity", "wind": "wind", "windy": "wind", "viento": "wind", "uv": "uv", "ultraviolet": "uv",
+	"ultravioleta": "uv"}
+
+// weatherDetail is the figure of the weather a question asks for
+// (humidity, wind, uv), or "" for the weather as a whole.
+func (t *turn) weatherDetail() string {
+	for _, tok := range t.toks {
+		if d, ok := weatherDetails[tok.norm]; ok {
+			return d
+		}
+	}
+	return ""
+}
+
+// detailPhr says a figure of the day's weather; the wind in the unit of
+// the user's temperatures (km/h with °C, mph with °F).
+func (t *turn) detailPhr(detail string, f DayForecast, unit string) phr {
+	es := t.lang == "es"
+	switch detail {
+	case "humidity":
+		n := strconv.Itoa(f.Humidity)
+		if es {
+			return phr{n + " %", n + " por ciento"} // "60 %", as "3 °C"
+		}
+		return phr{n + "%", n + " percent"}
+	case "wind":
+		v, text, speech := f.WindKmh, " km/h", " kilometres per hour"
+		if es {
+			speech = " kilómetros por hora"
+		}
+		if unit == "F" {
+			v, text, speech = v/1.609344, " mph", " miles per hour"
+			if es {
+				speech = " millas por hora"
+			}
+		}
+		n := strconv.Itoa(int(math.Round(v)))
+		return phr{n + text, n + speech}
+	}
+	return same(strconv.Itoa(f.UVMax))
 }

@@ -83,6 +83,12 @@ type DayForecast struct {
 	Condition string
 	TempMin   float64
 	TempMax   float64
+	// The day's details, for a question that asks one ("what's the
+	// humidity"): relative humidity in percent, the strongest wind in
+	// km/h whatever the unit of temperatures, the highest UV index.
+	Humidity int
+	WindKmh  float64
+	UVMax    int
 }
 
 type NewsQuery struct {

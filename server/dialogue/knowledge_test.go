@@ -85,7 +85,7 @@ func (k *fakeKnowledge) Weather(ctx context.Context, q WeatherQuery) (WeatherInf
 	base := time.Date(2026, 3, 4, 12, 0, 0, 0, time.UTC)
 	for i := 0; i < 7; i++ {
 		info.Forecast = append(info.Forecast, DayForecast{Date: base.AddDate(0, 0, i), Condition: "sunny",
-			TempMin: t[1] + float64(i), TempMax: t[2] + float64(i)})
+			TempMin: t[1] + float64(i), TempMax: t[2] + float64(i), Humidity: 60 + i, WindKmh: 16 + float64(i), UVMax: 2 + i})
 	}
 	return info, nil
 }

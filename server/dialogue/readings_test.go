@@ -2075,3 +2075,27 @@ func TestNewsPlayedAndMusicStopped(t *testing.T) {
 		t.Errorf("play jazz by miles davis: %q", r.Responses.Text)
 	}
 }
+
+// "what's the humidity", "is it going to be windy tomorrow", "what's the
+// uv index" and "hace viento mañana" answered with the temperatures; the
+// answer gives the figure asked, for the day asked, the wind in the unit
+// of the user's temperatures.
+func TestWeatherFiguresAsked(t *testing.T) {
+	h := newHarness(t)
+	for _, c := range []struct{ lang, q, want string }{
+		{"en", "what's the humidity", "Today in New York: humidity 60%."},
+		{"en", "is it going to be windy tomorrow", "Tomorrow in New York: wind up to 17 km/h."},
+		{"en", "what's the uv index on friday", "Friday in New York: a UV index of 4 at most."},
+		{"es", "qué humedad hay", "Hoy en Nueva York: humedad del 60 %."},
+		{"es", "hace viento mañana", "Mañana en Nueva York: viento de hasta 17 km/h."},
+		{"en", "what's the weather tomorrow", "Tomorrow in New York: sunny, with a high of 7°C and a low of -1°C."},
+	} {
+		if r := h.ask(c.lang, c.q, 0); r.Responses.Text != c.want {
+			t.Errorf("%q: %q, want %q", c.q, r.Responses.Text, c.want)
+		}
+	}
+	tr := &turn{lang: "en"}
+	if p := tr.detailPhr("wind", DayForecast{WindKmh: 16}, "F"); p.text != "10 mph" || p.speech != "10 miles per hour" {
+		t.Errorf("16 km/h in miles: %+v", p)
+	}
+}

@@ -104,17 +104,19 @@ func (k *Items) Weather(ctx context.Context, q dialogue.WeatherQuery) (dialogue.
 	if len(w.Days) > 0 {
 		info.TempMin, info.TempMax = conv(w.Days[0].TMin), conv(w.Days[0].TMax)
 	}
+	day := func(d items.DayWeather) dialogue.DayForecast {
+		return dialogue.DayForecast{Date: d.Date, Condition: condition(d.Condition, q.Lang), TempMin: conv(d.TMin),
+			TempMax: conv(d.TMax), Humidity: d.Humidity, WindKmh: d.WindKmh, UVMax: d.UVMax}
+	}
 	for _, d := range w.Days {
-		info.Forecast = append(info.Forecast, dialogue.DayForecast{Date: d.Date, Condition: condition(d.Condition, q.Lang),
-			TempMin: conv(d.TMin), TempMax: conv(d.TMax)})
+		info.Forecast = append(info.Forecast, day(d))
 	}
 	if !q.Day.IsZero() {
 		f, err := k.Items.WeatherOn(ctx, c, q.Day)
 		if err != nil {
 			return dialogue.WeatherInfo{}, err
 		}
-		info.Forecast = []dialogue.DayForecast{{Date: f.Day.Date, Condition: condition(f.Day.Condition, q.Lang),
-			TempMin: conv(f.Day.TMin), TempMax: conv(f.Day.TMax)}}
+		info.Forecast = []dialogue.DayForecast{day(f.Day)}
 	}
 	return info, nil
 }

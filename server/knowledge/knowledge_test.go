@@ -39,13 +39,18 @@ func TestWeatherFollowsTheItemAndTheUnits(t *testing.T) {
 	if err != nil || info.City != "Madrid" || info.Unit != "C" || info.Temp != math.Round(w.Hours[0].Temp) {
 		t.Fatalf("weather %+v %v (item %v)", info, err, w.Hours[0].Temp)
 	}
+	// the day's figures come from the item as they are (the wind in km/h
+	// whatever the user's units: the answer converts)
+	if d, f := w.Days[0], info.Forecast[0]; f.Humidity != d.Humidity || f.WindKmh != d.WindKmh || f.UVMax != d.UVMax || f.Humidity == 0 {
+		t.Fatalf("today's figures %+v, item %+v", f, d)
+	}
 	es, _ := k.Weather(ctx, dialogue.WeatherQuery{Where: dialogue.Where{City: "Madrid"}, Asker: dialogue.Asker{Lang: "es"}})
 	if es.Condition == info.Condition || es.Condition == "" {
 		t.Fatalf("Spanish condition %q vs English %q", es.Condition, info.Condition)
 	}
 	f := newKnowledge(t, false)
 	inF, _ := f.Weather(ctx, dialogue.WeatherQuery{Where: dialogue.Where{City: "Madrid"}})
-	if inF.Unit != "F" || inF.Temp < info.Temp*9/5+31 || inF.Temp > info.Temp*9/5+33 {
+	if inF.Unit != "F" || inF.Temp < info.Temp*9/5+31 || inF.Temp > info.Temp*9/5+33 || inF.Forecast[0].WindKmh != w.Days[0].WindKmh {
 		t.Fatalf("imperial %+v vs metric %+v", inF, info)
 	}
 	if _, err := k.Weather(ctx, dialogue.WeatherQuery{Where: dialogue.Where{City: "Atlantis"}}); err == nil {

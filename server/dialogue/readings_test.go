@@ -2099,3 +2099,21 @@ func TestWeatherFiguresAsked(t *testing.T) {
 		t.Errorf("16 km/h in miles: %+v", p)
 	}
 }
+
+// "find a pharmacy near me" and "find a coffee shop near me" listed the
+// events on in town (read as "find {eventcat} near me" with the kind of
+// event left out), and "busca una farmacia cerca" too: a place nearby is
+// a place to go to.
+func TestPlacesNearbyAreNoEvents(t *testing.T) {
+	checkAnswered(t, []answerCase{
+		{"en", "find a pharmacy near me", "NAVIGATE"},
+		{"en", "find a museum nearby", "NAVIGATE"},
+		{"es", "busca una farmacia cerca", "NAVIGATE"},
+		{"en", "find a coffee shop near me", "OPEN_ASR"}, // no such kind of place: where to?
+		// left as they were
+		{"en", "find jazz concerts near me", "events"},
+		{"en", "find a restaurant near me", "restaurants"},
+		{"en", "where can i get italian food near me", "restaurants"},
+		{"es", "busca conciertos cerca", "events"},
+	})
+}

@@ -1963,6 +1963,9 @@ func TestTheCalendarAskedAbout(t *testing.T) {
 		{"es", "cuándo es mi próxima cita", "calendar"},
 		{"es", "estoy libre mañana", "calendar"},
 		{"en", "schedule a meeting with john tomorrow at 3", "SET_APPOINTMENT"},
+		// no calendar's in a question of what comes next
+		{"en", "when is the next train", "fallback"},
+		{"en", "when is the next full moon", "fallback"},
 	})
 	h := newHarness(t)
 	r := h.ask("en", "add a meeting every friday at 9", 0)

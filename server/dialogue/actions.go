@@ -412,18 +412,37 @@ func (t *turn) timer(slots map[string]slotVal) reply {
 				d.dur = t.m.bareMinutes(t.toks[j:]) // "set a timer for 45"
 			}
 		}
+		for j := 1; j < len(t.toks) && d.dur <= 0 && t.filled == ""; j++ {
+			if untilLead[t.toks[j-1].norm] {
+				// "set a timer for 7 pm", "until 5": counts down to that
+				// time (it asked for how long)
+				if w, n := t.m.parseWhen(t.toks[j:]); j+n == len(t.toks) && w.hasClock && !w.hasRel {
+					d.dur = w.resolve(t.now, t.loc, biasNone).Sub(t.now).Round(time.Minute)
+				}
+			}
+		}
 		if d.dur <= 0 {
 			return t.ask("duration", "ask_timer_duration", nil, slots)
 		}
 	}
 	label := strings.TrimSpace(slots["label"].text)
+	if toks := tokenize(label); len(toks) > 0 {
+		if _, n := t.m.parseWhen(toks); n == len(toks) {
+			label = "" // "set a timer for 10:30": the time it ends, no name
+		}
+	}
 	r := t.reply("timer_set", map[string]phr{"duration": t.durationPhr(d.dur)})
 	r.actions = act("SET_TIMER", TimerData{Duration: d.dur.Milliseconds(), Label: label})
 	return r
 }
 
-// minutesLead are the words before a timer's length ("for 45", "de 45").
-var minutesLead = map[string]bool{"for": true, "of": true, "de": true, "para": true}
+// minutesLead are the words before a timer's length ("for 45", "de 45");
+// untilLead those before the time it ends at ("for 7 pm", "until 5",
+// "hasta las 7").
+var (
+	minutesLead = map[string]bool{"for": true, "of": true, "de": true, "para": true}
+	untilLead   = map[string]bool{"for": true, "until": true, "till": true, "til": true, "hasta": true, "para": true}
+)
 
 // bareMinutes reads a timer's length said as a number alone, to the end
 // of toks: minutes, the unit a kitchen timer is set in ("set a timer for

@@ -2120,3 +2120,24 @@ func TestPlacesNearbyAreNoEvents(t *testing.T) {
 		{"es", "busca conciertos cerca", "events"},
 	})
 }
+
+// A timer said with the time it ends counts down to it: "set a timer for
+// 7 pm" and "until 5" asked for how long, "pon un temporizador hasta las 7
+// de la tarde" played a song, and "for 10:30" would have named the timer
+// "10:30". Now is 10:15.
+func TestATimerUntilATime(t *testing.T) {
+	h := newHarness(t)
+	for _, c := range []struct{ lang, q, want string }{
+		{"en", "set a timer for 7 pm", `{"duration":31500000,"label":""}`},
+		{"en", "set a timer until 5", `{"duration":24300000,"label":""}`},
+		{"en", "set a timer till noon", `{"duration":6300000,"label":""}`},
+		{"en", "set a timer for 10:30", `{"duration":900000,"label":""}`},
+		{"es", "pon un temporizador hasta las 7 de la tarde", `{"duration":31500000,"label":""}`},
+		{"en", "set a timer for 45", `{"duration":2700000,"label":""}`},
+		{"en", "set a pasta timer for 10 minutes", `{"duration":600000,"label":"pasta"}`},
+	} {
+		if action, data := actionJSON(t, h.ask(c.lang, c.q, 0)); action != "SET_TIMER" || data != c.want {
+			t.Errorf("%q: %s %s, want SET_TIMER %s", c.q, action, data, c.want)
+		}
+	}
+}

@@ -195,7 +195,8 @@ func (t *turn) handle(intent string, slots map[string]slotVal) reply {
 		// free"), read only when said whole ("tengo frío" is none)
 		intent, r = "calendar", t.reply("calendar", nil)
 	case "cancel", "help", "greeting", "thanks", "how_are_you", "who_are_you", "goodbye", "calendar",
-		"change_alarm", "alarm_status", "music_control", "thermostat", "read_messages", "event_time", "negated", "device_control", "volume_status", "song_name", "traffic", "call_place", "words_help", "phone_status":
+		"change_alarm", "alarm_status", "music_control", "thermostat", "read_messages", "event_time", "negated",
+		"device_control", "volume_status", "song_name", "traffic", "call_place", "words_help", "phone_status":
 		r = t.reply(intent, nil)
 	default:
 		intent = "fallback"
@@ -411,9 +412,7 @@ func (t *turn) timer(slots map[string]slotVal) reply {
 			if minutesLead[t.toks[j-1].norm] {
 				d.dur = t.m.bareMinutes(t.toks[j:]) // "set a timer for 45"
 			}
-		}
-		for j := 1; j < len(t.toks) && d.dur <= 0 && t.filled == ""; j++ {
-			if untilLead[t.toks[j-1].norm] {
+			if d.dur <= 0 && untilLead[t.toks[j-1].norm] {
 				// "set a timer for 7 pm", "until 5": counts down to that
 				// time (it asked for how long)
 				if w, n := t.m.parseWhen(t.toks[j:]); j+n == len(t.toks) && w.hasClock && !w.hasRel {

@@ -41,6 +41,9 @@ type Explanation struct {
 	// detection that overrode the request's language.
 	LangFrom string `json:"langFrom"`
 	Intent   string `json:"intent"`
+	// Requests are the words of each request when the query said several,
+	// all answered; Pattern and Slots are then the first's.
+	Requests []string `json:"requests,omitempty"`
 	// Pattern is the phrase that matched and Cost its edit distance to the
 	// query (lower is closer); empty when nothing matched or the query
 	// answered a question, which Answers then names.
@@ -62,6 +65,19 @@ type Explanation struct {
 	// speaker from their earlier utterances (absent from servers that do
 	// not report it).
 	Speaker *SpeakerReading `json:"speaker,omitempty"`
+}
+
+// SeveralRequests says, as the explain views show it, that the query said
+// several requests, each quoted; "" when it said one.
+func (x *Explanation) SeveralRequests() string {
+	if len(x.Requests) < 2 {
+		return ""
+	}
+	q := make([]string, len(x.Requests))
+	for i, r := range x.Requests {
+		q[i] = fmt.Sprintf("%q", r)
+	}
+	return fmt.Sprintf("%d requests, all answered: %s (the first is read below)", len(q), strings.Join(q, ", "))
 }
 
 // SpeakerReading is how the server heard a spoken query's speaker: the

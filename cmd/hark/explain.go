@@ -9,6 +9,9 @@ import (
 
 func printExplanation(w io.Writer, x *client.Explanation) {
 	fmt.Fprintf(w, "explain: language %s (%s), intent %s\n", x.Lang, x.LangFrom, x.Intent)
+	if s := x.SeveralRequests(); s != "" {
+		fmt.Fprintf(w, "  %s\n", s)
+	}
 	if x.Pattern != "" {
 		fmt.Fprintf(w, "  pattern %q, cost %.2f\n", x.Pattern, x.Cost)
 	}

@@ -365,6 +365,10 @@ type turn struct {
 	// not read as anything (the question is asked again, or given up).
 	dry    bool
 	unread bool
+	// alone is set on a turn that answers one of several requests said
+	// in one query, whose words requests holds (several).
+	alone    bool
+	requests [][]token
 }
 
 // handleMatch answers a reading of the query and keeps it for Explain.
@@ -504,6 +508,11 @@ func (t *turn) fresh() reply {
 	// Second readings are for sentences, not pages: they would double
 	// the work on the longest queries, which no person says in one go.
 	short := len(t.toks) <= maxRereadTokens
+	if short && !t.alone {
+		if r, all := t.several(mt, ok); all {
+			return r
+		}
+	}
 	if moved := t.m.verbFirst(t.toks); short && moved != nil {
 		// "the bluetooth disconnect please", "the hour now, what is": the
 		// same words with the verb first, as the patterns have it. The

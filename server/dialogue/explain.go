@@ -13,6 +13,10 @@ type Explanation struct {
 	Lang     string `json:"lang"`
 	LangFrom string `json:"langFrom"` // "request", "detected", or detected over the request's language
 	Intent   string `json:"intent"`
+	// Requests are the words of each request when the query said several
+	// ("set an alarm for 7", "call mom"), all answered; the pattern and
+	// slots are the first's.
+	Requests []string `json:"requests,omitempty"`
 	// Pattern is the phrase of the language file that matched and Cost
 	// its edit distance to the query (lower is closer); both are empty
 	// when the query answered a question or nothing matched.
@@ -79,6 +83,9 @@ type Correction struct {
 func (t *turn) explain(r reply, conv *conversation) *Explanation {
 	x := &Explanation{Lang: t.lang, LangFrom: t.langFrom, Intent: r.intent, Answers: t.filled,
 		Slots: []SlotReading{}, Corrections: []Correction{}}
+	for _, p := range t.requests {
+		x.Requests = append(x.Requests, spanText(p))
+	}
 	for _, tok := range t.toks {
 		if tok.typo != "" {
 			x.Corrections = append(x.Corrections, Correction{Typed: tok.typo, Read: tok.norm})

@@ -205,11 +205,9 @@ func (t *turn) weather(k Knowledge, w Where, slots map[string]slotVal) (reply, e
 		if !hasDay {
 			when = t.now.In(t.loc)
 		}
-		for _, f := range info.Forecast {
-			if sameDay(f.Date.In(t.loc), when) || sameDay(f.Date, when) {
-				return t.reply("weather_"+detail, map[string]phr{"city": city, "day": t.dayPhr(when),
-					"value": t.detailPhr(detail, f, info.Unit)}), nil
-			}
+		if f, ok := t.forecastOf(info, when); ok {
+			return t.reply("weather_"+detail, map[string]phr{"city": city, "day": t.dayPhr(when),
+				"value": t.detailPhr(detail, f, info.Unit)}), nil
 		}
 	}
 	if !hasDay {
@@ -219,15 +217,24 @@ func (t *turn) weather(k Knowledge, w Where, slots map[string]slotVal) (reply, e
 			"min":  t.tempPhr(info.TempMin, info.Unit), "max": t.tempPhr(info.TempMax, info.Unit),
 		}), nil
 	}
-	for _, f := range info.Forecast {
-		if sameDay(f.Date.In(t.loc), date) || sameDay(f.Date, date) {
-			return t.reply("weather_forecast", map[string]phr{
-				"city": city, "day": t.dayPhr(date), "condition": same(f.Condition),
-				"min": t.tempPhr(f.TempMin, info.Unit), "max": t.tempPhr(f.TempMax, info.Unit),
-			}), nil
-		}
+	if f, ok := t.forecastOf(info, date); ok {
+		return t.reply("weather_forecast", map[string]phr{
+			"city": city, "day": t.dayPhr(date), "condition": same(f.Condition),
+			"min": t.tempPhr(f.TempMin, info.Unit), "max": t.tempPhr(f.TempMax, info.Unit),
+		}), nil
 	}
 	return t.reply("weather_no_forecast", map[string]phr{"city": city, "day": t.dayPhr(date)}), nil
+}
+
+// forecastOf is the forecast of the day of date, in the user's zone or as
+// the source dated it.
+func (t *turn) forecastOf(info WeatherInfo, date time.Time) (DayForecast, bool) {
+	for _, f := range info.Forecast {
+		if sameDay(f.Date.In(t.loc), date) || sameDay(f.Date, date) {
+			return f, true
+		}
+	}
+	return DayForecast{}, false
 }
 
 func sameDay(a, b time.Time) bool {

@@ -2044,7 +2044,6 @@ func TestSeveralAlarmsAtOnce(t *testing.T) {
 		{"es", "pon una alarma a las 7 y otra a las 7 y media", []string{at(4, 19, 0), at(4, 19, 30)}},
 		{"es", "pon dos alarmas a las 7 y a las 8", []string{at(4, 19, 0), at(4, 20, 0)}},
 		{"en", "set an alarm for 7", []string{at(4, 19, 0)}},
-		{"en", "set an alarm for 7 and call mom", []string{at(4, 19, 0)}},
 	} {
 		r := h.ask(c.lang, c.q, 0)
 		var got []string

@@ -47,6 +47,9 @@ func explainLines(x *client.Explanation, t *common.Theme, width int) []string {
 	}
 	head := fmt.Sprintf("ⓘ %s (%s) · intent %s", x.Lang, x.LangFrom, x.Intent)
 	lines := []string{line(head)}
+	if s := x.SeveralRequests(); s != "" {
+		lines = append(lines, line("  "+s))
+	}
 	if x.Pattern != "" {
 		lines = append(lines, line(fmt.Sprintf("  pattern %q · cost %.2f", x.Pattern, x.Cost)))
 	}

@@ -1259,9 +1259,10 @@ func afterIntro(words []string, phrases []string) ([]string, bool) {
 }
 
 // tellIntros hand the message on to the person it is for ("text john to
-// tell him i'm late").
+// tell him i'm late"), or say it in two words ("diciendo que llego
+// tarde", which a pattern reads whole after one person, not after two).
 var tellIntros = []string{"to tell him", "to tell her", "to tell them", "and tell him", "and tell her", "and tell them",
-	"to say", "and say", "para decirle", "y dile", "y decile"}
+	"to say", "and say", "para decirle", "y dile", "y decile", "saying that", "diciendo que"}
 
 // messageNouns name the message itself: "text anna a message saying hi"
 // sends "hi", "text dad a quick note: home by six" "home by six".
@@ -1379,20 +1380,15 @@ func (t *turn) sms(slots map[string]slotVal) reply {
 	if contact == "" {
 		contact = slots["phone"].text
 	}
+	if contact == "" && t.alone {
+		// "llama a mamá y dile que llego tarde": the one the request
+		// before named
+		contact = strings.TrimSpace(t.before["contact"].text)
+	}
 	if contact == "" {
 		return t.ask("contact", "ask_sms_contact", nil, slots)
 	}
-	if words := strings.Fields(slots["message"].text); len(words) > 2 && (fold(words[0]) == "and" || fold(words[0]) == "y") {
-		// "to mom and dad saying we're here": the message starts at its
-		// intro, the people before it are all the message is for
-		for k := 2; k < min(len(words)-1, 4); k++ {
-			if messageIntros[fold(words[k])] {
-				contact += " " + strings.Join(words[:k], " ")
-				slots["message"] = slotVal{text: strings.Join(words[k:], " ")}
-				break
-			}
-		}
-	}
+	contact = alsoTo(contact, slots, "message")
 	slots["contact"] = slotVal{text: contact}
 	msg := t.withoutIntro(slots["message"].text)
 	if msg == "" {
@@ -1412,6 +1408,7 @@ func (t *turn) email(slots map[string]slotVal) reply {
 	if to == "" {
 		return t.ask("recipient", "ask_email_to", nil, slots)
 	}
+	to = alsoTo(to, slots, "body")
 	slots["recipient"] = slotVal{text: to}
 	// The subject is optional: a message without one is still a message.
 	subject := strings.TrimSpace(slots["subject"].text)
@@ -1427,6 +1424,24 @@ func (t *turn) email(slots map[string]slotVal) reply {
 	r := t.reply(key, map[string]phr{"to": {to, spokenTo}, "subject": same(subject)})
 	r.actions = act("SEND_EMAIL", EmailData{To: to, Subject: subject, Body: body})
 	return r
+}
+
+// alsoTo gives who a message is for when its text starts with more people
+// ("to mom and dad saying we're here", "an email to bob and alice saying
+// the meeting moved"): the text starts at its intro, and the people
+// before it join who.
+func alsoTo(who string, slots map[string]slotVal, text string) string {
+	words := strings.Fields(slots[text].text)
+	if len(words) <= 2 || fold(words[0]) != "and" && fold(words[0]) != "y" {
+		return who
+	}
+	for k := 2; k < min(len(words)-1, 4); k++ {
+		if messageIntros[fold(words[k])] {
+			slots[text] = slotVal{text: strings.Join(words[k:], " ")}
+			return who + " " + strings.Join(words[:k], " ")
+		}
+	}
+	return who
 }
 
 func (t *turn) atWord() string {

@@ -51,7 +51,7 @@ func (m *langModel) requests(toks []token) (parts [][]token, at []int) {
 
 // several answers a query that says two or three requests, each of which
 // reads whole on its own, led by a word of its pattern, and is answered
-// with nothing left to ask. whole is the reading of the whole query: one
+// with nothing left to ask but for one of them. whole is the reading of the whole query: one
 // that carries a later request in a message or a title keeps it ("remind
 // me to buy milk and call mom", "text mom I'm late and call her later"),
 // and so does one that reads every word, unless a name or a place runs
@@ -92,7 +92,10 @@ func (t *turn) several(whole match, wholeOK bool) (reply, bool) {
 			sub.before = before
 		}
 		replies[i] = sub.fresh()
-		if r := replies[i]; r.ask != "" || r.intent == "fallback" {
+		if r := replies[i]; r.intent == "fallback" || r.ask != "" && slices.ContainsFunc(replies[:i], asks) {
+			// one may ask for what it lacks ("call mom and then text
+			// dad": what should the text say?), and the conversation goes
+			// on with it
 			return reply{}, false
 		}
 		if sub.read != nil {
@@ -107,11 +110,15 @@ func (t *turn) several(whole match, wholeOK bool) (reply, bool) {
 	}
 	t.read, t.requests = read, parts
 	all := reply{intent: replies[0].intent}
+	if i := slices.IndexFunc(replies, asks); i >= 0 {
+		all = reply{intent: replies[i].intent, ask: replies[i].ask, slots: replies[i].slots, asks: replies[i].asks}
+	}
 	for _, r := range replies {
 		all.actions = append(all.actions, r.actions...)
 	}
-	// Said in the order asked, except that a question waiting for a yes
-	// and a list come last, where the client shows them.
+	// Said in the order asked, except that a question waiting for a yes,
+	// a list and a question to answer come last, where the client shows
+	// them.
 	slices.SortStableFunc(replies, func(a, b reply) int { return cmp.Compare(lastness(a), lastness(b)) })
 	var text, speech []string
 	for _, r := range replies {
@@ -123,9 +130,11 @@ func (t *turn) several(whole match, wholeOK bool) (reply, bool) {
 }
 
 // lastness orders the answers of several requests: statements first, then
-// a question, then a list.
+// a question waiting for a yes, a list, and what the last asks for.
 func lastness(r reply) int {
 	switch {
+	case asks(r):
+		return 3
 	case hasList(r):
 		return 2
 	case strings.HasSuffix(r.text, "?"):
@@ -135,6 +144,8 @@ func lastness(r reply) int {
 }
 
 func hasList(r reply) bool { return len(r.items) > 0 }
+
+func asks(r reply) bool { return r.ask != "" }
 
 // sharing reads part with the first words of the request before it,
 // prev read as mt ("turn off the" + "tv"): the most of them that read

@@ -61,6 +61,8 @@ func TestSeveralRequestsInOneQuery(t *testing.T) {
 			[]string{`SET_ALARM {"time":"` + at7pm + `"`, `MAKE_CALL {"contact":"mamá"`}, []string{"Alarma puesta", "¿Llamo a mamá?"}},
 		{"es", "activa el wifi y el bluetooth",
 			[]string{`ACTIVATE {"feature":"wifi"}`, `ACTIVATE {"feature":"bluetooth"}`}, nil},
+		{"es", "llama a mamá y dile que llego tarde",
+			[]string{`MAKE_CALL {"contact":"mamá"`, `SEND_SMS {"contact":"mamá","text":"llego tarde"}`}, nil},
 
 		// one request with a joiner inside: a length, a title, a message,
 		// a name, a clock; and several alarms, which one answer sets
@@ -77,10 +79,7 @@ func TestSeveralRequestsInOneQuery(t *testing.T) {
 	} {
 		r := h.ask(c.lang, c.q, 0)
 		got := actionsOf(t, r)
-		ok := len(got) == len(c.want)
-		for i := 0; ok && i < len(got); i++ {
-			ok = strings.HasPrefix(got[i], c.want[i])
-		}
+		ok := prefixes(got, c.want)
 		text, from := r.Responses.Text, 0
 		for _, w := range c.text {
 			i := strings.Index(text[from:], w)
@@ -91,6 +90,61 @@ func TestSeveralRequestsInOneQuery(t *testing.T) {
 			t.Errorf("%q: %q, actions %q, want %q with %q", c.q, text, got, c.want, c.text)
 		}
 	}
+}
+
+// One of several requests may lack something: the others are done, and
+// the answer ends asking for it, as the conversation goes on with it.
+func TestSeveralRequestsOneAsks(t *testing.T) {
+	h := newHarness(t)
+	for _, c := range []struct {
+		q, asked, answer string
+		first, then      []string
+	}{
+		{"call mom and then text dad", "What should the message to dad say?", "i'm on my way",
+			[]string{`MAKE_CALL {"contact":"mom"`, `OPEN_ASR ""`}, []string{`SEND_SMS {"contact":"dad","text":"i'm on my way"}`}},
+		{"set an alarm and play music", "For what time?", "6 am",
+			[]string{`PLAY_MUSIC `, `OPEN_ASR ""`}, []string{`SET_ALARM {"time":"` + msAt(h.loc, 2026, 3, 5, 6, 0) + `"`}},
+	} {
+		r := h.ask("en", c.q, 0)
+		if got := actionsOf(t, r); !prefixes(got, c.first) || !strings.HasSuffix(r.Responses.Text, c.asked) {
+			t.Errorf("%q: %q, actions %q, want %q asking %q", c.q, r.Responses.Text, got, c.first, c.asked)
+			continue
+		}
+		r = h.ask("en", c.answer, r.Context.Ref)
+		if got := actionsOf(t, r); !prefixes(got, c.then) {
+			t.Errorf("%q, then %q: %q, actions %q, want %q", c.q, c.answer, r.Responses.Text, got, c.then)
+		}
+	}
+}
+
+// A message or an e-mail to two people and what to say: the second
+// person is no part of the text ("send an email to bob and alice saying
+// the meeting moved" wrote "and alice saying the meeting moved" to bob).
+func TestMessagesToTwoPeople(t *testing.T) {
+	h := newHarness(t)
+	for _, c := range []struct{ lang, q, want string }{
+		{"en", "send an email to bob and alice saying the meeting moved", `SEND_EMAIL {"to":"bob and alice","subject":"","body":"the meeting moved"}`},
+		{"en", "send a message to mom and dad saying hi", `SEND_SMS {"contact":"mom and dad","text":"hi"}`},
+		{"es", "manda un mensaje a juan y a ana diciendo que llego tarde", `SEND_SMS {"contact":"juan y a ana","text":"llego tarde"}`},
+		{"es", "manda un correo a juan y a ana diciendo que la reunión se mueve", `SEND_EMAIL {"to":"juan y a ana","subject":"","body":"la reunión se mueve"}`},
+	} {
+		if got := actionsOf(t, h.ask(c.lang, c.q, 0)); !slices.Equal(got, []string{c.want}) {
+			t.Errorf("%q: %q, want %q", c.q, got, c.want)
+		}
+	}
+}
+
+// prefixes reports whether each of got starts with the want at its place.
+func prefixes(got, want []string) bool {
+	if len(got) != len(want) {
+		return false
+	}
+	for i := range got {
+		if !strings.HasPrefix(got[i], want[i]) {
+			return false
+		}
+	}
+	return true
 }
 
 // The explanation names every request of a query that said several; the

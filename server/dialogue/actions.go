@@ -1052,7 +1052,13 @@ func (t *turn) navigate(slots map[string]slotVal) reply {
 		// the Spanish reading of a destination knows.
 		text := c.text
 		if c.end > c.start && c.end <= len(t.toks) {
-			text = spanText(t.toks[c.start:c.end])
+			// "find a gas station", "la estación de servicio": the kind
+			// is the category with the words that make it another
+			from, to := c.start, c.end
+			if t.otherKind(t.toks, c) {
+				from, to = t.kindSpan(t.toks, c)
+			}
+			text = spanText(t.toks[from:to])
 		}
 		slots["destination"] = slotVal{text: text}
 	}
@@ -1097,21 +1103,36 @@ func (t *turn) navigate(slots map[string]slotVal) reply {
 	return t.navigateTo(loc, "")
 }
 
-// otherKind reports whether the word before a place category makes it
-// another kind of place: "the nearest gas station" is no train station,
-// "the police station" none either. Articles, fillers, describers, the
-// words of nearness and a city ("the london airport") leave it the
-// category.
+// otherKind reports whether the word before a place category, or in
+// Spanish the "de" phrase after it, makes it another kind of place: "the
+// nearest gas station" is no train station, "the police station" or "la
+// estación de servicio" none either. Articles, fillers, describers, the
+// words of nearness and a city ("the london airport", "el aeropuerto de
+// madrid") leave it the category.
 func (t *turn) otherKind(toks []token, v slotVal) bool {
-	if v.start == 0 {
-		return false
+	from, to := t.kindSpan(toks, v)
+	return from < v.start || to > v.end
+}
+
+// kindSpan gives the words of the kind of place a category names: the
+// category's own, with a word before it or a "de" phrase after it that
+// makes it another kind (otherKind).
+func (t *turn) kindSpan(toks []token, v slotVal) (from, to int) {
+	from, to = v.start, v.end
+	plain := func(w string) bool {
+		return t.m.fillers[w] || articles[w] || indefinite[w] || t.m.describers[w] || t.m.nearWords[w]
 	}
-	w := toks[v.start-1].norm
-	if t.m.fillers[w] || articles[w] || indefinite[w] || t.m.describers[w] || t.m.nearWords[w] {
-		return false
+	if v.start > 0 && !plain(toks[v.start-1].norm) {
+		if c, city := t.m.findSlot("city", toks[:v.start]); !city || c.end != v.start {
+			from = v.start - 1
+		}
 	}
-	c, city := t.m.findSlot("city", toks[:v.start])
-	return !city || c.end != v.start
+	if t.lang == "es" && v.end+1 < len(toks) && (toks[v.end].norm == "de" || toks[v.end].norm == "del") && !plain(toks[v.end+1].norm) {
+		if _, city := t.m.findSlot("city", toks[v.end+1:]); !city {
+			to = v.end + 2
+		}
+	}
+	return from, to
 }
 
 func (t *turn) navigateTo(loc Location, nearest string) reply {

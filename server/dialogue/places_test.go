@@ -138,3 +138,27 @@ func TestLanguagePerRequest(t *testing.T) {
 		}
 	}
 }
+
+// A kind of place named with a word that makes it another kind is not
+// the gazetteer's category: "find a gas station" went to the nearest
+// train station, and so did "la estación de servicio más cercana". The
+// destination is the kind as said; the categories stay as they were.
+func TestOtherKindsOfPlace(t *testing.T) {
+	h := newHarness(t)
+	for _, c := range []struct{ lang, q, want string }{
+		{"en", "find a gas station", `{"destination":"Gas Station"`},
+		{"en", "where is the nearest police station", `{"destination":"Police Station"`},
+		{"es", "dónde está la estación de servicio más cercana", `{"destination":"Estación De Servicio"`},
+		{"es", "llévame al parque de bomberos", `{"destination":"Parque De Bomberos"`},
+		// the categories and named places as before
+		{"en", "find a train station", `{"destination":"Pennsylvania Station"`},
+		{"en", "take me to the london airport", `{"destination":"London City Airport"`},
+		{"es", "llévame a la estación de tren", `{"destination":"Pennsylvania Station"`},
+		{"es", "llévame al aeropuerto de madrid", `{"destination":"Adolfo Suárez Madrid-Barajas Airport"`},
+		{"es", "llévame al museo del prado", `{"destination":"Museo del Prado"`},
+	} {
+		if action, data := actionJSON(t, h.ask(c.lang, c.q, 0)); action != "NAVIGATE" || !strings.HasPrefix(data, c.want) {
+			t.Errorf("%q: %s %s, want NAVIGATE %s…", c.q, action, data, c.want)
+		}
+	}
+}

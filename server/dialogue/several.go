@@ -70,6 +70,16 @@ func (t *turn) several(whole match, wholeOK bool) (reply, bool) {
 	var prev match
 	for i, p := range parts {
 		mt, ok := t.m.understand(p)
+		if i > 0 {
+			// "cancel my alarm and set a new one for 8", "quita la alarma
+			// y pon otra a las 8" (which read as a song): the thing of
+			// the one before, said again
+			if said := t.m.referredBack(p, prev.intent); said != nil {
+				if alt, altOK := t.m.understand(said); clean(alt, altOK) {
+					parts[i], mt, ok = said, alt, true
+				}
+			}
+		}
 		if !clean(mt, ok) && i > 0 && switches[prev.intent] {
 			// "turn off the lights and the tv": the words of the one
 			// before, up to what it switches, go for this one too.
@@ -77,7 +87,8 @@ func (t *turn) several(whole match, wholeOK bool) (reply, bool) {
 				parts[i], mt, ok = said, alt, true
 			}
 		}
-		if !clean(mt, ok) {
+		if !clean(mt, ok) || i > 0 && prev.intent == "SET_ALARM" && mt.intent == "SET_ALARM" {
+			// (several alarms asked at once are one answer's: alarms.go)
 			return reply{}, false
 		}
 		prev = mt
@@ -179,4 +190,45 @@ func (m *langModel) openAcross(mt match, at []int) bool {
 		}
 	}
 	return false
+}
+
+// kinds name the thing of a request, which a later one may refer back to
+// ("another", "a new one", "otra").
+var kinds = map[string]map[string]string{
+	"en": {"SET_ALARM": "alarm", "DELETE_ALARM": "alarm", "SET_TIMER": "timer", "DELETE_TIMER": "timer"},
+	"es": {"SET_ALARM": "alarma", "DELETE_ALARM": "alarma", "SET_TIMER": "temporizador", "DELETE_TIMER": "temporizador"},
+}
+
+// referredBack gives part with the thing of the request before, read as
+// intent, said where part refers back to it: "another" is "a timer",
+// "a new one" "a new alarm", "otra" "una alarma"; nil when part does not.
+func (m *langModel) referredBack(part []token, intent string) []token {
+	kind := kinds[m.lang][intent]
+	if kind == "" {
+		return nil
+	}
+	var words []string
+	found := false
+	for i, tok := range part {
+		next := ""
+		if i+1 < len(part) {
+			next = part[i+1].norm
+		}
+		switch w := tok.norm; {
+		case w == "another" || w == "otra" || w == "otro":
+			article := map[string]string{"another": "a", "otra": "una", "otro": "un"}[w]
+			words, found = append(words, article), true
+			if next != kind {
+				words = append(words, kind)
+			}
+		case w == "one" && i > 0 && (part[i-1].norm == "a" || part[i-1].norm == "new" || part[i-1].norm == "the"):
+			words, found = append(words, kind), true
+		default:
+			words = append(words, tok.orig)
+		}
+	}
+	if !found {
+		return nil
+	}
+	return tokenize(strings.Join(words, " "))
 }

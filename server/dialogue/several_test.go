@@ -61,6 +61,11 @@ func TestSeveralRequestsInOneQuery(t *testing.T) {
 			[]string{`SET_ALARM {"time":"` + at7pm + `"`, `MAKE_CALL {"contact":"mamá"`}, []string{"Alarma puesta", "¿Llamo a mamá?"}},
 		{"es", "activa el wifi y el bluetooth",
 			[]string{`ACTIVATE {"feature":"wifi"}`, `ACTIVATE {"feature":"bluetooth"}`}, nil},
+		// "another", "a new one", "otra": the thing of the one before
+		{"en", "set a timer for 10 minutes and set another for 20 minutes",
+			[]string{`SET_TIMER {"duration":600000`, `SET_TIMER {"duration":1200000`}, nil},
+		{"en", "cancel the timer and start a new one for 5 minutes",
+			[]string{`DELETE_TIMER `, `SET_TIMER {"duration":300000`}, nil},
 		{"es", "llama a mamá y dile que llego tarde",
 			[]string{`MAKE_CALL {"contact":"mamá"`, `SEND_SMS {"contact":"mamá","text":"llego tarde"}`}, nil},
 
@@ -104,6 +109,9 @@ func TestSeveralRequestsOneAsks(t *testing.T) {
 			[]string{`MAKE_CALL {"contact":"mom"`, `OPEN_ASR ""`}, []string{`SEND_SMS {"contact":"dad","text":"i'm on my way"}`}},
 		{"set an alarm and play music", "For what time?", "6 am",
 			[]string{`PLAY_MUSIC `, `OPEN_ASR ""`}, []string{`SET_ALARM {"time":"` + msAt(h.loc, 2026, 3, 5, 6, 0) + `"`}},
+		// the new alarm is set, the old one asked for
+		{"cancel my alarm and set a new one for 8", "Which alarm? Tell me its time.", "7 am",
+			[]string{`SET_ALARM {"time":"` + msAt(h.loc, 2026, 3, 4, 20, 0) + `"`, `OPEN_ASR ""`}, []string{`DELETE_ALARM {"time":"` + msAt(h.loc, 2026, 3, 5, 7, 0) + `"`}},
 	} {
 		r := h.ask("en", c.q, 0)
 		if got := actionsOf(t, r); !prefixes(got, c.first) || !strings.HasSuffix(r.Responses.Text, c.asked) {
@@ -169,5 +177,15 @@ func TestSeveralRequestsExplained(t *testing.T) {
 	}
 	if r.Explain.Intent != "POWER" || !strings.Contains(r.Explain.Pattern, "{device}") {
 		t.Errorf("explained as %s %q, want the first request's reading", r.Explain.Intent, r.Explain.Pattern)
+	}
+}
+
+// "quita la alarma y pon otra a las 8": the other is an alarm, not a song
+// called "otra a las 8".
+func TestAnotherIsTheThingBefore(t *testing.T) {
+	h := newHarness(t)
+	r := h.ask("es", "quita la alarma y pon otra a las 8", 0)
+	if got := actionsOf(t, r); !prefixes(got, []string{`SET_ALARM {"time":"` + msAt(h.loc, 2026, 3, 4, 20, 0) + `"`, `OPEN_ASR ""`}) {
+		t.Errorf("%q, actions %q, want the alarm at 8 set and the one to remove asked for", r.Responses.Text, got)
 	}
 }

@@ -366,9 +366,11 @@ type turn struct {
 	dry    bool
 	unread bool
 	// alone is set on a turn that answers one of several requests said
-	// in one query, whose words requests holds (several).
-	alone    bool
-	requests [][]token
+	// in one query, whose words requests holds and whose readings cost
+	// requestsCost in all (several).
+	alone        bool
+	requests     [][]token
+	requestsCost float32
 }
 
 // handleMatch answers a reading of the query and keeps it for Explain.

@@ -96,6 +96,7 @@ func (t *turn) several(whole match, wholeOK bool) (reply, bool) {
 	replies := make([]reply, len(parts))
 	var read *match
 	var before map[string]slotVal // "call john and tell him I'm late"
+	var cost float32
 	for i, p := range parts {
 		sub := *t
 		sub.toks, sub.read, sub.alone = p, nil, true
@@ -111,6 +112,7 @@ func (t *turn) several(whole match, wholeOK bool) (reply, bool) {
 		}
 		if sub.read != nil {
 			before = sub.read.slots
+			cost += sub.read.cost
 			if read == nil {
 				read = sub.read
 			}
@@ -119,7 +121,7 @@ func (t *turn) several(whole match, wholeOK bool) (reply, bool) {
 	if lists := slices.IndexFunc(replies, hasList); lists >= 0 && slices.ContainsFunc(replies[lists+1:], hasList) {
 		return reply{}, false // two lists under one answer would read as one
 	}
-	t.read, t.requests = read, parts
+	t.read, t.requests, t.requestsCost = read, parts, cost
 	all := reply{intent: replies[0].intent}
 	if i := slices.IndexFunc(replies, asks); i >= 0 {
 		all = reply{intent: replies[i].intent, ask: replies[i].ask, slots: replies[i].slots, asks: replies[i].asks}

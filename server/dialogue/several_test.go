@@ -189,3 +189,20 @@ func TestAnotherIsTheThingBefore(t *testing.T) {
 		t.Errorf("%q, actions %q, want the alarm at 8 set and the one to remove asked for", r.Responses.Text, got)
 	}
 }
+
+// Read for a spoken query's choice among its readings, several requests
+// cost what all their readings cost, not the first's alone.
+func TestSeveralRequestsCostAll(t *testing.T) {
+	h := newHarness(t)
+	read := func(q string) Reading {
+		rd, err := h.e.Understand(t.Context(), Request{Query: q, Lang: "en", TimeZone: h.loc, Now: h.now, UserID: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rd
+	}
+	both, first, second := read("set an alarm for 7 and turn on the lights"), read("set an alarm for 7"), read("turn on the lights")
+	if both.Intent != "SET_ALARM" || both.Cost != first.Cost+second.Cost {
+		t.Errorf("read as %s costing %.2f, want SET_ALARM costing %.2f + %.2f", both.Intent, both.Cost, first.Cost, second.Cost)
+	}
+}

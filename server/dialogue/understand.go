@@ -65,6 +65,12 @@ func (e *Engine) Understand(ctx context.Context, req Request) (Reading, error) {
 	if t.read != nil && t.read.rule == "" {
 		v := t.m.variants[t.read.variant]
 		rd.Pattern, rd.Cost = t.m.patterns[v.pattern].Text, t.read.cost
+		if t.requests != nil {
+			// several requests: what all their readings cost, which the
+			// choice among a spoken query's readings weighs as it weighs
+			// one reading's
+			rd.Cost = t.requestsCost
+		}
 	}
 	return rd, nil
 }

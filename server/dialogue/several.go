@@ -25,45 +25,103 @@ var requestJoiners = map[string][][]string{
 // on the lights and the tv", "activa el wifi y el bluetooth").
 var switches = map[string]bool{"POWER": true, "ACTIVATE": true, "DEACTIVATE": true}
 
-// maxRequests is the most requests read in one query.
-const maxRequests = 3
+// switchedTo is the state a switch's reading asks for: "on" or "off".
+func switchedTo(mt match) string {
+	switch mt.intent {
+	case "ACTIVATE":
+		return "on"
+	case "DEACTIVATE":
+		return "off"
+	}
+	return mt.slots["onoff"].text
+}
 
-// requests splits toks at the words that join one request to the next,
-// with two words at least before each joiner ("the tv" of "turn on the
-// lights and the tv" may be one); nil when there is one part.
-func (m *langModel) requests(toks []token) (parts [][]token, at []int) {
-	from := 0
-	for k := 2; k < len(toks)-1 && len(parts) < maxRequests-1; k++ {
-		if k-from < 2 {
-			continue
-		}
+// maxRequests is the most requests read in one query, and maxJoiners the
+// most joiners tried as places to split it.
+const (
+	maxRequests = 3
+	maxJoiners  = 4
+)
+
+// joiner is where a word joining one request to the next stands, and how
+// many words it has.
+type joiner struct{ at, n int }
+
+// joiners gives the words that may join one request to the next, with
+// two words at least before each ("the tv" of "turn on the lights and
+// the tv" may be a request).
+func (m *langModel) joiners(toks []token) []joiner {
+	var out []joiner
+	for k := 2; k < len(toks)-1 && len(out) < maxJoiners; k++ {
 		if n := wordsIn(toks[k:], requestJoiners[m.lang]); n > 0 {
-			parts, at = append(parts, toks[from:k]), append(at, k)
-			from = k + n
-			k = from
+			out = append(out, joiner{k, n})
+			k += n
 		}
 	}
-	if parts == nil {
-		return nil, nil
+	return out
+}
+
+// splits gives the ways to split toks at its joiners into two or three
+// parts of two words or more before each joiner, the most parts first:
+// "pon la alarma a las 7 y media y apaga las luces" splits at its second
+// "y" once the first has failed.
+func splits(toks []token, js []joiner) [][][]token {
+	var out [][][]token
+	cut := func(chosen ...joiner) {
+		var parts [][]token
+		from := 0
+		for _, j := range chosen {
+			if j.at-from < 2 {
+				return
+			}
+			parts = append(parts, toks[from:j.at])
+			from = j.at + j.n
+		}
+		out = append(out, append(parts, toks[from:]))
 	}
-	return append(parts, toks[from:]), at
+	for a := range js {
+		for b := a + 1; b < len(js) && maxRequests > 2; b++ {
+			cut(js[a], js[b])
+		}
+	}
+	for _, j := range js {
+		cut(j)
+	}
+	return out
 }
 
 // several answers a query that says two or three requests, each of which
 // reads whole on its own, led by a word of its pattern, and is answered
-// with nothing left to ask but for one of them. whole is the reading of the whole query: one
-// that carries a later request in a message or a title keeps it ("remind
-// me to buy milk and call mom", "text mom I'm late and call her later"),
-// and so does one that reads every word, unless a name or a place runs
-// over a joiner ("navigate to boston and play some music").
+// with nothing left to ask but for one of them. whole is the reading of
+// the whole query: one that carries a later request in a message or a
+// title keeps it ("remind me to buy milk and call mom", "text mom I'm
+// late and call her later"), and so does one that reads every word,
+// unless a name or a place runs over a joiner ("navigate to boston and
+// play some music").
 func (t *turn) several(whole match, wholeOK bool) (reply, bool) {
-	parts, at := t.m.requests(t.toks)
-	if parts == nil || wholeOK && (t.carriesFrom(whole, at[0]) || whole.skipped == 0 && !t.m.openAcross(whole, at)) {
+	js := t.m.joiners(t.toks)
+	if js == nil || wholeOK && (t.carriesFrom(whole, js[0].at) || whole.skipped == 0 && !t.m.openAcross(whole, js)) {
 		// one request: its message or title says the others, or it
 		// reads every word with the joiner inside a value ("a timer for
 		// an hour and a half")
 		return reply{}, false
 	}
+	for _, parts := range splits(t.toks, js) {
+		if !t.readApart(parts) {
+			continue
+		}
+		if r, ok := t.answerApart(parts); ok {
+			return r, true
+		}
+	}
+	return reply{}, false
+}
+
+// readApart reports whether every part reads whole on its own as a
+// request, led by a word of its pattern; a part may take words from the
+// one before (the thing it refers back to, the verb it shares), which it
+// then holds.
+func (t *turn) readApart(parts [][]token) bool {
 	clean := func(mt match, ok bool) bool {
 		return ok && mt.skipped == 0 && mt.literals > 0 && !social[mt.intent] && mt.intent != "cancel"
 	}
@@ -80,19 +138,26 @@ func (t *turn) several(whole match, wholeOK bool) (reply, bool) {
 				}
 			}
 		}
-		if !clean(mt, ok) && i > 0 && switches[prev.intent] {
+		if (!clean(mt, ok) || switches[mt.intent]) && i > 0 && switches[prev.intent] {
 			// "turn off the lights and the tv": the words of the one
-			// before, up to what it switches, go for this one too.
+			// before, up to what it switches, go for this one too ("and
+			// wifi" alone would switch it on).
 			if said, alt, found := t.m.sharing(parts[i-1], prev, p); found {
 				parts[i], mt, ok = said, alt, true
 			}
 		}
 		if !clean(mt, ok) || i > 0 && prev.intent == "SET_ALARM" && mt.intent == "SET_ALARM" {
 			// (several alarms asked at once are one answer's: alarms.go)
-			return reply{}, false
+			return false
 		}
 		prev = mt
 	}
+	return true
+}
+
+// answerApart answers each part as if said alone and joins the answers;
+// false when one is not understood after all, or more than one asks.
+func (t *turn) answerApart(parts [][]token) (reply, bool) {
 	replies := make([]reply, len(parts))
 	var read *match
 	var before map[string]slotVal // "call john and tell him I'm late"
@@ -161,19 +226,21 @@ func hasList(r reply) bool { return len(r.items) > 0 }
 func asks(r reply) bool { return r.ask != "" }
 
 // sharing reads part with the first words of the request before it,
-// prev read as mt ("turn off the" + "tv"): the most of them that read
-// as the same request, keeping every value those words gave it ("off").
+// prev read as mt ("turn off the" + "tv", "apaga" + "el wifi"): the most
+// of them that read as a switch the same way (off), keeping every value
+// those words gave both.
 func (m *langModel) sharing(prev []token, mt match, part []token) ([]token, match, bool) {
 	for n := len(prev) - 1; n > 0; n-- {
 		said := append(slices.Clone(prev[:n]), part...)
 		alt, ok := m.understand(said)
-		if !ok || alt.skipped > 0 || alt.intent != mt.intent {
+		if !ok || alt.skipped > 0 || !switches[alt.intent] || switchedTo(alt) != switchedTo(mt) {
 			continue
 		}
 		kept := true
 		for name, v := range mt.slots {
-			a, has := alt.slots[name]
-			kept = kept && has && (v.end > n || a.text == v.text)
+			if a, has := alt.slots[name]; has && v.end <= n && a.text != v.text {
+				kept = false
+			}
 		}
 		if kept {
 			return said, alt, true
@@ -183,11 +250,11 @@ func (m *langModel) sharing(prev []token, mt match, part []token) ([]token, matc
 }
 
 // openAcross reports whether a name, a place or other open value of mt
-// runs over one of the joiners at.
-func (m *langModel) openAcross(mt match, at []int) bool {
+// runs over one of the joiners.
+func (m *langModel) openAcross(mt match, js []joiner) bool {
 	for name, v := range mt.slots {
 		i, ok := m.slotIndex[name]
-		if ok && m.slots[i].kind == slotOpen && slices.ContainsFunc(at, func(k int) bool { return v.start < k && k < v.end }) {
+		if ok && m.slots[i].kind == slotOpen && slices.ContainsFunc(js, func(j joiner) bool { return v.start < j.at && j.at < v.end }) {
 			return true
 		}
 	}

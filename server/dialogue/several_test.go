@@ -50,6 +50,17 @@ func TestSeveralRequestsInOneQuery(t *testing.T) {
 			[]string{`POWER {"device":"lights","state":"off"}`, `POWER {"device":"tv","state":"off"}`}, []string{"off the lights", "off the TV"}},
 		{"en", "turn off the wifi and turn on bluetooth",
 			[]string{`DEACTIVATE {"feature":"wifi"}`, `ACTIVATE {"feature":"bluetooth"}`}, nil},
+		{"en", "turn off the lights and wifi", // "wifi" alone switched it on
+			[]string{`POWER {"device":"lights","state":"off"}`, `DEACTIVATE {"feature":"wifi"}`}, nil},
+		{"en", "turn on the lights and turn off the tv",
+			[]string{`POWER {"device":"lights","state":"on"}`, `POWER {"device":"tv","state":"off"}`}, nil},
+		{"en", "turn off the lights and the tv and set an alarm for 6",
+			[]string{`POWER {"device":"lights","state":"off"}`, `POWER {"device":"tv","state":"off"}`, `SET_ALARM {"time":"` + at6pm + `"`}, nil},
+		{"es", "apaga la luz y el wifi y pon una alarma a las 7",
+			[]string{`POWER {"device":"lights","state":"off"}`, `DEACTIVATE {"feature":"wifi"}`, `SET_ALARM {"time":"` + at7pm + `"`}, nil},
+		// the "y" of "y media" is the clock's; the next one joins
+		{"es", "pon la alarma a las 7 y media y apaga las luces",
+			[]string{`SET_ALARM {"time":"` + msAt(h.loc, 2026, 3, 4, 19, 30) + `"`, `POWER {"device":"lights","state":"off"}`}, nil},
 		{"en", "navigate to boston and play some music",
 			[]string{`NAVIGATE {"destination":"Boston"`, `PLAY_MUSIC `}, []string{"Playing", "Start directions to Boston?"}},
 		{"en", "call john and tell him i'm late",

@@ -536,6 +536,13 @@ func (t *turn) appointment(slots map[string]slotVal) reply {
 		title = strings.TrimSpace(rest)
 	}
 	title = t.undescribed(title)
+	if _, marked := slots[reminderSlot]; marked && t.filled == "title" {
+		// "What should I remind you about?" - "to call the bank"
+		if first, rest, ok := strings.Cut(title, " "); ok && reminderOf[fold(first)] {
+			title = strings.TrimSpace(rest)
+			slots["title"] = slotVal{text: title}
+		}
+	}
 	if tv, ok := slots["title"]; ok && t.filled == "" && title != "" && tv.end > tv.start && tv.end < len(t.toks) &&
 		titleKinds[t.toks[tv.end].norm] && strings.HasSuffix(spanText(t.toks[tv.start:tv.end]), title) {
 		// "put team meeting on my calendar", "a staff meeting on monday":
@@ -611,7 +618,12 @@ func (t *turn) appointment(slots map[string]slotVal) reply {
 		}
 	}
 	if title == "" {
-		return t.ask("title", "ask_appointment_title", nil, slots)
+		key := "ask_appointment_title"
+		if t.saysReminder() {
+			// "remind me later": of what? (and, once told, when)
+			key, slots[reminderSlot] = "ask_reminder_title", slotVal{}
+		}
+		return t.ask("title", key, nil, slots)
 	}
 	w, ok := slots["time"]
 	if (!ok || !w.when.complete()) && t.filled == "" {
@@ -622,11 +634,9 @@ func (t *turn) appointment(slots map[string]slotVal) reply {
 	}
 	if !ok || !w.when.complete() {
 		key := "ask_appointment_time"
-		for j := range t.toks {
-			if t.m.reminderAt(t.toks[j:]) > 0 {
-				// "remind me to buy milk" was asked "When is buy milk?"
-				slots[reminderSlot] = slotVal{}
-			}
+		if t.saysReminder() {
+			// "remind me to buy milk" was asked "When is buy milk?"
+			slots[reminderSlot] = slotVal{}
 		}
 		if _, ok := slots[reminderSlot]; ok {
 			key = "ask_reminder_time" // (asked again too: "when i get home" is no time)
@@ -1463,6 +1473,20 @@ func alsoTo(who string, slots map[string]slotVal, text string) string {
 		}
 	}
 	return who
+}
+
+// reminderOf lead what a reminder is of, said in answer to what it is.
+var reminderOf = map[string]bool{"to": true, "about": true, "of": true, "que": true, "de": true}
+
+// saysReminder reports whether the query asks to be reminded ("remind
+// me", "recuérdame").
+func (t *turn) saysReminder() bool {
+	for j := range t.toks {
+		if t.m.reminderAt(t.toks[j:]) > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 func (t *turn) atWord() string {

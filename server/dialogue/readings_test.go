@@ -2140,3 +2140,36 @@ func TestATimerUntilATime(t *testing.T) {
 		}
 	}
 }
+
+// "remind me later" said goodbye (the "later" of "see you later"): a
+// reminder said without what or when asks what, then when, as a reminder
+// ("When should I remind you?", not "When is to call the bank?").
+func TestRemindMeLater(t *testing.T) {
+	h := newHarness(t)
+	for _, c := range []struct {
+		lang  string
+		turns []string // said, then the answer expected, in turn
+		want  string   // the entry at last
+	}{
+		{"en", []string{"remind me later", "What should I remind you about?", "to call the bank", "When should I remind you?", "tomorrow at 10", ""},
+			`{"title":"call the bank","start":"` + msAt(h.loc, 2026, 3, 5, 10, 0) + `"`},
+		{"es", []string{"recuérdamelo más tarde", "¿De qué te lo recuerdo?", "que llame al banco", "¿Cuándo te lo recuerdo?", "mañana a las 10", ""},
+			`{"title":"llame al banco","start":"` + msAt(h.loc, 2026, 3, 5, 10, 0) + `"`},
+	} {
+		var ref int64
+		var r Response
+		for i := 0; i < len(c.turns); i += 2 {
+			r = h.ask(c.lang, c.turns[i], ref)
+			ref = r.Context.Ref
+			if want := c.turns[i+1]; want != "" && r.Responses.Text != want {
+				t.Errorf("%q: %q, want %q", c.turns[i], r.Responses.Text, want)
+			}
+		}
+		if action, data := actionJSON(t, r); action != "SET_APPOINTMENT" || !strings.HasPrefix(data, c.want) {
+			t.Errorf("%q at last: %s %s, want SET_APPOINTMENT %s…", c.turns[0], action, data, c.want)
+		}
+	}
+	if r := h.ask("en", "see you later", 0); answeredAs(r) != "goodbye" {
+		t.Errorf("see you later: %s, want goodbye", answeredAs(r))
+	}
+}

@@ -392,7 +392,15 @@ func (t *turn) cuisineName(c string) string {
 	return t.m.displayName("cuisine", c) + " "
 }
 
+// gameToCome are words that ask when a game is, or about the next one.
+var gameToCome = map[string]bool{"when": true, "when's": true, "whens": true, "next": true, "upcoming": true,
+	"cuando": true, "proximo": true, "proxima": true}
+
 func (t *turn) sports(k Knowledge, w Where, slots map[string]slotVal) (reply, error) {
+	if slices.ContainsFunc(t.toks, func(tok token) bool { return gameToCome[tok.norm] }) {
+		// "when's the next yankees game": the sources have results only
+		return t.reply("sports_schedule", nil), nil
+	}
 	sport := slots["sport"].text
 	team := t.teamName(slots["team"].text)
 	if sport != "" {

@@ -2173,3 +2173,18 @@ func TestRemindMeLater(t *testing.T) {
 		t.Errorf("see you later: %s, want goodbye", answeredAs(r))
 	}
 }
+
+// "when's the next yankees game" listed the latest results as if they
+// answered it: the sources have results, not the games to come.
+func TestGamesToComeAreNotResults(t *testing.T) {
+	h := newHarness(t)
+	for _, c := range []struct{ lang, q, want string }{
+		{"en", "when's the next yankees game", "I have the latest results, but not when games are played."},
+		{"en", "what are the latest sports results", "Here are the latest results:"},
+		{"en", "how did the yankees do", "Here are the latest results:"},
+	} {
+		if r := h.ask(c.lang, c.q, 0); answeredAs(r) != "sports" || !strings.HasPrefix(r.Responses.Text, c.want) {
+			t.Errorf("%q: %s %q, want sports %q", c.q, answeredAs(r), r.Responses.Text, c.want)
+		}
+	}
+}

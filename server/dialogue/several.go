@@ -36,12 +36,8 @@ func switchedTo(mt match) string {
 	return mt.slots["onoff"].text
 }
 
-// maxRequests is the most requests read in one query, and maxJoiners the
-// most joiners tried as places to split it.
-const (
-	maxRequests = 3
-	maxJoiners  = 4
-)
+// maxJoiners is the most joiners tried as places to split a query.
+const maxJoiners = 4
 
 // joiner is where a word joining one request to the next stands, and how
 // many words it has.
@@ -80,7 +76,7 @@ func splits(toks []token, js []joiner) [][][]token {
 		out = append(out, append(parts, toks[from:]))
 	}
 	for a := range js {
-		for b := a + 1; b < len(js) && maxRequests > 2; b++ {
+		for b := a + 1; b < len(js); b++ {
 			cut(js[a], js[b])
 		}
 	}
@@ -208,7 +204,7 @@ func (t *turn) answerApart(parts [][]token) (reply, bool) {
 }
 
 // lastness orders the answers of several requests: statements first, then
-// a question waiting for a yes, a list, and what the last asks for.
+// a question waiting for a yes, a list, and a question to answer.
 func lastness(r reply) int {
 	switch {
 	case asks(r):
@@ -231,7 +227,8 @@ func asks(r reply) bool { return r.ask != "" }
 // those words gave both.
 func (m *langModel) sharing(prev []token, mt match, part []token) ([]token, match, bool) {
 	for n := len(prev) - 1; n > 0; n-- {
-		said := append(slices.Clone(prev[:n]), part...)
+		// (words of their own: a span of them reads as what it says)
+		said := tokenize(joinOrig(prev[:n]) + " " + joinOrig(part))
 		alt, ok := m.understand(said)
 		if !ok || alt.skipped > 0 || !switches[alt.intent] || switchedTo(alt) != switchedTo(mt) {
 			continue
@@ -268,6 +265,10 @@ var kinds = map[string]map[string]string{
 	"es": {"SET_ALARM": "alarma", "DELETE_ALARM": "alarma", "SET_TIMER": "temporizador", "DELETE_TIMER": "temporizador"},
 }
 
+// referringArticles are the words that refer back to a thing ("set
+// another"), with the article that says it again ("set a timer").
+var referringArticles = map[string]string{"another": "a", "otra": "una", "otro": "un"}
+
 // referredBack gives part with the thing of the request before, read as
 // intent, said where part refers back to it: "another" is "a timer",
 // "a new one" "a new alarm", "otra" "una alarma"; nil when part does not.
@@ -284,9 +285,8 @@ func (m *langModel) referredBack(part []token, intent string) []token {
 			next = part[i+1].norm
 		}
 		switch w := tok.norm; {
-		case w == "another" || w == "otra" || w == "otro":
-			article := map[string]string{"another": "a", "otra": "una", "otro": "un"}[w]
-			words, found = append(words, article), true
+		case referringArticles[w] != "":
+			words, found = append(words, referringArticles[w]), true
 			if next != kind {
 				words = append(words, kind)
 			}

@@ -217,3 +217,21 @@ func TestSeveralRequestsCostAll(t *testing.T) {
 		t.Errorf("read as %s costing %.2f, want SET_ALARM costing %.2f + %.2f", both.Intent, both.Cost, first.Cost, second.Cost)
 	}
 }
+
+// The requests named in the explanation are as they were read, the words
+// shared or referred back to included.
+func TestSeveralRequestsExplainedAsRead(t *testing.T) {
+	h := newHarness(t)
+	for q, want := range map[string][]string{
+		"turn off the lights and tv":                                {"turn off the lights", "turn off the tv"},
+		"set a timer for 10 minutes and set another for 20 minutes": {"set a timer for 10 minutes", "set a timer for 20 minutes"},
+	} {
+		r, err := h.e.Answer(t.Context(), Request{Query: q, Lang: "en", TimeZone: h.loc, Now: h.now, UserID: 1, Explain: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(r.Explain.Requests, want) {
+			t.Errorf("%q: requests %q, want %q", q, r.Explain.Requests, want)
+		}
+	}
+}

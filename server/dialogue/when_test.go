@@ -305,7 +305,9 @@ func FuzzAnswer(f *testing.F) {
 		"how long is left on the", "what time does", "what day of the week", "a que hora", "¿cuándo", "don't", "do not",
 		"no me", "how long until", "how many days until the", "what's the date in", "call her instead instead",
 		"set an alarm every", "los lunes", "de lunes a viernes a", "alarm for 7 and and 8 and", "timer for 1441", "timer for",
-		"another one", "how far is", "call the nearest", "a qué distancia está", "entre semana"} {
+		"another one", "how far is", "call the nearest", "a qué distancia está", "entre semana",
+		"turn on the and and tv", "call mom and then and then", "a b and c d and e f and g h and i", "set another and another one",
+		"apaga la luz y y el", "remind me later and", "find a gas station de", "when's the next"} {
 		f.Add(s)
 	}
 	e := New(Config{Knowledge: newFakeKnowledge(), Music: testTracks, MusicURL: testMusicURL})

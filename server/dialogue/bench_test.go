@@ -122,3 +122,46 @@ func BenchmarkAnswerLongest(b *testing.B) {
 	}
 	reportCPU(b, cpu0, ok)
 }
+
+// severalQueries are requests said in one go, each followed by its parts.
+var severalQueries = [][]string{
+	{"turn off the lights and set an alarm for 6", "turn off the lights", "set an alarm for 6"},
+	{"set an alarm for 7 and call mom", "set an alarm for 7", "call mom"},
+	{"turn off the lights and tv", "turn off the lights", "turn off the tv"},
+	{"what's the weather and what time is it", "what's the weather", "what time is it"},
+	{"set a timer for 10 minutes and set another for 20 minutes", "set a timer for 10 minutes", "set a timer for 20 minutes"},
+}
+
+// BenchmarkAnswerSeveral measures an answer to several requests said in
+// one go (together) against asking its parts one by one (apart), the
+// baseline of the same run: what finding the parts costs.
+func BenchmarkAnswerSeveral(b *testing.B) {
+	for _, together := range []bool{false, true} {
+		name := "apart"
+		if together {
+			name = "together"
+		}
+		b.Run(name, func(b *testing.B) {
+			e, req := benchEngine()
+			ctx := context.Background()
+			b.ReportAllocs()
+			b.ResetTimer()
+			cpu0, ok := processCPU()
+			for i := 0; i < b.N; i++ {
+				qs := severalQueries[i%len(severalQueries)]
+				if together {
+					qs = qs[:1]
+				} else {
+					qs = qs[1:]
+				}
+				for _, q := range qs {
+					req.Query = q
+					if _, err := e.Answer(ctx, req); err != nil {
+						b.Fatal(err)
+					}
+				}
+			}
+			reportCPU(b, cpu0, ok)
+		})
+	}
+}

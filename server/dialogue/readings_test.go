@@ -1164,7 +1164,7 @@ func TestNoOtherRequestInItsPlace(t *testing.T) {
 	for q, want := range map[string]string{
 		"pause the timer": "change_alarm", "snooze the alarm": "change_alarm", "resume the timer": "change_alarm",
 		"add milk to my shopping list": "fallback", "put bread on the shopping list": "fallback",
-		"add this song to my playlist":  "fallback",
+		"add this song to my playlist":  "music_control", // saving songs is the player's
 		"cancel my dentist appointment": "calendar", "move my dentist appointment to friday": "calendar",
 		"reschedule my meeting to 3 pm": "calendar", "what's on my calendar tomorrow": "calendar",
 		"do i have anything tomorrow": "calendar", "cancela mi cita con el dentista": "calendar",
@@ -2187,4 +2187,24 @@ func TestGamesToComeAreNotResults(t *testing.T) {
 			t.Errorf("%q: %s %q, want sports %q", c.q, answeredAs(r), r.Responses.Text, c.want)
 		}
 	}
+}
+
+// "how old are you" answered "I'm doing well" (how are you, a word left
+// out), "what should i wear today" listed the films, and "add this song
+// to my favorites" asked when the entry "this song to my favorites" was.
+func TestAgeClothesAndFavoriteSongs(t *testing.T) {
+	checkAnswered(t, []answerCase{
+		{"en", "how old are you", "who_are_you"},
+		{"es", "cuántos años tienes", "who_are_you"},
+		{"en", "what should i wear today", "weather"},
+		{"en", "what should i wear tomorrow", "weather"},
+		{"es", "qué me pongo mañana", "weather"},
+		{"es", "necesito paraguas hoy", "weather"},
+		{"en", "add this song to my favorites", "music_control"},
+		{"en", "save this song", "music_control"},
+		{"es", "guarda esta canción en mis favoritos", "music_control"},
+		// left as they were
+		{"en", "how are you doing today", "how_are_you"},
+		{"en", "what's playing", "movies"},
+	})
 }

@@ -330,6 +330,9 @@ func (t *turn) alarm(intent string, slots map[string]slotVal) reply {
 	if (!ok || !w.when.complete()) && intent == "SET_ALARM" && t.filled == "" {
 		w, ok = t.findClock()
 	}
+	if intent == "SET_ALARM" {
+		w, ok = t.hourlyWithoutTime(w, ok)
+	}
 	_, waking := slots["waking"]
 	waking = waking || t.saysWaking()
 	if !ok || !w.when.complete() {
@@ -632,6 +635,7 @@ func (t *turn) appointment(slots map[string]slotVal) reply {
 			slots["time"] = w
 		}
 	}
+	w, ok = t.hourlyWithoutTime(w, ok)
 	if !ok || !w.when.complete() {
 		key := "ask_appointment_time"
 		if t.saysReminder() {
@@ -659,7 +663,7 @@ func (t *turn) appointment(slots map[string]slotVal) reply {
 		// repetition ("meeting every")
 		title = strings.Join(f[:len(f)-1], " ")
 	}
-	if rep, word := t.repeats(); rep != repeatNone && !slices.Contains(strings.Fields(title), word) {
+	if rep, word := t.repeats(); rep != repeatNone && (repeatsLast(&title, word) || !slices.Contains(strings.Fields(title), word)) {
 		// "remind me every monday at 9 to take out the trash" ("the daily
 		// standup" is a title, not a repetition)
 		start, key = t.firstOccurrence(rep, word, w.when, biasDaytime), "appointment_set_once"

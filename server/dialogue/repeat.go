@@ -2,6 +2,7 @@ package dialogue
 
 import (
 	"slices"
+	"strings"
 	"time"
 )
 
@@ -18,6 +19,7 @@ const (
 	repeatWeekdays
 	repeatWeekends
 	repeatWeekly // on one day of the week, which the time's parser reads
+	repeatHourly // from an hour from now, when no time is said
 )
 
 var (
@@ -29,6 +31,7 @@ var (
 		"weekdays": repeatWeekdays, "laborables": repeatWeekdays, "laborales": repeatWeekdays,
 		"weekends": repeatWeekends,
 		"weekly":   repeatWeekly, "semanal": repeatWeekly, "semanalmente": repeatWeekly,
+		"hourly": repeatHourly,
 	}
 	// repeatUnits are what "every", "each", "cada" and "todos los" repeat
 	// over (singular after the first three, plural after the last).
@@ -37,7 +40,7 @@ var (
 		"weekday": repeatWeekdays, "weekend": repeatWeekends, "week": repeatWeekly,
 		"dia": repeatDaily, "manana": repeatDaily, "noche": repeatDaily, "tarde": repeatDaily, "semana": repeatWeekly,
 		"dias": repeatDaily, "mananas": repeatDaily, "noches": repeatDaily, "tardes": repeatDaily, "fines": repeatWeekends,
-		"fin": repeatWeekends, "semanas": repeatWeekly,
+		"fin": repeatWeekends, "semanas": repeatWeekly, "hour": repeatHourly, "hora": repeatHourly,
 		"monday": repeatWeekly, "tuesday": repeatWeekly, "wednesday": repeatWeekly, "thursday": repeatWeekly,
 		"friday": repeatWeekly, "saturday": repeatWeekly, "sunday": repeatWeekly,
 		"lunes": repeatWeekly, "martes": repeatWeekly, "miercoles": repeatWeekly, "jueves": repeatWeekly,
@@ -102,6 +105,35 @@ func (t *turn) repeats() (repetition, string) {
 		}
 	}
 	return repeatNone, ""
+}
+
+// repeatsLast cuts a repetition the title ends with ("drink water every
+// hour", "beber agua cada hora", "take my pills daily"), reporting whether
+// there was one; a repetition inside a title is its own ("the daily
+// standup").
+func repeatsLast(title *string, word string) bool {
+	f := strings.Fields(*title)
+	n := len(f)
+	switch {
+	case n > 1 && fold(f[n-1]) == word:
+		n--
+	case n > 2 && fold(f[n-2]) == word && repeatUnits[fold(f[n-1])] != repeatNone:
+		n -= 2
+	default:
+		return false
+	}
+	*title = strings.Join(f[:n], " ")
+	return true
+}
+
+// hourlyWithoutTime gives, for a request to repeat every hour said with
+// no time ("remind me to drink water every hour"), its first occurrence:
+// an hour from now.
+func (t *turn) hourlyWithoutTime(w slotVal, ok bool) (slotVal, bool) {
+	if rep, _ := t.repeats(); rep == repeatHourly && (!ok || !w.when.complete()) {
+		return slotVal{when: whenExpr{hasRel: true, rel: time.Hour}}, true
+	}
+	return w, ok
 }
 
 // firstOccurrence is the first instant of a repeated time: the time as

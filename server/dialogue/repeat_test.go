@@ -31,6 +31,13 @@ func TestRepeatingAlarmsSayTheyAreSetOnce(t *testing.T) {
 		{"es", "ponme una alarma los lunes a las 8", "SET_ALARM", at(9, 8, 0), true},
 		{"en", "remind me every monday at 9 to take out the trash", "SET_APPOINTMENT", at(9, 9, 0), true},
 		{"en", "remind me daily at 8 pm to take my pills", "SET_APPOINTMENT", at(4, 20, 0), true},
+		// every hour, said with no time: from an hour from now (it asked
+		// when, and a reminder's title took "every hour")
+		{"en", "remind me to drink water every hour", "SET_APPOINTMENT", `"title":"drink water","start":"` + at(4, 11, 15), true},
+		{"es", "recuérdame beber agua cada hora", "SET_APPOINTMENT", `"title":"beber agua","start":"` + at(4, 11, 15), true},
+		{"en", "set an alarm every hour", "SET_ALARM", at(4, 11, 15), true},
+		{"en", "set an hourly alarm", "SET_ALARM", at(4, 11, 15), true},
+		{"en", "remind me to take my pills daily at 8 pm", "SET_APPOINTMENT", `"title":"take my pills","start":"` + at(4, 20, 0), true},
 		// said once
 		{"en", "set an alarm for monday at 7", "SET_ALARM", at(9, 7, 0), false},
 		{"es", "ponme una alarma el lunes a las 8", "SET_ALARM", at(9, 8, 0), false},

@@ -91,19 +91,19 @@ func splits(toks []token, js []joiner) [][][]token {
 // with nothing left to ask but for one of them. whole is the reading of
 // the whole query: one that carries a later request in a message or a
 // title keeps it ("remind me to buy milk and call mom", "text mom I'm
-// late and call her later"), and so does one that reads every word,
-// unless a name or a place runs over a joiner ("navigate to boston and
-// play some music").
+// late and call her later"), and so does one that reads every word at
+// no more cost than the parts, unless a name or a place runs over a
+// joiner ("navigate to boston and play some music"; "a timer for an hour
+// and a half" is one, "dime el tiempo y las noticias" two, the news
+// read with three words inserted).
 func (t *turn) several(whole match, wholeOK bool) (reply, bool) {
 	js := t.m.joiners(t.toks)
-	if js == nil || wholeOK && (t.carriesFrom(whole, js[0].at) || whole.skipped == 0 && !t.m.openAcross(whole, js)) {
-		// one request: its message or title says the others, or it
-		// reads every word with the joiner inside a value ("a timer for
-		// an hour and a half")
+	if js == nil || wholeOK && t.carriesFrom(whole, js[0].at) {
 		return reply{}, false
 	}
+	one := wholeOK && whole.skipped == 0 && !t.m.openAcross(whole, js)
 	for _, parts := range splits(t.toks, js) {
-		if !t.readApart(parts) {
+		if cost, ok := t.readApart(parts); !ok || one && whole.cost <= cost {
 			continue
 		}
 		if r, ok := t.answerApart(parts); ok {
@@ -114,10 +114,11 @@ func (t *turn) several(whole match, wholeOK bool) (reply, bool) {
 }
 
 // readApart reports whether every part reads whole on its own as a
-// request, led by a word of its pattern; a part may take words from the
-// one before (the thing it refers back to, the verb it shares), which it
-// then holds.
-func (t *turn) readApart(parts [][]token) bool {
+// request, led by a word of its pattern, and what their readings cost; a
+// part may take words from the one before (the thing it refers back to,
+// the verb it shares), which it then holds.
+func (t *turn) readApart(parts [][]token) (float32, bool) {
+	var cost float32
 	clean := func(mt match, ok bool) bool {
 		return ok && mt.skipped == 0 && mt.literals > 0 && !social[mt.intent] && mt.intent != "cancel"
 	}
@@ -144,11 +145,11 @@ func (t *turn) readApart(parts [][]token) bool {
 		}
 		if !clean(mt, ok) || i > 0 && prev.intent == "SET_ALARM" && mt.intent == "SET_ALARM" {
 			// (several alarms asked at once are one answer's: alarms.go)
-			return false
+			return 0, false
 		}
-		prev = mt
+		prev, cost = mt, cost+mt.cost
 	}
-	return true
+	return cost, true
 }
 
 // answerApart answers each part as if said alone and joins the answers;

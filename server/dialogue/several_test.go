@@ -66,6 +66,9 @@ func TestSeveralRequestsInOneQuery(t *testing.T) {
 		{"en", "call john and tell him i'm late",
 			[]string{`MAKE_CALL {"contact":"john"`, `SEND_SMS {"contact":"john","text":"i'm late"}`}, nil},
 		{"en", "what's the weather and what time is it", nil, []string{"3°C", "It's 10:15 AM."}},
+		// the whole read every word, the news with three more inserted:
+		// the parts read closer
+		{"es", "dime el tiempo y las noticias", nil, []string{"3 °C", "titulares"}},
 		{"es", "apaga las luces y pon música",
 			[]string{`POWER {"device":"lights","state":"off"}`, `PLAY_MUSIC `}, []string{"Apagando", "Reproduciendo"}},
 		{"es", "pon una alarma a las 7 y llama a mamá",

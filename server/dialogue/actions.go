@@ -196,7 +196,8 @@ func (t *turn) handle(intent string, slots map[string]slotVal) reply {
 		intent, r = "calendar", t.reply("calendar", nil)
 	case "cancel", "help", "greeting", "thanks", "how_are_you", "who_are_you", "goodbye", "calendar",
 		"change_alarm", "alarm_status", "music_control", "thermostat", "read_messages", "event_time", "negated",
-		"device_control", "volume_status", "song_name", "traffic", "call_place", "words_help", "phone_status":
+		"device_control", "volume_status", "song_name", "traffic", "call_place", "words_help", "phone_status",
+		"call_history":
 		r = t.reply(intent, nil)
 	default:
 		intent = "fallback"
@@ -757,7 +758,13 @@ var channelSteps = map[string]bool{"up": true, "down": true, "next": true, "prev
 // callTails end a request to call without naming whom.
 var callTails = map[string]bool{"back": true, "instead": true}
 
+// callLater end a call's contact with when to call, which hark cannot
+// wait for ("call mom later", "llama a mamá más tarde").
+var callLater = map[string]bool{"later": true, "tonight": true, "tomorrow": true, "luego": true, "despues": true,
+	"mas tarde": true, "esta noche": true, "manana": true}
+
 func (t *turn) call(slots map[string]slotVal) reply {
+	later := false
 	if v, ok := slots["contact"]; ok {
 		// "call mom back", "call back", "call her instead": calling back
 		// is calling
@@ -766,6 +773,30 @@ func (t *turn) call(slots map[string]slotVal) reply {
 			if v.end > v.start && v.end <= len(t.toks) && callTails[t.toks[v.end-1].norm] {
 				v.end--
 			}
+			slots["contact"] = v
+		}
+		// "call back mom"; "call mom later", "llama a mamá más tarde"
+		// called "back mom", "mom later", "mamá más tarde"
+		f := strings.Fields(v.text)
+		if len(f) > 1 && fold(f[0]) == "back" {
+			f = f[1:]
+		}
+		for _, n := range []int{2, 1} {
+			if len(f) >= n && callLater[fold(strings.Join(f[len(f)-n:], " "))] {
+				later, f = true, f[:len(f)-n]
+				break
+			}
+		}
+		for k := 1; k < len(f) && !later; k++ {
+			// "call mom in 10 minutes": a time that ends the name
+			if rest := tokenize(strings.Join(f[k:], " ")); len(rest) > 1 {
+				if _, n := t.m.parseWhen(rest); n == len(rest) {
+					later, f = true, f[:k]
+				}
+			}
+		}
+		if text := strings.Join(f, " "); text != v.text {
+			v.text = text
 			slots["contact"] = v
 		}
 	}
@@ -780,6 +811,8 @@ func (t *turn) call(slots map[string]slotVal) reply {
 	if number == "" && contact == "" {
 		return t.ask("contact", "ask_call_contact", nil, slots)
 	}
+	// "call mom tomorrow", "at 5": hark calls now or not at all
+	later = later || number == "" && t.saysLater()
 	if number == "" && callsPlace(contact) {
 		// "call the nearest pizza place" called a contact of that name
 		r := t.reply("call_place", nil)
@@ -790,7 +823,11 @@ func (t *turn) call(slots map[string]slotVal) reply {
 	if contact == "" {
 		who = t.digitsPhr(number)
 	}
-	r := t.reply("calling", map[string]phr{"contact": who})
+	key := "calling"
+	if later {
+		key = "calling_now"
+	}
+	r := t.reply(key, map[string]phr{"contact": who})
 	r.actions = act("MAKE_CALL", CallData{Contact: contact, Number: number})
 	return r
 }

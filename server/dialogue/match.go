@@ -387,7 +387,7 @@ func (q *queryCtx) best(except string) (match, bool) {
 // until christmas", "when is the best time to set an alarm") is not one.
 var cannotDo = map[string]bool{"change_alarm": true, "alarm_status": true, "music_control": true, "thermostat": true,
 	"read_messages": true, "device_control": true, "volume_status": true, "song_name": true, "traffic": true,
-	"call_place": true, "words_help": true, "phone_status": true, "calendar_asked": true}
+	"call_place": true, "words_help": true, "phone_status": true, "calendar_asked": true, "call_history": true}
 
 // strict reports whether an intent is read only when the query says every
 // word its pattern needs, in order, and no other word but fillers: what

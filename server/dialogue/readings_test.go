@@ -1565,7 +1565,7 @@ func TestAnySongSpansStepsAndCallsBack(t *testing.T) {
 		{"en", "put on channel 5", "CHANNEL_SELECT", "Switching to channel 5."},
 		{"en", "call mom back", "MAKE_CALL", "Call mom?"},
 		{"en", "call back", "MAKE_CALL", "Who do you want to call?"},
-		{"en", "call the last number", "MAKE_CALL", "Who do you want to call?"},
+		{"en", "call the last number", "call_history", "I can make calls, but I can't see the calls"},
 	} {
 		r := h.ask(c.lang, c.q, 0)
 		if r.Intent != c.want || !strings.HasPrefix(r.Responses.Text, c.text) {
@@ -2206,5 +2206,38 @@ func TestAgeClothesAndFavoriteSongs(t *testing.T) {
 		// left as they were
 		{"en", "how are you doing today", "how_are_you"},
 		{"en", "what's playing", "movies"},
+	})
+}
+
+// A call said for later called at once, a contact named with the time
+// ("call mom later" called "mom later", "call mom tomorrow" rang now):
+// hark calls now or not at all, and says so. "call back mom" called "back
+// mom". What hark cannot see of the calls made and received is said as
+// such ("call back the last number" called "back the last").
+func TestCallsAreNowOrNotAtAll(t *testing.T) {
+	h := newHarness(t)
+	for _, c := range []struct{ lang, q, text, data string }{
+		{"en", "call mom later", "I can only call now, not later. Call mom now?", `{"contact":"mom","number":""}`},
+		{"en", "call mom tomorrow", "I can only call now, not later. Call mom now?", `{"contact":"mom","number":""}`},
+		{"en", "call mom in 10 minutes", "I can only call now, not later. Call mom now?", `{"contact":"mom","number":""}`},
+		{"es", "llama a mamá más tarde", "Solo puedo llamar ahora, no más tarde. ¿Llamo a mamá ahora?", `{"contact":"mamá","number":""}`},
+		{"en", "call back mom", "Call mom?", `{"contact":"mom","number":""}`},
+		// as before
+		{"en", "call mom back", "Call mom?", `{"contact":"mom","number":""}`},
+		{"en", "call 555 123 4567", "Call 5551234567?", `{"contact":"","number":"5551234567"}`},
+	} {
+		r := h.ask(c.lang, c.q, 0)
+		if action, data := actionJSON(t, r); action != "MAKE_CALL" || data != c.data || r.Responses.Text != c.text {
+			t.Errorf("%q: %s %s %q, want MAKE_CALL %s %q", c.q, action, data, r.Responses.Text, c.data, c.text)
+		}
+	}
+	checkAnswered(t, []answerCase{
+		{"en", "call back the last number", "call_history"},
+		{"en", "redial", "call_history"},
+		{"en", "who called me", "call_history"},
+		{"en", "do i have any missed calls", "call_history"},
+		{"es", "quién me ha llamado", "call_history"},
+		{"es", "tengo llamadas perdidas", "call_history"},
+		{"en", "call him back", "MAKE_CALL"},
 	})
 }

@@ -197,8 +197,10 @@ func (t *turn) handle(intent string, slots map[string]slotVal) reply {
 	case "cancel", "help", "greeting", "thanks", "how_are_you", "who_are_you", "goodbye", "calendar",
 		"change_alarm", "alarm_status", "music_control", "thermostat", "read_messages", "event_time", "negated",
 		"device_control", "volume_status", "song_name", "traffic", "call_place", "words_help", "phone_status",
-		"call_history":
+		"call_history", "unmute":
 		r = t.reply(intent, nil)
+	case "where_am_i":
+		r = t.whereAmI()
 	default:
 		intent = "fallback"
 		r = t.reply("fallback", nil)

@@ -4,8 +4,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"io/fs"
+	"math"
 	"path"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -253,4 +255,28 @@ func citySlotValues(cs []city) map[string]string {
 		}
 	}
 	return out
+}
+
+// inCityKm is how far from a city's centre a position is still in it.
+const inCityKm = 40
+
+// whereAmI names the city of the gazetteer the shared position is in, or
+// the nearest one and how far it is.
+func (t *turn) whereAmI() reply {
+	if t.req.Lat == nil || t.req.Lon == nil || len(t.e.cities) == 0 {
+		return t.reply("where_am_i_unknown", nil)
+	}
+	var best city
+	bestKm := -1.0
+	for _, c := range t.e.cities {
+		if km := geo.DistanceKm(*t.req.Lat, *t.req.Lon, c.Lat, c.Lon); bestKm < 0 || km < bestKm {
+			best, bestKm = c, km
+		}
+	}
+	name := same(t.m.displayName("city", best.Name))
+	if bestKm <= inCityKm {
+		return t.reply("where_am_i", map[string]phr{"city": name})
+	}
+	km := strconv.Itoa(int(math.Round(bestKm)))
+	return t.reply("where_am_i_far", map[string]phr{"city": name, "km": {km, sayNumber(t.lang, int(math.Round(bestKm)))}})
 }

@@ -686,6 +686,11 @@ func (t *turn) fresh() reply {
 		// the music stop" asks, it is no "stop ... the music".
 		ok = false
 	}
+	if ok && mt.intent == "where_am_i" && mt.cost > maxWhereCost {
+		// "where am i going", "where am i supposed to go": the question of
+		// where the speaker is takes no word but a filler or a please
+		ok = false
+	}
 	if alt, other := asked(mt, t.said); ok && other {
 		return t.handleMatch(alt)
 	}
@@ -696,6 +701,10 @@ func (t *turn) fresh() reply {
 	t.completeTime(&mt)
 	return t.handleMatch(mt)
 }
+
+// maxWhereCost is the most a reading of where the speaker is may cost:
+// "where am i please" 0.15, "where am i going" 0.3.
+const maxWhereCost = 0.2
 
 // asked gives what the whole query asks when it is not the request read
 // in it: a question of when something happens ("what time does the movie

@@ -387,7 +387,8 @@ func (q *queryCtx) best(except string) (match, bool) {
 // until christmas", "when is the best time to set an alarm") is not one.
 var cannotDo = map[string]bool{"change_alarm": true, "alarm_status": true, "music_control": true, "thermostat": true,
 	"read_messages": true, "device_control": true, "volume_status": true, "song_name": true, "traffic": true,
-	"call_place": true, "words_help": true, "phone_status": true, "calendar_asked": true, "call_history": true}
+	"call_place": true, "words_help": true, "phone_status": true, "calendar_asked": true, "call_history": true,
+	"unmute": true}
 
 // strict reports whether an intent is read only when the query says every
 // word its pattern needs, in order, and no other word but fillers: what
@@ -395,7 +396,9 @@ var cannotDo = map[string]bool{"change_alarm": true, "alarm_status": true, "musi
 // pm"), whose words ("long", "until", "many") would otherwise draw
 // questions about anything ("how long should i sleep", "how long does it
 // take to walk to the moon").
-func strict(intent string) bool { return cannotDo[intent] || intent == "time_until" }
+func strict(intent string) bool {
+	return cannotDo[intent] || intent == "time_until" || intent == "where_am_i"
+}
 
 // saysSteps reports whether the query says every required word step of
 // the variant, in its order: "how long until christmas" is no question

@@ -60,10 +60,10 @@ func TestQuestionsAboutUnknownThings(t *testing.T) {
 		{"es", "cómo estás", "how_are_you"},
 		// A question that a command's pattern reads only by leaving out
 		// its own words or slots.
-		{"en", "what's my location", "fallback"},
+		{"en", "what's my location", "where_am_i"},        // the city of the position shared
 		{"en", "when is my next appointment", "calendar"}, // hark says it cannot see the calendar
 		{"en", "where is my car", "fallback"},
-		{"es", "cuál es mi ubicación", "fallback"},
+		{"es", "cuál es mi ubicación", "where_am_i"},
 		{"en", "turn on location", "ACTIVATE"},
 		{"en", "what's the weather", "weather"},
 		{"en", "where is the nearest pharmacy", "NAVIGATE"},

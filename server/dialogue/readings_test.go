@@ -2241,3 +2241,33 @@ func TestCallsAreNowOrNotAtAll(t *testing.T) {
 		{"en", "call him back", "MAKE_CALL"},
 	})
 }
+
+// "where am i" and "what's my location" were not understood: the city of
+// the gazetteer the shared position is in, or the nearest and how far;
+// without a position, how to share it. "unmute" was not understood: hark
+// cannot know the volume before it was muted, and says what to say.
+func TestWhereAmIAndUnmute(t *testing.T) {
+	h := newHarness(t)
+	for _, c := range []struct{ lang, q, want string }{
+		{"en", "where am i", "You're in New York, going by the location you share."},
+		{"en", "what's my location", "You're in New York, going by the location you share."},
+		{"es", "dónde estoy", "Estás en Nueva York, según la ubicación que compartes."},
+		{"en", "unmute", `I don't know what the volume was before it was muted: say a level, like "volume 50".`},
+	} {
+		if r := h.ask(c.lang, c.q, 0); r.Responses.Text != c.want || len(r.NextActions) != 0 {
+			t.Errorf("%q: %q %v, want %q", c.q, r.Responses.Text, r.NextActions, c.want)
+		}
+	}
+	h.lat, h.lon = 41.0, -76.0 // about 200 km west of New York
+	if r := h.ask("en", "where am i", 0); !strings.HasPrefix(r.Responses.Text, "You're 1") || !strings.HasSuffix(r.Responses.Text, " km from New York, the nearest city I know.") {
+		t.Errorf("far from any city: %q", r.Responses.Text)
+	}
+	r, err := h.e.Answer(t.Context(), Request{Query: "where am i", Lang: "en", TimeZone: h.loc, Now: h.now, UserID: 1})
+	if err != nil || r.Responses.Text != "I don't know where you are: share your location and I'll tell you the city." {
+		t.Errorf("no position: %q %v", r.Responses.Text, err)
+	}
+	checkAnswered(t, []answerCase{
+		{"en", "where am i going", "fallback"}, // no question of where the speaker is
+		{"en", "mute", "VOLUME_UPDATE"},
+	})
+}

@@ -2269,5 +2269,9 @@ func TestWhereAmIAndUnmute(t *testing.T) {
 	checkAnswered(t, []answerCase{
 		{"en", "where am i going", "fallback"}, // no question of where the speaker is
 		{"en", "mute", "VOLUME_UPDATE"},
+		// what is left on a timer, asked without naming it
+		{"en", "how much time is left", "alarm_status"},
+		{"es", "cuánto tiempo queda", "alarm_status"},
+		{"en", "how much time is left until christmas", "fallback"},
 	})
 }

@@ -98,10 +98,10 @@ func splits(toks []token, js []joiner) [][][]token {
 // read with three words inserted).
 func (t *turn) several(whole match, wholeOK bool) (reply, bool) {
 	js := t.m.joiners(t.toks)
-	if js == nil || wholeOK && t.carriesFrom(whole, js[0].at) {
+	if js == nil || wholeOK && t.m.across(whole, js, func(s *slotDef) bool { return s.verbatim }) {
 		return reply{}, false
 	}
-	one := wholeOK && whole.skipped == 0 && !t.m.openAcross(whole, js)
+	one := wholeOK && whole.skipped == 0 && !t.m.across(whole, js, func(s *slotDef) bool { return s.kind == slotOpen })
 	for _, parts := range splits(t.toks, js) {
 		if cost, ok := t.readApart(parts); !ok || one && whole.cost <= cost {
 			continue
@@ -160,6 +160,11 @@ func (t *turn) answerApart(parts [][]token) (reply, bool) {
 	var before map[string]slotVal // "call john and tell him I'm late"
 	var cost float32
 	for i, p := range parts {
+		if i > 0 {
+			// "wake me up at 6 tomorrow and remind me to call the bank at
+			// 9": a clock said with no day is on the day said before
+			p = t.m.withDayOf(parts[i-1], p)
+		}
 		sub := *t
 		sub.toks, sub.read, sub.alone = p, nil, true
 		if before != nil {
@@ -247,12 +252,13 @@ func (m *langModel) sharing(prev []token, mt match, part []token) ([]token, matc
 	return nil, match{}, false
 }
 
-// openAcross reports whether a name, a place or other open value of mt
-// runs over one of the joiners.
-func (m *langModel) openAcross(mt match, js []joiner) bool {
+// across reports whether a value of mt in a slot of the kind asked (a
+// message or title; any name, place or other open value) runs over one
+// of the joiners.
+func (m *langModel) across(mt match, js []joiner, kind func(*slotDef) bool) bool {
 	for name, v := range mt.slots {
 		i, ok := m.slotIndex[name]
-		if ok && m.slots[i].kind == slotOpen && slices.ContainsFunc(js, func(j joiner) bool { return v.start < j.at && j.at < v.end }) {
+		if ok && kind(m.slots[i]) && slices.ContainsFunc(js, func(j joiner) bool { return v.start < j.at && j.at < v.end }) {
 			return true
 		}
 	}
@@ -301,4 +307,29 @@ func (m *langModel) referredBack(part []token, intent string) []token {
 		return nil
 	}
 	return tokenize(strings.Join(words, " "))
+}
+
+// withDayOf gives part with the day the part before it names ("tomorrow",
+// "el lunes") when part says a clock and no day of its own; part as it is
+// otherwise.
+func (m *langModel) withDayOf(before, part []token) []token {
+	clock := false
+	for j := range part {
+		w, n := m.parseWhen(part[j:])
+		if n > 0 && w.day != dayNone {
+			return part
+		}
+		clock = clock || n > 0 && w.hasClock && !w.hasRel
+	}
+	if !clock {
+		return part
+	}
+	for j := range before {
+		for n := 1; n <= 3 && j+n <= len(before); n++ {
+			if w, read := m.parseWhen(before[j : j+n]); read == n && w.day != dayNone && !w.hasClock && !w.hasRel {
+				return tokenize(joinOrig(part) + " " + joinOrig(before[j:j+n]))
+			}
+		}
+	}
+	return part
 }

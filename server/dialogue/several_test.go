@@ -75,6 +75,14 @@ func TestSeveralRequestsInOneQuery(t *testing.T) {
 			[]string{`SET_ALARM {"time":"` + at7pm + `"`, `MAKE_CALL {"contact":"mamá"`}, []string{"Alarma puesta", "¿Llamo a mamá?"}},
 		{"es", "activa el wifi y el bluetooth",
 			[]string{`ACTIVATE {"feature":"wifi"}`, `ACTIVATE {"feature":"bluetooth"}`}, nil},
+		// a clock with no day is on the day said before; a title after
+		// the joiner is the later request's own (the alarm was dropped)
+		{"en", "wake me up at 6 tomorrow and remind me to call the bank at 9",
+			[]string{`SET_ALARM {"time":"` + msAt(h.loc, 2026, 3, 5, 6, 0) + `"`, `SET_APPOINTMENT {"title":"call the bank","start":"` + msAt(h.loc, 2026, 3, 5, 9, 0) + `"`}, nil},
+		{"es", "despiértame mañana a las 6 y recuérdame llamar al banco a las 9",
+			[]string{`SET_ALARM {"time":"` + msAt(h.loc, 2026, 3, 5, 6, 0) + `"`, `SET_APPOINTMENT {"title":"llamar al banco","start":"` + msAt(h.loc, 2026, 3, 5, 9, 0) + `"`}, nil},
+		{"en", "set an alarm for 7 and remind me to call mom at 9",
+			[]string{`SET_ALARM {"time":"` + at7pm + `"`, `SET_APPOINTMENT {"title":"call mom","start":"` + msAt(h.loc, 2026, 3, 4, 21, 0) + `"`}, nil},
 		// "another", "a new one", "otra": the thing of the one before
 		{"en", "set a timer for 10 minutes and set another for 20 minutes",
 			[]string{`SET_TIMER {"duration":600000`, `SET_TIMER {"duration":1200000`}, nil},

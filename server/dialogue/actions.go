@@ -765,6 +765,30 @@ var callTails = map[string]bool{"back": true, "instead": true}
 var callLater = map[string]bool{"later": true, "tonight": true, "tomorrow": true, "luego": true, "despues": true,
 	"mas tarde": true, "esta noche": true, "manana": true}
 
+// whenToCall parts a call's contact from the words around it that are no
+// name: "back" before it ("call back mom"), and when to call after it
+// ("call mom later", "llama a mamá más tarde", "call mom in 10 minutes"),
+// which hark cannot wait for; later reports the latter.
+func (t *turn) whenToCall(contact string) (name string, later bool) {
+	f := strings.Fields(contact)
+	if len(f) > 1 && fold(f[0]) == "back" {
+		f = f[1:]
+	}
+	for _, n := range []int{2, 1} {
+		if len(f) >= n && callLater[fold(strings.Join(f[len(f)-n:], " "))] {
+			return strings.Join(f[:len(f)-n], " "), true
+		}
+	}
+	for k := 1; k < len(f); k++ {
+		if rest := tokenize(strings.Join(f[k:], " ")); len(rest) > 1 {
+			if _, n := t.m.parseWhen(rest); n == len(rest) {
+				return strings.Join(f[:k], " "), true
+			}
+		}
+	}
+	return strings.Join(f, " "), false
+}
+
 func (t *turn) call(slots map[string]slotVal) reply {
 	later := false
 	if v, ok := slots["contact"]; ok {
@@ -777,27 +801,8 @@ func (t *turn) call(slots map[string]slotVal) reply {
 			}
 			slots["contact"] = v
 		}
-		// "call back mom"; "call mom later", "llama a mamá más tarde"
-		// called "back mom", "mom later", "mamá más tarde"
-		f := strings.Fields(v.text)
-		if len(f) > 1 && fold(f[0]) == "back" {
-			f = f[1:]
-		}
-		for _, n := range []int{2, 1} {
-			if len(f) >= n && callLater[fold(strings.Join(f[len(f)-n:], " "))] {
-				later, f = true, f[:len(f)-n]
-				break
-			}
-		}
-		for k := 1; k < len(f) && !later; k++ {
-			// "call mom in 10 minutes": a time that ends the name
-			if rest := tokenize(strings.Join(f[k:], " ")); len(rest) > 1 {
-				if _, n := t.m.parseWhen(rest); n == len(rest) {
-					later, f = true, f[:k]
-				}
-			}
-		}
-		if text := strings.Join(f, " "); text != v.text {
+		var text string
+		if text, later = t.whenToCall(v.text); text != v.text {
 			v.text = text
 			slots["contact"] = v
 		}
@@ -1107,10 +1112,7 @@ func (t *turn) navigate(slots map[string]slotVal) reply {
 		if c.end > c.start && c.end <= len(t.toks) {
 			// "find a gas station", "la estación de servicio": the kind
 			// is the category with the words that make it another
-			from, to := c.start, c.end
-			if t.otherKind(t.toks, c) {
-				from, to = t.kindSpan(t.toks, c)
-			}
+			from, to := t.kindSpan(t.toks, c)
 			text = spanText(t.toks[from:to])
 		}
 		slots["destination"] = slotVal{text: text}
@@ -1167,9 +1169,9 @@ func (t *turn) otherKind(toks []token, v slotVal) bool {
 	return from < v.start || to > v.end
 }
 
-// kindSpan gives the words of the kind of place a category names: the
-// category's own, with a word before it or a "de" phrase after it that
-// makes it another kind (otherKind).
+// kindSpan gives where the words of the kind of place a category names
+// start and end: the category's own, with a word before it or a "de"
+// phrase after it that makes it another kind (otherKind).
 func (t *turn) kindSpan(toks []token, v slotVal) (from, to int) {
 	from, to = v.start, v.end
 	plain := func(w string) bool {

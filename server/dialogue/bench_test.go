@@ -29,15 +29,22 @@ func benchEngine() (*Engine, Request) {
 
 // BenchmarkAnswer measures one answer, cycling through typical queries.
 func BenchmarkAnswer(b *testing.B) {
+	benchAnswers(b, func(i int) []string { k := i % len(benchQueries); return benchQueries[k : k+1] })
+}
+
+// benchAnswers asks, as one operation, the queries round gives for it.
+func benchAnswers(b *testing.B, round func(i int) []string) {
 	e, req := benchEngine()
 	ctx := context.Background()
 	b.ReportAllocs()
 	b.ResetTimer()
 	cpu0, ok := processCPU()
 	for i := 0; i < b.N; i++ {
-		req.Query = benchQueries[i%len(benchQueries)]
-		if _, err := e.Answer(ctx, req); err != nil {
-			b.Fatal(err)
+		for _, q := range round(i) {
+			req.Query = q
+			if _, err := e.Answer(ctx, req); err != nil {
+				b.Fatal(err)
+			}
 		}
 	}
 	reportCPU(b, cpu0, ok)
@@ -136,32 +143,10 @@ var severalQueries = [][]string{
 // one go (together) against asking its parts one by one (apart), the
 // baseline of the same run: what finding the parts costs.
 func BenchmarkAnswerSeveral(b *testing.B) {
-	for _, together := range []bool{false, true} {
-		name := "apart"
-		if together {
-			name = "together"
-		}
-		b.Run(name, func(b *testing.B) {
-			e, req := benchEngine()
-			ctx := context.Background()
-			b.ReportAllocs()
-			b.ResetTimer()
-			cpu0, ok := processCPU()
-			for i := 0; i < b.N; i++ {
-				qs := severalQueries[i%len(severalQueries)]
-				if together {
-					qs = qs[:1]
-				} else {
-					qs = qs[1:]
-				}
-				for _, q := range qs {
-					req.Query = q
-					if _, err := e.Answer(ctx, req); err != nil {
-						b.Fatal(err)
-					}
-				}
-			}
-			reportCPU(b, cpu0, ok)
-		})
-	}
+	b.Run("apart", func(b *testing.B) {
+		benchAnswers(b, func(i int) []string { return severalQueries[i%len(severalQueries)][1:] })
+	})
+	b.Run("together", func(b *testing.B) {
+		benchAnswers(b, func(i int) []string { return severalQueries[i%len(severalQueries)][:1] })
+	})
 }

@@ -65,3 +65,24 @@ func TestPrintExplanationOfASpokenQuery(t *testing.T) {
 		t.Errorf("a typed query lists readings:\n%s", b.String())
 	}
 }
+
+// A query of several requests names them all, above the first's reading;
+// one of a single request names none.
+func TestPrintExplanationOfSeveralRequests(t *testing.T) {
+	x := &client.Explanation{Lang: "en", LangFrom: "detected", Intent: "POWER",
+		Requests: []string{"turn off the lights", "set an alarm for 6"}, Pattern: "(turn|switch) {onoff} [the] {device}", Cost: -0.7}
+	var b strings.Builder
+	printExplanation(&b, x)
+	want := `explain: language en (detected), intent POWER
+  2 requests, all answered: "turn off the lights", "set an alarm for 6" (the first is read below)
+  pattern "(turn|switch) {onoff} [the] {device}", cost -0.70
+`
+	if b.String() != want {
+		t.Errorf("printed\n%s\nwant\n%s", b.String(), want)
+	}
+	x.Requests = x.Requests[:1]
+	b.Reset()
+	if printExplanation(&b, x); strings.Contains(b.String(), "requests") {
+		t.Errorf("one request named as several:\n%s", b.String())
+	}
+}

@@ -404,6 +404,7 @@ func (t *turn) respond(conv *conversation) reply {
 		// value ("set a timer for 5 minutes" while an alarm asks its time),
 		// unless the question wants free text, where anything goes.
 		if understood && mt.intent != conv.intent && mt.literals >= 2 && !t.awaitsFreeText(conv) && !t.answersWithTime(conv) {
+			mt = t.afterNegation(mt, t.toks)
 			if alt, other := asked(mt, t.toks); other {
 				return t.handleMatch(alt)
 			}
@@ -691,7 +692,12 @@ func (t *turn) fresh() reply {
 		// where the speaker is takes no word but a filler or a please
 		ok = false
 	}
-	if alt, other := asked(mt, t.said); ok && other {
+	said := t.said
+	if ok {
+		mt = t.afterNegation(mt, said)
+		said = t.toks
+	}
+	if alt, other := asked(mt, said); ok && other {
 		return t.handleMatch(alt)
 	}
 	if !ok {
@@ -827,6 +833,56 @@ func negated(toks []token) bool {
 	}
 	return false
 }
+
+// afterNegation is the request asked after a negation that opens said,
+// in a clause of its own that a typed query would set off with a comma
+// and speech does not ("i don't want to be disturbed turn on do not
+// disturb", "don't call mom call dad"): that request's reading, with
+// t.toks its words. Otherwise mt, as it was.
+func (t *turn) afterNegation(mt match, said []token) match {
+	if !actionIntent(mt.intent) || !negated(said) {
+		return mt
+	}
+	if rest, alt, ok := t.m.requestAfter(said); ok {
+		t.toks = rest
+		t.completeTime(&alt)
+		return alt
+	}
+	return mt
+}
+
+// requestAfter gives the request of its own that follows the negation
+// opening toks, and its reading: it starts with a word patterns start
+// with, reads whole with no word skipped, and is neither the infinitive of
+// what is not wanted ("i didn't ask you to play music") nor the negated
+// verb itself after a word that only strengthens the negation ("don't
+// you dare call him", "don't ever play that").
+func (m *langModel) requestAfter(toks []token) ([]token, match, bool) {
+	neg := slices.IndexFunc(toks, func(t token) bool { return negations[t.norm] || t.norm == "not" })
+	if neg < 0 {
+		return nil, match{}, false
+	}
+	for k := neg + 2; k+1 < len(toks); k++ {
+		lead := toks[k].norm
+		if !m.leads[lead] || m.fillers[lead] || toks[k-1].norm == "to" {
+			continue
+		}
+		if !slices.ContainsFunc(toks[neg+1:k], func(t token) bool { return !strengtheners[t.norm] }) ||
+			slices.ContainsFunc(toks[k:], func(t token) bool { return t.norm == "it" }) {
+			// ("don't set an alarm for 7 set it for 8": what "it" is
+			// comes from the negated clause)
+			continue
+		}
+		if mt, ok := m.understand(toks[k:]); ok && mt.skipped == 0 && mt.literals > 0 && actionIntent(mt.intent) {
+			return toks[k:], mt, true
+		}
+	}
+	return nil, match{}, false
+}
+
+// strengtheners may stand between a negation and the verb it negates.
+var strengtheners = map[string]bool{"ever": true, "even": true, "you": true, "dare": true, "please": true, "just": true,
+	"go": true, "bother": true}
 
 // negations are the words that ask not to; negationOpeners may come
 // before them ("no don't call him", "please don't", "i didn't ask").

@@ -1410,10 +1410,34 @@ func TestRequestsNotToAreNotCarriedOut(t *testing.T) {
 		{"en", "turn off the lights, i don't need them", "POWER"},
 		{"en", "i dont need the alarm tomorrow at 7 anymore", "DELETE_ALARM"},
 		{"en", "don't call mom, call dad", "MAKE_CALL"},
+		// spoken: the clause after the negation has no comma
+		{"en", "i don't want to be disturbed turn on do not disturb", "ACTIVATE"},
+		{"en", "i don't like this song play something else", "PLAY_MUSIC"},
+		{"en", "don't set an alarm for 7 set it for 8", "negated"},
+		{"en", "don't you dare turn off the lights", "negated"},
+		{"en", "don't ever play this song", "negated"},
+		{"en", "i don't want you to turn off the lights", "negated"},
 		{"en", "no, play some jazz", "PLAY_MUSIC"},
 		{"en", "never mind", "cancel"},
 		{"es", "no, pon jazz", "PLAY_MUSIC"},
 	})
+}
+
+// Spoken, a request after a negation has no comma to set it off: it is the
+// request, not the negated one nor both read together.
+func TestTheRequestAfterANegationSpoken(t *testing.T) {
+	h := newHarness(t)
+	for q, want := range map[string]string{
+		"don't call mom call dad":                             `MAKE_CALL {"contact":"dad","number":""}`,
+		"don't turn off the lights turn off the tv":           `POWER {"device":"tv","state":"off"}`,
+		"i don't need an alarm set a timer for 5 minutes":     `SET_TIMER {"duration":300000,"label":""}`,
+		"i don't want to be disturbed turn on do not disturb": `ACTIVATE {"feature":"do_not_disturb"}`,
+	} {
+		code, data := actionJSON(t, h.ask("en", q, 0))
+		if got := code + " " + data; got != want {
+			t.Errorf("%q: %s, want %s", q, got, want)
+		}
+	}
 }
 
 // A span of days from today is a date, the time after a span is told from

@@ -1,6 +1,7 @@
 package dialogue
 
 import (
+	"context"
 	"encoding/json"
 	"slices"
 	"strconv"
@@ -1436,6 +1437,28 @@ func TestTheRequestAfterANegationSpoken(t *testing.T) {
 		code, data := actionJSON(t, h.ask("en", q, 0))
 		if got := code + " " + data; got != want {
 			t.Errorf("%q: %s, want %s", q, got, want)
+		}
+	}
+}
+
+// A day said with a possessive, with or without its apostrophe, is that
+// day: "todays date" is today's, "what's on tomorrow's schedule" asks the
+// calendar (it was the TV guide, "on" read as a channel's).
+func TestDaysWithAPossessive(t *testing.T) {
+	checkAnswered(t, []answerCase{
+		{"en", "what's on today's calendar", "calendar"},
+		{"en", "whats on todays calendar", "calendar"},
+		{"en", "what's on tomorrow's schedule", "calendar"},
+		{"en", "what's on tv today", "tv"},
+	})
+	h := newHarness(t)
+	for _, q := range []string{"todays date", "today's date"} {
+		r, err := h.e.Answer(context.Background(), Request{Query: q, Lang: "en", TimeZone: h.loc, Now: h.now, UserID: 1, Explain: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if x := r.Explain; x == nil || x.Intent != "date" || len(x.Slots) != 1 || x.Slots[0].Name != "day" || x.Slots[0].Value != "2026-03-04" {
+			t.Errorf("%q: explained %+v", q, r.Explain)
 		}
 	}
 }

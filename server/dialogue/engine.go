@@ -506,6 +506,12 @@ func (t *turn) respond(conv *conversation) reply {
 // moved first, without a word that only calls for attention, with the
 // clause that reads best, without a closing condition.
 func (t *turn) fresh() reply {
+	if rest := t.m.mindChangedFirst(t.toks); rest != nil {
+		// "never mind, set a timer for 5 minutes" with nothing under
+		// way: what follows the change of mind is the request (it was
+		// the timer's label, "never mind what's the weather" a city).
+		t.toks = rest
+	}
 	t.said = t.toks
 	mt, ok := t.m.understand(t.toks)
 	// Second readings are for sentences, not pages: they would double
@@ -1219,6 +1225,35 @@ func (m *langModel) changeOfMind(toks []token) []token {
 		}
 	}
 	return nil
+}
+
+// mindChangedFirst is changeOfMind for a query that opens with words
+// that only change the speaker's mind ("never mind", "forget it",
+// "actually"), not with a request of their own ("cancel my alarm",
+// "never play this again", "forget about the meeting"); nil otherwise or
+// when what follows asks to cancel.
+func (m *langModel) mindChangedFirst(toks []token) []token {
+	if len(toks) < 3 {
+		return nil
+	}
+	first, second := toks[0].norm, toks[1].norm
+	n := 0 // the marker's words
+	switch {
+	case first == "never" && second == "mind", first == "forget" && (second == "it" || second == "that"),
+		first == "scratch" && second == "that", first == "olvida" && second == "eso":
+		n = 2
+	case first == "nevermind", first == "wait", first == "actually", first == "nah", first == "olvídalo",
+		first == "olvidalo", first == "espera":
+		n = 1
+	default:
+		return nil
+	}
+	rest := m.afterChange(toks[n:])
+	// Without a comma after the marker, what follows must read whole.
+	if mt, ok := m.understand(rest); !ok || mt.intent == "cancel" || mt.skipped > 0 && !commaAfter(toks[n-1]) {
+		return nil
+	}
+	return rest
 }
 
 // afterChange drops the fillers that open what follows a change of mind

@@ -1007,6 +1007,31 @@ func TestVerbLastAfterTwoPhrases(t *testing.T) {
 	})
 }
 
+// A change of mind said first, with nothing under way, opens the request:
+// it is neither a timer's label nor a city, and a request of its own
+// ("never play this song again", "cancel my alarm") is no change of mind.
+func TestChangeOfMindFirst(t *testing.T) {
+	h := newHarness(t)
+	for q, want := range map[string]string{
+		"never mind set a timer for 5 minutes":  `SET_TIMER {"duration":300000,"label":""}`,
+		"never mind, set a timer for 5 minutes": `SET_TIMER {"duration":300000,"label":""}`,
+		"forget it call mom":                    `MAKE_CALL {"contact":"mom","number":""}`,
+	} {
+		code, data := actionJSON(t, h.ask("en", q, 0))
+		if got := code + " " + data; got != want {
+			t.Errorf("%q: %s, want %s", q, got, want)
+		}
+	}
+	if r := h.ask("en", "never mind what's the weather", 0); r.Intent != "weather" || !strings.Contains(r.Responses.Text, "New York") {
+		t.Errorf("never mind what's the weather: %s %q", r.Intent, r.Responses.Text)
+	}
+	checkAnswered(t, []answerCase{
+		{"en", "never play this song again", "negated"},
+		{"en", "never mind", "cancel"},
+		{"en", "cancel my alarm for 7", "DELETE_ALARM"},
+	})
+}
+
 // A change of mind while a question waits, said without the comma typing
 // puts after it (spoken dev7): the new request is answered, not read as
 // the awaited value.

@@ -6,7 +6,7 @@ package speech
 // sees it.
 func LoadDictionary(path string) (map[string]bool, error) {
 	words := make(map[string]bool, 140000)
-	if err := scanDictionary(path, func(word, _ string) { words[word] = true }); err != nil {
+	if err := ScanDictionary(path, func(word, _ string) { words[word] = true }); err != nil {
 		return nil, err
 	}
 	return words, nil

@@ -85,7 +85,7 @@ func Spellings(modelDir string) (map[string]string, error) {
 	// First the words a rule rewrites, then the pronunciations of those
 	// and of their other spellings only.
 	other := map[string]string{}
-	if err := scanDictionary(path, func(word, _ string) {
+	if err := ScanDictionary(path, func(word, _ string) {
 		for _, r := range spellingRules {
 			if r.hint(word) && r.re.MatchString(word) {
 				if o := r.re.ReplaceAllString(word, r.repl); o != word {
@@ -101,7 +101,7 @@ func Spellings(modelDir string) (map[string]string, error) {
 	for w, o := range other {
 		phones[w], phones[o] = nil, nil
 	}
-	if err := scanDictionary(path, func(word, p string) {
+	if err := ScanDictionary(path, func(word, p string) {
 		if ps, ok := phones[word]; ok {
 			phones[word] = append(ps, p)
 		}
@@ -118,9 +118,9 @@ func Spellings(modelDir string) (map[string]string, error) {
 	return out, nil
 }
 
-// scanDictionary calls fn with each entry of a CMU-format dictionary: the
+// ScanDictionary calls fn with each entry of a CMU-format dictionary: the
 // word (without the "(2)" of another pronunciation) and its phones.
-func scanDictionary(path string, fn func(word, phones string)) error {
+func ScanDictionary(path string, fn func(word, phones string)) error {
 	f, err := os.Open(path)
 	if err != nil {
 		return fmt.Errorf("speech: %w", err)

@@ -420,6 +420,9 @@ type reply struct {
 	Action string // Code and its data in canonical form (see canonicalData)
 	Heard  string // responses.query
 	Ref    int64
+	// Readings are the texts of every reading of the audio the server
+	// weighed (explain.hypotheses), the chosen one among them.
+	Readings []string
 }
 
 func (r reply) sameAction(o reply) bool { return r.Action == o.Action }
@@ -465,14 +468,20 @@ func (ev *evaluation) ask(token string, c spokeneval.Case, q string, wav []byte,
 			Data   any    `json:"data"`
 		}
 		Explain *struct {
-			Intent string
-			Slots  []struct{ Name, Value string }
+			Intent     string
+			Slots      []struct{ Name, Value string }
+			Hypotheses []struct{ Text string }
 		}
 	}
 	if err := json.Unmarshal(raw, &a); err != nil {
 		return reply{}, err
 	}
 	r := reply{Heard: a.Responses.Query, Ref: a.Context.Ref}
+	if a.Explain != nil {
+		for _, h := range a.Explain.Hypotheses {
+			r.Readings = append(r.Readings, h.Text)
+		}
+	}
 	var data any
 	switch {
 	case len(a.NextActions) > 0 && a.NextActions[len(a.NextActions)-1].Action == "OPEN_ASR":
@@ -532,6 +541,7 @@ func (ev *evaluation) canonicalData(v any) any {
 // score sums one way of speaking over a set of cases.
 type score struct {
 	turns, words, errs        int
+	bestErrs                  int // with the reading of fewest errors among those the server weighed
 	codeSame, actionSame      int
 	spokenExpect, typedExpect int
 	sequences, sequencesSame  int
@@ -545,8 +555,8 @@ func (s score) String() string {
 	if s.sequences > 0 {
 		seq = fmt.Sprintf(", sequences as typed %d/%d", s.sequencesSame, s.sequences)
 	}
-	return fmt.Sprintf("%d turns, WER %.1f %% (%d/%d words), action as typed %.1f %% (code %.1f %%), expected code spoken %.1f %% typed %.1f %%%s",
-		s.turns, 100*s.wer(), s.errs, s.words, 100*s.actionRate(), 100*float64(s.codeSame)/float64(max(1, s.turns)),
+	return fmt.Sprintf("%d turns, WER %.1f %% (%d/%d words; best reading %.1f %%), action as typed %.1f %% (code %.1f %%), expected code spoken %.1f %% typed %.1f %%%s",
+		s.turns, 100*s.wer(), s.errs, s.words, 100*float64(s.bestErrs)/float64(max(1, s.words)), 100*s.actionRate(), 100*float64(s.codeSame)/float64(max(1, s.turns)),
 		100*float64(s.spokenExpect)/float64(max(1, s.turns)), 100*float64(s.typedExpect)/float64(max(1, s.turns)), seq)
 }
 
@@ -554,6 +564,7 @@ func (s *score) add(o score) {
 	s.turns += o.turns
 	s.words += o.words
 	s.errs += o.errs
+	s.bestErrs += o.bestErrs
 	s.codeSame += o.codeSame
 	s.actionSame += o.actionSame
 	s.spokenExpect += o.spokenExpect
@@ -655,6 +666,14 @@ func (ev *evaluation) runCase(token string, v spokeneval.Voice, c spokeneval.Cas
 			e, n := spokeneval.Errors(turn.Said, spoken.Heard)
 			s.errs += e
 			s.words += n
+			// how far choosing among the readings could go
+			best := e
+			for _, r := range spoken.Readings {
+				if re, _ := spokeneval.Errors(turn.Said, r); re < best {
+					best = re
+				}
+			}
+			s.bestErrs += best
 		}
 		if spoken.Code == typed.Code {
 			s.codeSame++

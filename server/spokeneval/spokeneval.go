@@ -33,9 +33,14 @@
 // a space; apostrophes at the ends of words go; a word spelled two ways
 // with the same sound is written one way (Spelling: "okay" is "ok", the
 // dictionary's British spellings are American, as the recogniser writes
-// them), as a scoring tool's global mapping file does. WER is the word-level edit
-// distance over the reference's word count, summed over lines (so long
-// lines weigh more), as in server/speech's accuracy test.
+// them, a word with an apostrophe as the same sound without it, "what's"
+// as "whats"), as a scoring tool's global mapping file does. Then, as
+// such a file also does, filled pauses ("uh", "um") are optional, and a
+// word joined on one side and apart on the other ("bluetooth" and "blue
+// tooth", "wifi" and "wi fi", "sms" and flite's "s m s") is written as
+// the reference writes it (Errors). WER is the word-level edit distance
+// over the reference's word count, summed over lines (so long lines weigh
+// more), as in server/speech's accuracy test.
 package spokeneval
 
 import (
@@ -215,6 +220,9 @@ func (s *Selector) Spoken(ctx context.Context, q string) (said string, ok bool, 
 		if err != nil {
 			return "", false, err
 		}
+		// flite writes a clitic as a word of its own ("i 've", "doctor
+		// 's"); it belongs to the word before.
+		raw = clitic.ReplaceAllString(raw, "$1")
 		whole := Normalize(strings.ReplaceAll(raw, "_", " "))
 		if whole != "" && !slices.ContainsFunc(strings.Fields(whole), func(w string) bool { return !s.Dict[w] }) {
 			said = whole
@@ -295,6 +303,7 @@ next:
 }
 
 var (
+	clitic          = regexp.MustCompile(`\s+('[a-z]+)\b`)
 	spelledMeridiem = regexp.MustCompile(`\b([ap]) m\b`)
 	perCent         = regexp.MustCompile(`\bper cent\b`)
 )
@@ -331,8 +340,36 @@ var spellings = sync.OnceValue(func() map[string]string {
 	}
 	sp = maps.Clone(sp) // the recogniser's own is shared
 	sp["okay"] = "ok"   // both in the dictionary, one pronunciation; neither is British
+	if err := apostrophes(DictPath, sp); err != nil {
+		return map[string]string{}
+	}
 	return sp
 })
+
+// apostrophes adds to sp each word with an apostrophe that the dictionary
+// also has without it and with the same sound, written without it: typed
+// lines drop apostrophes ("whats the temp", "todays date"), and no
+// recogniser can hear one ("minute's" is "minutes"). Words that sound
+// different stay apart ("we'll" and "well", "i'm" and "im").
+func apostrophes(path string, sp map[string]string) error {
+	phones := map[string][]string{} // every pronunciation of every word
+	if err := speech.ScanDictionary(path, func(word, p string) { phones[word] = append(phones[word], p) }); err != nil {
+		return err
+	}
+	for word, ps := range phones {
+		bare := strings.ReplaceAll(word, "'", "")
+		if bare == word || sp[word] != "" {
+			continue
+		}
+		if slices.ContainsFunc(phones[bare], func(p string) bool { return slices.Contains(ps, p) }) {
+			if to, ok := sp[bare]; ok {
+				bare = to
+			}
+			sp[word] = bare
+		}
+	}
+	return nil
+}
 
 // Spelling is the one spelling of a word the comparison uses: "okay" and
 // "ok" are the same word, the dictionary's British spellings the American
@@ -367,10 +404,58 @@ func EditDistance(ref, hyp []string) int {
 }
 
 // Errors counts the word errors of hyp against the reference ref, both
-// normalised here, and the reference's words.
+// normalised here, and the reference's words. As in a scoring tool's
+// global mapping file, filled pauses are optional (hesitations), and a
+// word written joined on one side and apart on the other ("bluetooth"
+// and "blue tooth", "sms" and flite's "s m s") is written as the
+// reference writes it (compounds).
 func Errors(ref, hyp string) (errs, words int) {
-	r, h := strings.Fields(Normalize(ref)), strings.Fields(Normalize(hyp))
+	r := hesitationsOut(strings.Fields(Normalize(ref)))
+	h := compounds(r, hesitationsOut(strings.Fields(Normalize(hyp))))
 	return EditDistance(r, h), len(r)
+}
+
+// hesitations are the filled pauses a recogniser may or may not write.
+var hesitations = map[string]bool{"uh": true, "um": true, "uhm": true, "ugh": true, "er": true, "erm": true, "hmm": true, "mm": true}
+
+func hesitationsOut(words []string) []string {
+	return slices.DeleteFunc(words, func(w string) bool { return hesitations[w] })
+}
+
+// compounds rewrites hyp's words that the reference writes joined or apart
+// the other way: two or three hypothesis words whose letters make one
+// reference word become that word, and one hypothesis word whose letters
+// are two or three consecutive reference words becomes them.
+func compounds(ref, hyp []string) []string {
+	joined := map[string][]string{} // consecutive reference words by their letters
+	for n := 2; n <= 3; n++ {
+		for i := 0; i+n <= len(ref); i++ {
+			joined[strings.Join(ref[i:i+n], "")] = ref[i : i+n]
+		}
+	}
+	inRef := map[string]bool{}
+	for _, w := range ref {
+		inRef[w] = true
+	}
+	var out []string
+next:
+	for i := 0; i < len(hyp); i++ {
+		if parts, ok := joined[hyp[i]]; ok && !inRef[hyp[i]] {
+			out = append(out, parts...)
+			continue
+		}
+		for n := 3; n >= 2; n-- {
+			if i+n <= len(hyp) {
+				if w := strings.Join(hyp[i:i+n], ""); inRef[w] {
+					out = append(out, w)
+					i += n - 1
+					continue next
+				}
+			}
+		}
+		out = append(out, hyp[i])
+	}
+	return out
 }
 
 // Sample picks n cases with a fixed seed, so the same lines are spoken on

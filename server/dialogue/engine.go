@@ -1418,6 +1418,7 @@ func (m *langModel) sideClause(toks []token) []token {
 // the speaker wants something, which no action carries; "until 3 pm" is a
 // time and stays.
 var clauseOpeners = map[string]bool{"if": true, "so that": true, "so i": true, "so we": true, "because": true,
+	"while i": true, "while i'm": true, "while we": true, "while we're": true, "mientras": true,
 	"until i": true, "until we": true, "till i": true, "till we": true,
 	"si": true, "para que": true, "porque": true, "hasta que": true}
 

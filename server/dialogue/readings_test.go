@@ -1007,6 +1007,30 @@ func TestVerbLastAfterTwoPhrases(t *testing.T) {
 	})
 }
 
+// What the speaker does while the request runs is theirs, not the
+// request's: "play some jazz while i cook" played jazz after saying "I
+// don't have jazz while". A message that says it keeps it.
+func TestWhileIDoSomething(t *testing.T) {
+	h := newHarness(t)
+	for q, want := range map[string]string{
+		"play some jazz while i cook":     "Playing ",
+		"uh, play some rock while I ride": "Playing ",
+		"pon jazz mientras cocino":        "Reproduciendo ",
+	} {
+		lang := "en"
+		if strings.HasPrefix(want, "Reproduciendo") {
+			lang = "es"
+		}
+		if r := h.ask(lang, q, 0); !strings.HasPrefix(r.Responses.Text, want) {
+			t.Errorf("%q: %q", q, r.Responses.Text)
+		}
+	}
+	code, data := actionJSON(t, h.ask("en", "text mom i'm cooking while i wait", 0))
+	if want := `SEND_SMS {"contact":"mom","text":"i'm cooking while i wait"}`; code+" "+data != want {
+		t.Errorf("a message with while: %s %s", code, data)
+	}
+}
+
 // A change of mind said first, with nothing under way, opens the request:
 // it is neither a timer's label nor a city, and a request of its own
 // ("never play this song again", "cancel my alarm") is no change of mind.

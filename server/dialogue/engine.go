@@ -404,7 +404,9 @@ func (t *turn) respond(conv *conversation) reply {
 		// value ("set a timer for 5 minutes" while an alarm asks its time),
 		// unless the question wants free text, where anything goes.
 		if understood && mt.intent != conv.intent && mt.literals >= 2 && !t.awaitsFreeText(conv) && !t.answersWithTime(conv) {
-			mt = t.afterNegation(mt, t.toks)
+			if alt, found := t.afterNegation(mt, t.toks); found {
+				mt = alt
+			}
 			if alt, other := asked(mt, t.toks); other {
 				return t.handleMatch(alt)
 			}
@@ -623,6 +625,15 @@ func (t *turn) fresh() reply {
 			}
 		}
 	}
+	if ok && short && (mt.skipped > 0 || t.wouldAsk(mt, t.toks)) {
+		// "delete all the alarms the kids are off school tomorrow": a
+		// statement of the speaker's that a recogniser runs on from the
+		// request, where a typed query has a comma. The request before it,
+		// read whole and asking for nothing, is the request.
+		if cut, alt, found := t.beforeStatement(mt); found {
+			t.toks, mt = cut, alt
+		}
+	}
 	if short {
 		// "wake me at 6 if that's not too much trouble", "start a
 		// stopwatch for me so I can time my walk": a closing condition or
@@ -699,9 +710,8 @@ func (t *turn) fresh() reply {
 		ok = false
 	}
 	said := t.said
-	if ok {
-		mt = t.afterNegation(mt, said)
-		said = t.toks
+	if alt, found := t.afterNegation(mt, said); ok && found {
+		mt, said = alt, t.toks
 	}
 	if alt, other := asked(mt, said); ok && other {
 		return t.handleMatch(alt)
@@ -844,17 +854,18 @@ func negated(toks []token) bool {
 // in a clause of its own that a typed query would set off with a comma
 // and speech does not ("i don't want to be disturbed turn on do not
 // disturb", "don't call mom call dad"): that request's reading, with
-// t.toks its words. Otherwise mt, as it was.
-func (t *turn) afterNegation(mt match, said []token) match {
+// t.toks its words; false when there is none.
+func (t *turn) afterNegation(mt match, said []token) (match, bool) {
 	if !actionIntent(mt.intent) || !negated(said) {
-		return mt
+		return mt, false
 	}
-	if rest, alt, ok := t.m.requestAfter(said); ok {
-		t.toks = rest
-		t.completeTime(&alt)
-		return alt
+	rest, alt, ok := t.m.requestAfter(said)
+	if !ok {
+		return mt, false
 	}
-	return mt
+	t.toks = rest
+	t.completeTime(&alt)
+	return alt, true
 }
 
 // requestAfter gives the request of its own that follows the negation
@@ -1394,6 +1405,29 @@ const maxObjectWords = 5
 
 // maxVerbMoves bounds the second readings verbInside offers.
 const maxVerbMoves = 2
+
+// beforeStatement gives the most words said before a statement of the
+// speaker's (statementAt) that read as the whole's action asking for
+// nothing, with no word skipped or fewer than the whole's reading skips,
+// and that reading: the statement takes words away from the request, it
+// does not make it another ("flashlight on the light in the walk-in is
+// out" is no "lights on").
+func (t *turn) beforeStatement(whole match) ([]token, match, bool) {
+	if t.m.lang != "en" || slices.ContainsFunc(t.said, commaAfter) {
+		return nil, match{}, false // (typed with commas, its clauses are read above)
+	}
+	for k := len(t.said) - 3; k >= 2; k-- { // the longest request first
+		if !statementAt(t.said[k:]) {
+			continue
+		}
+		cut := t.said[:k]
+		if alt, ok := t.m.understand(cut); ok && alt.intent == whole.intent && (alt.skipped == 0 || alt.skipped < whole.skipped) &&
+			alt.literals >= 2 && actionIntent(alt.intent) && !t.wouldAsk(alt, cut) {
+			return cut, alt, true
+		}
+	}
+	return nil, match{}, false
+}
 
 // sideClause gives the query without a closing condition or purpose
 // ("... if that's not too much trouble", "... so I can time my walk",

@@ -1007,6 +1007,28 @@ func TestVerbLastAfterTwoPhrases(t *testing.T) {
 	})
 }
 
+// A statement of the speaker's run on from the request, as a recogniser
+// writes it with no comma, is not read into the request: "delete all my
+// alarms i'm on holiday tomorrow" asked which alarm (tomorrow's). It takes
+// words away, never makes the request another.
+func TestStatementRunOnFromARequest(t *testing.T) {
+	h := newHarness(t)
+	for q, want := range map[string]string{
+		"delete all my alarms i'm on holiday tomorrow":                 `DELETE_ALARM {"time":"","label":"","all":true}`,
+		"ok so delete all the alarms the kids are off school tomorrow": `DELETE_ALARM {"time":"","label":"","all":true}`,
+		"flashlight on the light in the walk-in is out":                `ACTIVATE {"feature":"flashlight"}`,
+	} {
+		code, data := actionJSON(t, h.ask("en", q, 0))
+		if got := code + " " + data; got != want {
+			t.Errorf("%q: %s, want %s", q, got, want)
+		}
+	}
+	r := h.ask("en", "turn off the 5:30 alarm for monday, shop is closed", 0)
+	if !strings.Contains(r.Responses.Text, "Monday") {
+		t.Errorf("a typed statement after a comma: %q", r.Responses.Text)
+	}
+}
+
 // What the speaker does while the request runs is theirs, not the
 // request's: "play some jazz while i cook" played jazz after saying "I
 // don't have jazz while". A message that says it keeps it.

@@ -265,6 +265,31 @@ func (m *langModel) clausesOf(toks []token) [][]token {
 	return out
 }
 
+// statementAt says whether toks open a statement of the speaker's, which
+// a recogniser runs on from the request before it ("delete all the alarms
+// the kids are off school tomorrow", "delete my alarms i'm on holiday"): a
+// subject with its verb "to be" within the first three words, and a word
+// at least after the verb.
+func statementAt(toks []token) bool {
+	if len(toks) < 3 {
+		return false
+	}
+	if beingSubjects[toks[0].norm] {
+		return true
+	}
+	for i := 1; i < 3; i++ {
+		if being[toks[i].norm] {
+			return i+1 < len(toks)
+		}
+	}
+	return false
+}
+
+var (
+	being         = map[string]bool{"is": true, "are": true, "was": true, "were": true}
+	beingSubjects = map[string]bool{"i'm": true, "we're": true, "they're": true, "he's": true, "she's": true, "it's": true}
+)
+
 // joinerAt gives the length of a word that joins a reason to what follows
 // from it at toks[0], 0 when there is none.
 func (m *langModel) joinerAt(toks []token) int {

@@ -1012,17 +1012,11 @@ func TestVerbLastAfterTwoPhrases(t *testing.T) {
 // alarms i'm on holiday tomorrow" asked which alarm (tomorrow's). It takes
 // words away, never makes the request another.
 func TestStatementRunOnFromARequest(t *testing.T) {
-	h := newHarness(t)
-	for q, want := range map[string]string{
+	h := checkActions(t, map[string]string{
 		"delete all my alarms i'm on holiday tomorrow":                 `DELETE_ALARM {"time":"","label":"","all":true}`,
 		"ok so delete all the alarms the kids are off school tomorrow": `DELETE_ALARM {"time":"","label":"","all":true}`,
 		"flashlight on the light in the walk-in is out":                `ACTIVATE {"feature":"flashlight"}`,
-	} {
-		code, data := actionJSON(t, h.ask("en", q, 0))
-		if got := code + " " + data; got != want {
-			t.Errorf("%q: %s, want %s", q, got, want)
-		}
-	}
+	})
 	r := h.ask("en", "turn off the 5:30 alarm for monday, shop is closed", 0)
 	if !strings.Contains(r.Responses.Text, "Monday") {
 		t.Errorf("a typed statement after a comma: %q", r.Responses.Text)
@@ -1057,17 +1051,11 @@ func TestWhileIDoSomething(t *testing.T) {
 // it is neither a timer's label nor a city, and a request of its own
 // ("never play this song again", "cancel my alarm") is no change of mind.
 func TestChangeOfMindFirst(t *testing.T) {
-	h := newHarness(t)
-	for q, want := range map[string]string{
+	h := checkActions(t, map[string]string{
 		"never mind set a timer for 5 minutes":  `SET_TIMER {"duration":300000,"label":""}`,
 		"never mind, set a timer for 5 minutes": `SET_TIMER {"duration":300000,"label":""}`,
 		"forget it call mom":                    `MAKE_CALL {"contact":"mom","number":""}`,
-	} {
-		code, data := actionJSON(t, h.ask("en", q, 0))
-		if got := code + " " + data; got != want {
-			t.Errorf("%q: %s, want %s", q, got, want)
-		}
-	}
+	})
 	if r := h.ask("en", "never mind what's the weather", 0); r.Intent != "weather" || !strings.Contains(r.Responses.Text, "New York") {
 		t.Errorf("never mind what's the weather: %s %q", r.Intent, r.Responses.Text)
 	}
@@ -1498,18 +1486,12 @@ func TestRequestsNotToAreNotCarriedOut(t *testing.T) {
 // Spoken, a request after a negation has no comma to set it off: it is the
 // request, not the negated one nor both read together.
 func TestTheRequestAfterANegationSpoken(t *testing.T) {
-	h := newHarness(t)
-	for q, want := range map[string]string{
+	checkActions(t, map[string]string{
 		"don't call mom call dad":                             `MAKE_CALL {"contact":"dad","number":""}`,
 		"don't turn off the lights turn off the tv":           `POWER {"device":"tv","state":"off"}`,
 		"i don't need an alarm set a timer for 5 minutes":     `SET_TIMER {"duration":300000,"label":""}`,
 		"i don't want to be disturbed turn on do not disturb": `ACTIVATE {"feature":"do_not_disturb"}`,
-	} {
-		code, data := actionJSON(t, h.ask("en", q, 0))
-		if got := code + " " + data; got != want {
-			t.Errorf("%q: %s, want %s", q, got, want)
-		}
-	}
+	})
 }
 
 // A day said with a possessive, with or without its apostrophe, is that
@@ -1805,6 +1787,20 @@ func TestAlarmStatusIsBeyondHark(t *testing.T) {
 }
 
 type answerCase struct{ lang, q, want string }
+
+// checkActions asks each English query afresh and checks its first next
+// action and data; it gives its harness for more.
+func checkActions(t *testing.T, want map[string]string) *harness {
+	t.Helper()
+	h := newHarness(t)
+	for q, w := range want {
+		code, data := actionJSON(t, h.ask("en", q, 0))
+		if got := code + " " + data; got != w {
+			t.Errorf("%q: %s, want %s", q, got, w)
+		}
+	}
+	return h
+}
 
 // checkAnswered asks each query afresh and checks the action it carries
 // out, or its intent when it carries out none.

@@ -307,7 +307,9 @@ func FuzzAnswer(f *testing.F) {
 		"set an alarm every", "los lunes", "de lunes a viernes a", "alarm for 7 and and 8 and", "timer for 1441", "timer for",
 		"another one", "how far is", "call the nearest", "a qué distancia está", "entre semana",
 		"turn on the and and tv", "call mom and then and then", "a b and c d and e f and g h and i", "set another and another one",
-		"apaga la luz y y el", "remind me later and", "find a gas station de", "when's the next"} {
+		"apaga la luz y y el", "remind me later and", "find a gas station de", "when's the next",
+		"don't not don't call", "never mind never mind never", "forget it, wait actually", "i'm is are was",
+		"delete it the kids are", "play while i while i", "todays today's tomorrows"} {
 		f.Add(s)
 	}
 	e := New(Config{Knowledge: newFakeKnowledge(), Music: testTracks, MusicURL: testMusicURL})

@@ -710,8 +710,10 @@ func (t *turn) fresh() reply {
 		ok = false
 	}
 	said := t.said
-	if alt, found := t.afterNegation(mt, said); ok && found {
-		mt, said = alt, t.toks
+	if ok {
+		if alt, found := t.afterNegation(mt, said); found {
+			mt, said = alt, t.toks
+		}
 	}
 	if alt, other := asked(mt, said); ok && other {
 		return t.handleMatch(alt)
@@ -1238,11 +1240,11 @@ func (m *langModel) changeOfMind(toks []token) []token {
 	return nil
 }
 
-// mindChangedFirst is changeOfMind for a query that opens with words
-// that only change the speaker's mind ("never mind", "forget it",
-// "actually"), not with a request of their own ("cancel my alarm",
-// "never play this again", "forget about the meeting"); nil otherwise or
-// when what follows asks to cancel.
+// mindChangedFirst gives what follows the words that open a query when
+// they only change the speaker's mind ("never mind", "forget it",
+// "actually"), not when they are a request of their own ("cancel my
+// alarm", "never play this again", "forget about the meeting"); nil then,
+// or when what follows asks to cancel.
 func (m *langModel) mindChangedFirst(toks []token) []token {
 	if len(toks) < 3 {
 		return nil

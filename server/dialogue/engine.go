@@ -1409,11 +1409,13 @@ const maxObjectWords = 5
 const maxVerbMoves = 2
 
 // beforeStatement gives the most words said before a statement of the
-// speaker's (statementAt) that read as the whole's action asking for
-// nothing, with no word skipped or fewer than the whole's reading skips,
-// and that reading: the statement takes words away from the request, it
-// does not make it another ("flashlight on the light in the walk-in is
-// out" is no "lights on").
+// speaker's (statementAt) that read as an action asking for nothing,
+// with no word skipped or fewer than the whole's reading skips, and that
+// reading. Unless the statement opens with its subject and verb in one
+// word ("put on some jazz for the line it's a slow night", which asked
+// when an entry was), the action is the whole's: the statement takes
+// words away from the request, it does not make it another ("flashlight
+// on the light in the walk-in is out" is no "lights on").
 func (t *turn) beforeStatement(whole match) ([]token, match, bool) {
 	if t.m.lang != "en" || slices.ContainsFunc(t.said, commaAfter) {
 		return nil, match{}, false // (typed with commas, its clauses are read above)
@@ -1422,9 +1424,13 @@ func (t *turn) beforeStatement(whole match) ([]token, match, bool) {
 		if !statementAt(t.said[k:]) {
 			continue
 		}
+		// Where a statement opening "it's", "i'm" starts is sure; one
+		// read from its verb may start earlier ("the light in the walk-in
+		// is out"), so the words before it must be the same request.
+		sure := beingSubjects[t.said[k].norm]
 		cut := t.said[:k]
-		if alt, ok := t.m.understand(cut); ok && alt.intent == whole.intent && (alt.skipped == 0 || alt.skipped < whole.skipped) &&
-			alt.literals >= 2 && actionIntent(alt.intent) && !t.wouldAsk(alt, cut) {
+		if alt, ok := t.m.understand(cut); ok && (sure || alt.intent == whole.intent) && (alt.skipped == 0 || alt.skipped < whole.skipped) &&
+			alt.literals >= 1 && actionIntent(alt.intent) && !t.wouldAsk(alt, cut) {
 			return cut, alt, true
 		}
 	}

@@ -132,21 +132,26 @@ func (t *turn) playing(key string, tr musicTrack, vals map[string]phr) reply {
 // the user likes, else anything; the answer names what is missing.
 func (t *turn) standIn(lib []musicTrack, asked, genre, mood string, ownUp bool) reply {
 	toks := tokenize(asked)
-	covered := 0
+	covered, after := 0, 0
 	if genre == "" {
 		if v, ok := t.m.findSlot("genre", toks); ok {
-			genre, covered = v.text, v.end-v.start
+			genre, covered, after = v.text, v.end-v.start, v.end
 		}
 	}
 	if mood == "" && genre == "" {
 		if v, ok := t.m.findSlot("mood", toks); ok {
-			mood, covered = v.text, v.end-v.start
+			mood, covered, after = v.text, v.end-v.start, v.end
 		}
+	}
+	if covered > 0 {
+		// "classical music for the baby", "rock music in the shop": who or
+		// where it is for, said after the kind, is not part of it.
+		toks = toks[:forWhom(toks, after)]
 	}
 	// "play some relaxing music" only names a genre: no stand-in to own up to.
 	named := covered > 0
 	for _, tok := range toks {
-		if !t.m.fillers[tok.norm] && !musicWords[tok.norm] {
+		if !t.m.fillers[tok.norm] && !musicWords[tok.norm] && tok.norm != "something" && tok.norm != "algo" {
 			covered--
 		}
 	}
@@ -180,6 +185,20 @@ func (t *turn) standIn(lib []musicTrack, asked, genre, mood string, ownUp bool) 
 	}
 	return t.playing(key, tr, map[string]phr{"what": same(asked), "kind": same(kind)})
 }
+
+// forWhom gives where, from toks[from:], a closing phrase of whom or where
+// the music is for starts ("for the baby", "in my office", "para el bebé"),
+// len(toks) when there is none.
+func forWhom(toks []token, from int) int {
+	for i := from; i+2 < len(toks); i++ {
+		if audiencePreps[toks[i].norm] && (articles[toks[i+1].norm] || possessives[toks[i+1].norm]) {
+			return i
+		}
+	}
+	return len(toks)
+}
+
+var audiencePreps = map[string]bool{"for": true, "in": true, "at": true, "para": true, "en": true}
 
 // playLiked plays the genre the user likes most in the music survey.
 func (t *turn) playLiked(lib []musicTrack) reply {

@@ -1017,23 +1017,33 @@ func TestStatementRunOnFromARequest(t *testing.T) {
 		"ok so delete all the alarms the kids are off school tomorrow": `DELETE_ALARM {"time":"","label":"","all":true}`,
 		"flashlight on the light in the walk-in is out":                `ACTIVATE {"feature":"flashlight"}`,
 	})
+	// a statement opening "it's" may leave another request before it
+	if r := h.ask("en", "put on some jazz for the line it's a slow night", 0); answeredAs(r) != "PLAY_MUSIC" {
+		t.Errorf("put on some jazz for the line it's a slow night: %s %q", answeredAs(r), r.Responses.Text)
+	}
 	r := h.ask("en", "turn off the 5:30 alarm for monday, shop is closed", 0)
 	if !strings.Contains(r.Responses.Text, "Monday") {
 		t.Errorf("a typed statement after a comma: %q", r.Responses.Text)
 	}
 }
 
-// What the speaker does while the request runs is theirs, not the
-// request's: "play some jazz while i cook" played jazz after saying "I
-// don't have jazz while". A message that says it keeps it.
+// What the speaker does while the request runs, and whom or where music is
+// for, are theirs, not the request's: "play some jazz while i cook" played
+// jazz after saying "I don't have jazz while", "classical music for the
+// baby" classical after "I don't have classical music for the baby". A
+// message that says it keeps it.
 func TestWhileIDoSomething(t *testing.T) {
 	h := checkActions(t, map[string]string{
 		"text mom i'm cooking while i wait": `SEND_SMS {"contact":"mom","text":"i'm cooking while i wait"}`,
 	})
 	for q, want := range map[string]string{
-		"play some jazz while i cook":     "Playing ",
-		"uh, play some rock while I ride": "Playing ",
-		"pon jazz mientras cocino":        "Reproduciendo ",
+		"play some jazz while i cook":                    "Playing ",
+		"uh, play some rock while I ride":                "Playing ",
+		"pon jazz mientras cocino":                       "Reproduciendo ",
+		"uh put on some classical music for the baby":    "Playing ",
+		"play rock music in the shop":                    "Playing ",
+		"put on something relaxing for the waiting room": "Playing ",
+		"pon música clásica para el bebé":                "Reproduciendo ",
 	} {
 		lang := "en"
 		if strings.HasPrefix(want, "Reproduciendo") {

@@ -151,6 +151,7 @@ func (t *turn) standIn(lib []musicTrack, asked, genre, mood string, ownUp bool) 
 	// "play some relaxing music" only names a genre: no stand-in to own up to.
 	named := covered > 0
 	for _, tok := range toks {
+		// ("something relaxing": "something" stands for the music)
 		if !t.m.fillers[tok.norm] && !musicWords[tok.norm] && tok.norm != "something" && tok.norm != "algo" {
 			covered--
 		}

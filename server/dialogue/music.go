@@ -145,7 +145,8 @@ func (t *turn) standIn(lib []musicTrack, asked, genre, mood string, ownUp bool) 
 	}
 	if covered > 0 {
 		// "classical music for the baby", "rock music in the shop": who or
-		// where it is for, said after the kind, is not part of it.
+		// where it is for, said after the kind, is not part of it, nor is
+		// what the speaker goes on to say.
 		toks = toks[:forWhom(toks, after)]
 	}
 	// "play some relaxing music" only names a genre: no stand-in to own up to.
@@ -189,10 +190,11 @@ func (t *turn) standIn(lib []musicTrack, asked, genre, mood string, ownUp bool) 
 
 // forWhom gives where, from toks[from:], a closing phrase of whom or where
 // the music is for starts ("for the baby", "in my office", "para el bebé"),
-// len(toks) when there is none.
+// or a statement of the speaker's run on from the request ("jazz my
+// friends are coming over"); len(toks) when there is none.
 func forWhom(toks []token, from int) int {
 	for i := from; i+2 < len(toks); i++ {
-		if audiencePreps[toks[i].norm] && (articles[toks[i+1].norm] || possessives[toks[i+1].norm]) {
+		if audiencePreps[toks[i].norm] && (articles[toks[i+1].norm] || possessives[toks[i+1].norm]) || statementAt(toks[i:]) {
 			return i
 		}
 	}

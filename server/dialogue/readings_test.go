@@ -1044,6 +1044,7 @@ func TestWhileIDoSomething(t *testing.T) {
 		"play rock music in the shop":                    "Playing ",
 		"put on something relaxing for the waiting room": "Playing ",
 		"pon música clásica para el bebé":                "Reproduciendo ",
+		"play some jazz my friends are coming over":      "Playing ",
 	} {
 		lang := "en"
 		if strings.HasPrefix(want, "Reproduciendo") {

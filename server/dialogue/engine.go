@@ -625,11 +625,12 @@ func (t *turn) fresh() reply {
 			}
 		}
 	}
-	if ok && short && (mt.skipped > 0 || t.wouldAsk(mt, t.toks)) {
+	if ok && short {
 		// "delete all the alarms the kids are off school tomorrow": a
 		// statement of the speaker's that a recogniser runs on from the
-		// request, where a typed query has a comma. The request before it,
-		// read whole and asking for nothing, is the request.
+		// request, where a typed query has a comma. When the whole skips
+		// words or would ask, the request before it, read whole and asking
+		// for nothing, is the request.
 		if cut, alt, found := t.beforeStatement(mt); found {
 			t.toks, mt = cut, alt
 		}
@@ -1408,8 +1409,9 @@ const maxObjectWords = 5
 // maxVerbMoves bounds the second readings verbInside offers.
 const maxVerbMoves = 2
 
-// beforeStatement gives the most words said before a statement of the
-// speaker's (statementAt) that read as an action asking for nothing,
+// beforeStatement gives, when the whole's reading skips words or would
+// ask, the most words said before a statement of the speaker's
+// (statementAt) that read as an action asking for nothing,
 // with no word skipped or fewer than the whole's reading skips, and that
 // reading. Unless the statement opens with its subject and verb in one
 // word ("put on some jazz for the line it's a slow night", which asked
@@ -1420,9 +1422,21 @@ func (t *turn) beforeStatement(whole match) ([]token, match, bool) {
 	if t.m.lang != "en" || slices.ContainsFunc(t.said, commaAfter) {
 		return nil, match{}, false // (typed with commas, its clauses are read above)
 	}
+	// asks: whether the whole skips or would ask, found once a statement
+	// is seen (most queries hold none, and asking costs a dry answer)
+	asks := -1
 	for k := len(t.said) - 3; k >= 2; k-- { // the longest request first
 		if !statementAt(t.said[k:]) {
 			continue
+		}
+		if asks < 0 {
+			asks = 0
+			if whole.skipped > 0 || t.wouldAsk(whole, t.toks) {
+				asks = 1
+			}
+		}
+		if asks == 0 {
+			return nil, match{}, false
 		}
 		// Where a statement opening "it's", "i'm" starts is sure; one
 		// read from its verb may start earlier ("the light in the walk-in

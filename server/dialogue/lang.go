@@ -27,6 +27,11 @@ type langFile struct {
 	// ("please", "could you"); the speech grammar allows them around every
 	// pattern (the matcher already skips them as fillers).
 	Courtesy []string `json:"courtesy"`
+	// Openers are what a speaker may say before a spoken request ("hey",
+	// "ok so", "uh"): the speech language model puts them before its
+	// sentences. The matcher reads them as it reads any leading word; the
+	// grammar does not allow them.
+	Openers []string `json:"openers"`
 	// Asides are words that open a clause a speaker adds after a complete
 	// request ("set a timer for 3 minutes because my ramen…", "call jake i
 	// locked myself out"): the words from one of them to the end, when no
@@ -226,6 +231,7 @@ type langModel struct {
 	typedOnly      []bool
 	parsedSlots    map[string][][]node
 	parsedCourtesy [][]node
+	parsedOpeners  [][]node
 }
 
 var (
@@ -470,6 +476,13 @@ func compileModel(lang string, f langFile) (*langModel, error) {
 		if w := strings.Fields(fold(c)); lettersOnly(w[len(w)-1]) {
 			m.courtesyEnds[w[len(w)-1]] = true
 		}
+	}
+	for _, o := range f.Openers {
+		seq, err := parsePattern(o)
+		if err != nil {
+			return nil, fmt.Errorf("dialogue data %s: openers: %w", lang, err)
+		}
+		m.parsedOpeners = append(m.parsedOpeners, seq)
 	}
 	for w, v := range f.Numbers {
 		m.numbers[fold(w)] = v

@@ -47,11 +47,13 @@ func exportNodes(seq []node) []Node {
 
 // GrammarSpec is a language's recognisable phrasings, parsed: the
 // patterns, every slot's alternatives (which may reference other slots)
-// and the courtesy phrases a speaker may say around any pattern.
+// the courtesy phrases a speaker may say around any pattern, and the
+// openers a speaker may say before one.
 type GrammarSpec struct {
 	Patterns [][]Node
 	Slots    map[string][][]Node
 	Courtesy [][]Node
+	Openers  [][]Node `json:",omitempty"`
 }
 
 // ParseGrammar parses texts into a GrammarSpec (for grammars that do not
@@ -127,6 +129,9 @@ func (m *langModel) spec() GrammarSpec {
 	}
 	for _, seq := range m.parsedCourtesy {
 		spec.Courtesy = append(spec.Courtesy, exportNodes(seq))
+	}
+	for _, seq := range m.parsedOpeners {
+		spec.Openers = append(spec.Openers, exportNodes(seq))
 	}
 	return spec
 }

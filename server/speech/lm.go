@@ -41,6 +41,9 @@ func dictionarySpec(src GrammarSource) GrammarSource {
 	for _, c := range src.Courtesy {
 		out.Courtesy = append(out.Courtesy, dictionaryForm(c))
 	}
+	for _, o := range src.Openers {
+		out.Openers = append(out.Openers, dictionaryForm(o))
+	}
 	return out
 }
 

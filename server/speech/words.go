@@ -53,6 +53,9 @@ func (cfg Config) newWords(dict map[string]bool) map[string][]string {
 	for _, c := range spec.Courtesy {
 		walk(c)
 	}
+	for _, o := range spec.Openers {
+		walk(o)
+	}
 	if len(missing) == 0 || lexicon.Available() != nil {
 		return nil
 	}

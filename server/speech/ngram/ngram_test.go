@@ -332,3 +332,85 @@ func TestMixIsNormalisedAndInterpolates(t *testing.T) {
 		}
 	}
 }
+
+// Openers are counted by moving the grams at each sentence's start: the
+// model must be the one built from every sentence said with and without
+// each opener. An optional group before each pattern says each of its
+// phrases with probability 1/4 and none 1/2, as OpenerProb 0.5 does with
+// two openers. (Without courtesy phrases, which go between an opener and
+// the pattern with a probability an optional group cannot give.)
+func TestOpenersAsIfSaid(t *testing.T) {
+	patterns := []string{"stop", "set a timer [for {n} minutes]", "what time is it"}
+	slots := map[string][]string{"n": {"five", "ten"}}
+	spec := parse(t, patterns, slots, nil)
+	for _, o := range []string{"hey", "ok so"} {
+		seq, err := dialogue.ParsePattern(o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		spec.Openers = append(spec.Openers, seq)
+	}
+	opened, err := Build(spec, Options{OpenerProb: 0.5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var said []string
+	for _, p := range patterns {
+		said = append(said, "[hey | ok so] "+p)
+	}
+	want, err := Build(parse(t, said, slots, nil), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if opened.Counts() != want.Counts() {
+		t.Fatalf("n-gram counts %v, want %v", opened.Counts(), want.Counts())
+	}
+	for n := range want.grams {
+		for g, e := range want.grams[n] {
+			got, ok := opened.grams[n][g]
+			if !ok || math.Abs(got.logp-e.logp) > 1e-9 || math.Abs(got.bow-e.bow) > 1e-9 {
+				t.Errorf("%q: %+v, want %+v", g, got, e)
+			}
+		}
+	}
+	if p := opened.LogProb([]string{"<s>"}, "hey"); math.IsInf(p, -1) || p < math.Log10(0.2) {
+		t.Errorf("P(hey | <s>) = %g", math.Pow(10, p))
+	}
+}
+
+// BenchmarkBuild estimates the English domain model with its openers and
+// without them: the openers move the grams at each sentence's start
+// rather than count every sentence once per opener.
+func BenchmarkBuild(b *testing.B) {
+	spec := dialogue.GrammarSpecOf("en")
+	without := spec
+	without.Openers = nil
+	for _, c := range []struct {
+		name string
+		spec dialogue.GrammarSpec
+	}{{"without-openers", without}, {"openers", spec}} {
+		b.Run(c.name, func(b *testing.B) {
+			for range b.N {
+				if _, err := Build(c.spec, Options{}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// The English openers start sentences of the dialogue's model, and what
+// follows one is a request.
+func TestDialogueOpeners(t *testing.T) {
+	m := dialogueModel(t)
+	for _, c := range []struct {
+		hist []string
+		word string
+	}{{[]string{"<s>"}, "hey"}, {[]string{"<s>", "hey"}, "play"}, {[]string{"<s>"}, "ok"}, {[]string{"<s>", "ok"}, "so"}, {[]string{"<s>"}, "uh"}} {
+		// at least one sentence in a thousand: each of the fourteen
+		// openers has a fourteenth of a tenth
+		if p := math.Pow(10, m.LogProb(c.hist, c.word)); p < 1e-3 {
+			t.Errorf("P(%s | %v) = %.2g", c.word, c.hist, p)
+		}
+	}
+}

@@ -540,11 +540,15 @@ func processCPU() time.Duration {
 // ./server/speech
 func BenchmarkMixedModels(b *testing.B) {
 	for _, c := range []struct {
-		name string
-		cfg  Config
-	}{{"queried", Config{mixQueried: true}}, {"all", Config{}}, {"pruned1e-7", Config{mixPrune: 1e-7}}} {
+		name      string
+		cfg       Config
+		noOpeners bool // the domain model without its openers (before 2026-12-01)
+	}{{"queried", Config{mixQueried: true}, false}, {"all", Config{}, false}, {"all-without-openers", Config{}, true}, {"pruned1e-7", Config{mixPrune: 1e-7}, false}} {
 		cfg := c.cfg
 		cfg.Grammar, cfg.Slots = dialogueGrammar(), 1
+		if c.noOpeners {
+			cfg.Grammar.Openers = nil
+		}
 		cfg.Decoders = []string{SourceMixed}
 		cfg.NarrowbandDecoders = cfg.Decoders
 		rec, err := New(cfg)

@@ -190,8 +190,8 @@ func Build(spec dialogue.GrammarSpec, opt Options) (*Model, error) {
 			}
 		}
 	}
-	if openers := p.choices(spec.Openers, "opener", 1); len(openers) > 1 {
-		c.open(openers[1:], opt.OpenerProb)
+	if openers := p.phrases(spec.Openers, "opener"); openers != nil {
+		c.open(openers, opt.OpenerProb)
 	}
 	if len(c.n[0]) == 0 {
 		return nil, fmt.Errorf("ngram: no pattern is expressible with the dictionary's words (%d patterns)", len(spec.Patterns))
@@ -228,10 +228,9 @@ func (c *counts) open(openers []weighted, prob float64) {
 	}
 }
 
-// choices lists the ways to say one of phrases, or none, in a place where
-// one is said with probability prob: nothing (1-prob), then each
-// expansion of each phrase, prob shared among the phrases alike.
-func (p *pruner) choices(phrases [][]node, what string, prob float64) []weighted {
+// phrases lists every expansion of the phrases that can be said, the
+// phrases alike in probability; nil when none can.
+func (p *pruner) phrases(phrases [][]node, what string) []weighted {
 	var alts [][]node
 	for _, ph := range phrases {
 		if s, ok := p.seq(ph, what); ok {
@@ -239,10 +238,21 @@ func (p *pruner) choices(phrases [][]node, what string, prob float64) []weighted
 		}
 	}
 	if len(alts) == 0 {
-		return []weighted{{p: 1}}
+		return nil
 	}
 	w := &walker{slots: p.slots}
-	return append([]weighted{{p: 1 - prob}}, scale(w.union(alts), prob)...)
+	return w.union(alts)
+}
+
+// choices lists the ways to say one of phrases, or none, in a place where
+// one is said with probability prob: nothing (1-prob), then each
+// expansion of each phrase, prob shared among the phrases alike.
+func (p *pruner) choices(phrases [][]node, what string, prob float64) []weighted {
+	alts := p.phrases(phrases, what)
+	if alts == nil {
+		return []weighted{{p: 1}}
+	}
+	return append([]weighted{{p: 1 - prob}}, scale(alts, prob)...)
 }
 
 // estimate applies interpolated Witten-Bell to the counts.

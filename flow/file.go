@@ -349,14 +349,16 @@ func yamlProblems(err error) []*LineError {
 }
 
 // turnLines finds the line of each turn in the document's mapping. notAList tells that
-// turns is there but not a list, which the decoder reports already.
+// turns is there but neither a list nor empty ("turns:"), which the decoder reports
+// already.
 func turnLines(m *yaml.Node) (lines []int, notAList bool) {
 	for i := 0; i+1 < len(m.Content); i += 2 {
 		if m.Content[i].Value == "turns" {
-			for _, t := range m.Content[i+1].Content {
+			v := m.Content[i+1]
+			for _, t := range v.Content {
 				lines = append(lines, t.Line)
 			}
-			return lines, m.Content[i+1].Kind != yaml.SequenceNode
+			return lines, v.Kind != yaml.SequenceNode && v.Tag != "!!null"
 		}
 	}
 	return nil, false

@@ -106,6 +106,7 @@ func TestParseErrorsNameTheLine(t *testing.T) {
 			[]string{"line 2: expect.data checks the data of expect.action"}},
 		{"no turns", "name: x\n", []string{"line 1: a flow needs turns"}},
 		{"an empty list of turns", "name: x\nturns: []\n", []string{"line 1: a flow needs turns"}},
+		{"turns without a value", "name: x\nturns:\n", []string{"line 1: a flow needs turns"}},
 		{"turns not a list", "turns: 3\n", []string{"line 1: cannot unmarshal int `3` into a list of turns"}},
 		{"empty file", "", []string{"line 1: the file holds no flow"}},
 		{"a list at the top", "- say: hi\n", []string{"line 1: a flow is a mapping"}},

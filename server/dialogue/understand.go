@@ -24,6 +24,10 @@ type Reading struct {
 	// Answers is the slot of the conversation's open question the query
 	// fills: an answer counts as understood, whatever its words.
 	Answers string
+	// Slots are the values the reading gave its slots (as the explain
+	// view writes them), for a request read by one pattern or rule; nil
+	// for several requests in one query, an answer, or nothing read.
+	Slots map[string]string
 }
 
 // Understood reports whether the query was read as a request or as an
@@ -61,6 +65,14 @@ func (e *Engine) Understand(ctx context.Context, req Request) (Reading, error) {
 	rd := Reading{Lang: t.lang, Intent: r.intent, Missing: r.ask, Answers: t.filled}
 	if t.unread {
 		rd.Intent = "fallback"
+	}
+	if t.read != nil && t.requests == nil && t.filled == "" {
+		rd.Slots = make(map[string]string, len(t.read.slots))
+		for name, v := range t.read.slots {
+			if name != reminderSlot {
+				rd.Slots[name] = t.slotValue(name, v)
+			}
+		}
 	}
 	if t.read != nil && t.read.rule == "" {
 		v := t.m.variants[t.read.variant]

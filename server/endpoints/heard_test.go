@@ -95,6 +95,24 @@ func TestChooseHeard(t *testing.T) {
 			chosen: "text to anna", why: "the recogniser's choice, SEND_SMS without its",
 		},
 		{
+			// kal16 "max volume" on a new speaker (2026-12-01): the mixed
+			// decoder's best path is the volume without its level, its
+			// next reading the same request complete, in other words.
+			name: "incomplete choice completed in other words",
+			hyps: []speech.Hypothesis{{Text: "my ex volume", Source: speech.SourceMixed, Score: 4.5}, full("next volume", -2.18),
+				full("my x volume", -4.42), alt("max volume", -0.72), alt("mike's volume", -5.89)},
+			chosen: "max volume", why: "VOLUME_UPDATE, cost",
+			gated: map[int]float64{1: 1.0, 2: 1.0, 4: 1.0},
+		},
+		{
+			// The same intent with another value of a slot the choice
+			// filled replaces it: not taken.
+			name:   "same intent, another contact",
+			hyps:   []speech.Hypothesis{{Text: "text to anna", Source: speech.SourceMixed, Score: 1.2}, alt("text dana i'm late", -0.3)},
+			chosen: "text to anna", why: "the recogniser's choice, SEND_SMS without its",
+			last: "another request, which does not complete",
+		},
+		{
 			// The chosen in-domain decoder's other readings compete, gated
 			// against its best path.
 			name:   "in-domain reading completes the choice",

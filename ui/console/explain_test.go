@@ -69,7 +69,7 @@ func TestExplainFoldsGatedReadings(t *testing.T) {
 	const fixture = `{"lang":"en","langFrom":"request","intent":"SEND_SMS","cost":0.2,"slots":[],"corrections":[],
 	  "hypotheses":[
 	    {"text":"text anna","source":"domain","score":8.97,"chosen":true,"reason":"the recogniser's choice, SEND_SMS without its message, cost 0.20 + gap 0.00"},
-	    {"text":"doug stanhope","source":"full","score":0,"chosen":false,"reason":"drops words of the recogniser's choice, an understood request"},
+	    {"text":"doug stanhope","source":"full","score":0,"chosen":false,"reason":"another request, which does not complete the recogniser's choice"},
 	    {"text":"trucks planet","source":"full","score":-2.25,"chosen":false,"reason":"2.25 per frame below the best path (more than 1.0)","gate":1},
 	    {"text":"ducks planet","source":"full","score":-2.54,"chosen":false,"reason":"2.54 per frame below the best path (more than 1.0)","gate":1},
 	    {"text":"text grandma","source":"domain","score":-3.81,"chosen":false,"reason":"3.81 per frame below the domain decoder's best path (more than 1.0)","gate":1},
@@ -91,7 +91,7 @@ func TestExplainFoldsGatedReadings(t *testing.T) {
 	}
 	want := []string{
 		`✓ "text anna" (domain) score 8.97`,
-		`· "doug stanhope" (full) score 0.00 — drops words`,
+		`· "doug stanhope" (full) score 0.00 — another request`,
 		`· "text mum" (domain) score -0.20 — not understood`,
 		`· 4 more readings, over 1.0 per frame below their decoder's best path`,
 	}

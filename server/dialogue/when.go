@@ -592,7 +592,9 @@ func (m *langModel) clockFromNumber(toks []token) (clock, int) {
 			case roleQuarter:
 				return clock{hour: v % 24, minute: 15}, n + k + k2
 			}
-			if mins, mn := m.parseNumber(after); mn > 0 && mins < 60 && !m.unitAfter(after[mn:]) {
+			// "siete y diez" is 7:10; English says no clock so ("between
+			// 2 and 3 pm" is two times, not 2:03)
+			if mins, mn := m.parseNumber(after); m.lang == "es" && mn > 0 && mins < 60 && !m.unitAfter(after[mn:]) {
 				return clock{hour: v % 24, minute: mins}, n + k + mn
 			}
 		}

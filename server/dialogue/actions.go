@@ -684,6 +684,9 @@ func (t *turn) appointment(slots map[string]slotVal) reply {
 		switch {
 		case (u.when.mer == rolePM || u.when.mer == roleAfternoon || u.when.mer == roleEvening) && h < 12:
 			h += 12
+		case u.when.mer == roleNight && h >= 6 && h < 12:
+			// "until 10 at night", as a start at night reads (resolve)
+			h += 12
 		case u.when.mer == "" && h < 12 && local.Hour() >= 12:
 			h += 12
 		}

@@ -152,14 +152,16 @@ func TestActionData(t *testing.T) {
 		{"en", "reset the stopwatch", "RESET_CRONO", `{}`},
 		{"en", "schedule a meeting about budget tomorrow at 10 am for 30 minutes", "SET_APPOINTMENT",
 			`{"title":"budget","start":"` + msAt(loc, 2026, 3, 5, 10, 0) + `","end":"` + msAt(loc, 2026, 3, 5, 10, 30) + `"}`},
-		// a range without a title, or with who it is with; "2 and 3 pm" is
-		// two times, not 2:03
+		// a range without a title, or with who it is with, to a time at
+		// night; "2 and 3 pm" is two times, not 2:03
 		{"en", "meeting tomorrow from 6 to 7 pm", "SET_APPOINTMENT",
 			`{"title":"Meeting","start":"` + msAt(loc, 2026, 3, 5, 18, 0) + `","end":"` + msAt(loc, 2026, 3, 5, 19, 0) + `"}`},
 		{"en", "dinner with sam from 6 to 7 pm tomorrow", "SET_APPOINTMENT",
 			`{"title":"Dinner with sam","start":"` + msAt(loc, 2026, 3, 5, 18, 0) + `","end":"` + msAt(loc, 2026, 3, 5, 19, 0) + `"}`},
 		{"en", "schedule a meeting friday between 2 and 3 pm", "SET_APPOINTMENT",
 			`{"title":"Meeting","start":"` + msAt(loc, 2026, 3, 6, 14, 0) + `","end":"` + msAt(loc, 2026, 3, 6, 15, 0) + `"}`},
+		{"en", "dinner with sam tomorrow from 8 to 10 at night", "SET_APPOINTMENT",
+			`{"title":"Dinner with sam","start":"` + msAt(loc, 2026, 3, 5, 20, 0) + `","end":"` + msAt(loc, 2026, 3, 5, 22, 0) + `"}`},
 		{"es", "pon una alarma a las siete y diez", "SET_ALARM", `{"time":"` + msAt(loc, 2026, 3, 4, 19, 10) + `","label":""}`},
 		{"en", "play blue in green", "PLAY_MUSIC", `{"url":"http://music.test/t2.mp3","title":"Blue in Green","artist":"Miles Davis"}`},
 		{"en", "turn off the tv", "POWER", `{"device":"tv","state":"off"}`},

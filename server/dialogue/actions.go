@@ -361,6 +361,7 @@ func (t *turn) alarm(intent string, slots map[string]slotVal) reply {
 	if rep, word := t.repeats(); rep != repeatNone && intent == "SET_ALARM" {
 		at, key = t.firstOccurrence(rep, word, w.when, biasMorning), "alarm_set_once"
 	}
+	t.usedAt("time", at)
 	label := strings.TrimSpace(slots["label"].text)
 	r := t.reply(key, map[string]phr{"when": t.whenPhr(at)})
 	data := AlarmData{Time: ms(at), Label: label}
@@ -693,8 +694,10 @@ func (t *turn) appointment(slots map[string]slotVal) reply {
 		until := time.Date(local.Year(), local.Month(), local.Day(), h, u.when.minute, 0, 0, t.loc)
 		if until.After(start) {
 			end = until
+			t.usedAt("until", end)
 		}
 	}
+	t.usedAt("time", start)
 	r := t.reply(key, map[string]phr{"title": same(title), "when": t.whenPhr(start)})
 	r.actions = act("SET_APPOINTMENT", AppointmentData{Title: title, Start: ms(start), End: ms(end)})
 	return r

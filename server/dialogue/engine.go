@@ -371,12 +371,24 @@ type turn struct {
 	alone        bool
 	requests     [][]token
 	requestsCost float32
+	// used holds the instants the handler made of its time slots (an
+	// alarm in the morning, a range's start in its end's half of the
+	// day), which the explanation shows rather than the words alone.
+	used map[string]time.Time
 }
 
 // handleMatch answers a reading of the query and keeps it for Explain.
 func (t *turn) handleMatch(mt match) reply {
-	t.read = &mt
+	t.read, t.used = &mt, nil
 	return t.handle(mt.intent, mt.slots)
+}
+
+// usedAt records the instant the handler made of the time slot name.
+func (t *turn) usedAt(name string, at time.Time) {
+	if t.used == nil {
+		t.used = map[string]time.Time{}
+	}
+	t.used[name] = at
 }
 
 // respond decides between continuing a conversation and a new intent.

@@ -129,6 +129,9 @@ func (t *turn) slotValue(name string, v slotVal) string {
 	}
 	switch t.m.slots[i].typ {
 	case "time":
+		if at, ok := t.used[name]; ok {
+			return at.Format(time.RFC3339)
+		}
 		if v.when.complete() {
 			return v.when.resolve(t.now, t.loc, biasNone).Format(time.RFC3339)
 		}

@@ -542,6 +542,7 @@ func (ev *evaluation) canonicalData(v any) any {
 type score struct {
 	turns, words, errs        int
 	bestErrs                  int // with the reading of fewest errors among those the server weighed
+	bestAction                int // turns some reading the server weighed would have acted as typed on
 	codeSame, actionSame      int
 	spokenExpect, typedExpect int
 	sequences, sequencesSame  int
@@ -555,8 +556,9 @@ func (s score) String() string {
 	if s.sequences > 0 {
 		seq = fmt.Sprintf(", sequences as typed %d/%d", s.sequencesSame, s.sequences)
 	}
-	return fmt.Sprintf("%d turns, WER %.1f %% (%d/%d words; best reading %.1f %%), action as typed %.1f %% (code %.1f %%), expected code spoken %.1f %% typed %.1f %%%s",
-		s.turns, 100*s.wer(), s.errs, s.words, 100*float64(s.bestErrs)/float64(max(1, s.words)), 100*s.actionRate(), 100*float64(s.codeSame)/float64(max(1, s.turns)),
+	return fmt.Sprintf("%d turns, WER %.1f %% (%d/%d words; best reading %.1f %%), action as typed %.1f %% (best reading %.1f %%; code %.1f %%), expected code spoken %.1f %% typed %.1f %%%s",
+		s.turns, 100*s.wer(), s.errs, s.words, 100*float64(s.bestErrs)/float64(max(1, s.words)), 100*s.actionRate(),
+		100*float64(s.bestAction)/float64(max(1, s.turns)), 100*float64(s.codeSame)/float64(max(1, s.turns)),
 		100*float64(s.spokenExpect)/float64(max(1, s.turns)), 100*float64(s.typedExpect)/float64(max(1, s.turns)), seq)
 }
 
@@ -565,6 +567,7 @@ func (s *score) add(o score) {
 	s.words += o.words
 	s.errs += o.errs
 	s.bestErrs += o.bestErrs
+	s.bestAction += o.bestAction
 	s.codeSame += o.codeSame
 	s.actionSame += o.actionSame
 	s.spokenExpect += o.spokenExpect
@@ -657,6 +660,7 @@ func (ev *evaluation) runCase(token string, v spokeneval.Voice, c spokeneval.Cas
 		if err != nil {
 			return s, nil, fmt.Errorf("spoken: %w", err)
 		}
+		first := typedRef == 0
 		typedRef, spokenRef = typed.Ref, spoken.Ref
 		s.turns++
 		// WER counts in-domain turns only: every blind line expects an
@@ -678,6 +682,13 @@ func (ev *evaluation) runCase(token string, v spokeneval.Voice, c spokeneval.Cas
 		if spoken.Code == typed.Code {
 			s.codeSame++
 		}
+		reachable, err := ev.reachable(token, c, typed, spoken, first)
+		if err != nil {
+			return s, nil, err
+		}
+		if reachable {
+			s.bestAction++
+		}
 		if spoken.sameAction(typed) {
 			s.actionSame++
 		} else {
@@ -698,6 +709,31 @@ func (ev *evaluation) runCase(token string, v spokeneval.Voice, c spokeneval.Cas
 		}
 	}
 	return s, fails, nil
+}
+
+// reachable tells whether some reading the server weighed for a spoken
+// turn acts as the typed turn did: how far choosing among the readings
+// could take the action rate. A first turn's readings are typed into new
+// conversations; a later turn's cannot be (a conversation has no way back
+// to the state before a turn), so it counts as reachable: the bound is an
+// upper one.
+func (ev *evaluation) reachable(token string, c spokeneval.Case, typed, spoken reply, first bool) (bool, error) {
+	if spoken.sameAction(typed) || !first {
+		return true, nil
+	}
+	for _, text := range spoken.Readings {
+		if text == spoken.Heard {
+			continue
+		}
+		r, err := ev.ask(token, c, text, nil, 0, 0)
+		if err != nil {
+			return false, fmt.Errorf("a reading typed: %w", err)
+		}
+		if r.sameAction(typed) {
+			return true, nil
+		}
+	}
+	return false, nil
 }
 
 // questionScore compares, on open questions, the text the server chose

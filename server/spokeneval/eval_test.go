@@ -682,7 +682,7 @@ func (ev *evaluation) runCase(token string, v spokeneval.Voice, c spokeneval.Cas
 		if spoken.Code == typed.Code {
 			s.codeSame++
 		}
-		reachable, err := ev.reachable(token, c, typed, spoken, first)
+		reading, reachable, err := ev.reachable(token, c, typed, spoken, first)
 		if err != nil {
 			return s, nil, err
 		}
@@ -693,7 +693,11 @@ func (ev *evaluation) runCase(token string, v spokeneval.Voice, c spokeneval.Cas
 			s.actionSame++
 		} else {
 			seqSame = false
-			fails = append(fails, fmt.Sprintf("%q heard as %q: %s, typed %s", turn.Said, spokeneval.Normalize(spoken.Heard), spoken.Action, typed.Action))
+			f := fmt.Sprintf("%q heard as %q: %s, typed %s", turn.Said, spokeneval.Normalize(spoken.Heard), spoken.Action, typed.Action)
+			if reachable && first {
+				f += fmt.Sprintf("; the reading %q acts as typed", reading)
+			}
+			fails = append(fails, f)
 		}
 		if spoken.Code == turn.Expect {
 			s.spokenExpect++
@@ -716,10 +720,10 @@ func (ev *evaluation) runCase(token string, v spokeneval.Voice, c spokeneval.Cas
 // could take the action rate. A first turn's readings are typed into new
 // conversations; a later turn's cannot be (a conversation has no way back
 // to the state before a turn), so it counts as reachable: the bound is an
-// upper one.
-func (ev *evaluation) reachable(token string, c spokeneval.Case, typed, spoken reply, first bool) (bool, error) {
+// upper one. reading is the first that does.
+func (ev *evaluation) reachable(token string, c spokeneval.Case, typed, spoken reply, first bool) (reading string, ok bool, err error) {
 	if spoken.sameAction(typed) || !first {
-		return true, nil
+		return spoken.Heard, true, nil
 	}
 	for _, text := range spoken.Readings {
 		if text == spoken.Heard {
@@ -727,13 +731,13 @@ func (ev *evaluation) reachable(token string, c spokeneval.Case, typed, spoken r
 		}
 		r, err := ev.ask(token, c, text, nil, 0, 0)
 		if err != nil {
-			return false, fmt.Errorf("a reading typed: %w", err)
+			return "", false, fmt.Errorf("a reading typed: %w", err)
 		}
 		if r.sameAction(typed) {
-			return true, nil
+			return text, true, nil
 		}
 	}
-	return false, nil
+	return "", false, nil
 }
 
 // questionScore compares, on open questions, the text the server chose
